@@ -1,0 +1,37 @@
+/** The ratified matter types (decisions.md), each on its rail. Anything else is 400. */
+export const MATTER_TYPES = [
+  'patent_provisional',
+  'patent_utility',
+  'patent_maintenance',
+  'trademark_office_action',
+  'demand_letter',
+  'contract_review',
+  'entity_formation',
+] as const;
+export type MatterType = (typeof MATTER_TYPES)[number];
+
+export type Rail = 'patent' | 'state';
+export const RAILS: readonly Rail[] = ['patent', 'state'];
+
+export const RAIL_OF: Record<MatterType, Rail> = {
+  patent_provisional: 'patent',
+  patent_utility: 'patent',
+  patent_maintenance: 'patent',
+  trademark_office_action: 'state',
+  demand_letter: 'state',
+  contract_review: 'state',
+  entity_formation: 'state',
+};
+
+/** The Asset kind minted when the creation body names none. */
+export const DEFAULT_ASSET_KIND: Record<MatterType, string> = {
+  patent_provisional: 'patent_application',
+  patent_utility: 'patent_application',
+  patent_maintenance: 'patent',
+  trademark_office_action: 'trademark_application',
+  demand_letter: 'claim',
+  contract_review: 'contract',
+  entity_formation: 'entity',
+};
+
+export const isMatterType = (v: unknown): v is MatterType => typeof v === 'string' && (MATTER_TYPES as readonly string[]).includes(v);

@@ -1,0 +1,154 @@
+/**
+ * What the service shows of a Matter, derived from its journal and its
+ * actor's snapshot. The Client appears only as `{id}`: the service never
+ * stores a Client's name, so it cannot leak one.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import { STAGE_VERBS, TERMINALS, type MatterContext, type ReservedAct } from '../../machines/matter.ts';
+import type { Entity } from '../engine/entity.ts';
+import type { JournalEvent } from '../journal/store.ts';
+import type { MatterType, Rail } from './matter-types.ts';
+import { settle } from './pricing.ts';
+
+/** The facts journaled when a Matter opens (`matter.opened` data). */
+export interface MatterFacts {
+  matterType: MatterType;
+  rail: Rail;
+  jurisdiction: string;
+  assetId: string;
+  consumerPattern: string;
+  client: { id: string };
+  clientFixture: 'declining' | 'fulfilling' | null;
+  signals: string[];
+  tenant?: string;
+  mint?: string;
+  offer?: string;
+  listFeeUsd?: number;
+  clientState?: string;
+  exposureUsd?: number;
+  clientMandates?: { settlementFloor?: number };
+  tenantGuardrails?: { maxFeeUsd?: number; jurisdictions?: string[] };
+}
+
+export const factsOf = (entity: Entity): MatterFacts => entity.opened.data as unknown as MatterFacts;
+export const contextOf = (entity: Entity): MatterContext => (entity.snapshot() as AnyMachineSnapshot).context as MatterContext;
+
+/** The machine state as a status: a Stage Verb, waiting_on_signer, needs_client_direction or a terminal. */
+export function statusOf(entity: Entity): string {
+  const value = (entity.snapshot() as AnyMachineSnapshot).value;
+  return typeof value === 'string' ? value : (value as { open: string }).open;
+}
+
+export const isTerminal = (status: string) => (TERMINALS as readonly string[]).includes(status);
+
+/** The stage a reserved act is escalated from. */
+const STAGE_BEFORE: Record<ReservedAct, string> = { sign: 'review', file: 'sign' };
+
+export function stageOf(entity: Entity): string {
+  const status = statusOf(entity);
+  if (isTerminal(status) || (STAGE_VERBS as readonly string[]).includes(status)) return status;
+  const ctx = contextOf(entity);
+  const act = ctx.pendingGig?.reservedAct ?? ctx.declinedAct;
+  return act ? STAGE_BEFORE[act] : 'intake';
+}
+
+export function matterView(entity: Entity) {
+  const facts = factsOf(entity);
+  const ctx = contextOf(entity);
+  const status = statusOf(entity);
+  return {
+    id: entity.id,
+    stage: stageOf(entity),
+    status,
+    rail: facts.rail,
+    matterType: facts.matterType,
+    jurisdiction: facts.jurisdiction,
+    assetId: facts.assetId,
+    consumerPattern: facts.consumerPattern,
+    needsClientDirection: status === 'needs_client_direction',
+    ...(ctx.pendingGig ? { pendingGigId: ctx.pendingGig.gigId, pendingAct: ctx.pendingGig.reservedAct } : {}),
+    client: { id: facts.client.id },
+    consented: ctx.consented,
+    signals: facts.signals,
+    attestedActs: ctx.attestedActs,
+    ...(facts.offer !== undefined ? { offer: facts.offer } : {}),
+    ...(facts.tenant !== undefined ? { tenant: facts.tenant } : {}),
+    ...(facts.mint !== undefined ? { mint: facts.mint } : {}),
+    ...(facts.listFeeUsd !== undefined ? { listFeeUsd: facts.listFeeUsd } : {}),
+    openedAt: entity.opened.at,
+    version: entity.version,
+  };
+}
+
+export function journalEntry(e: JournalEvent) {
+  return {
+    seq: e.seq,
+    at: e.at,
+    kind: e.kind,
+    ...(e.verb !== undefined ? { verb: e.verb } : {}),
+    by: e.by ?? 'gate',
+    ...(e.actor !== undefined ? { actor: e.actor } : {}),
+    note: e.summary,
+    data: e.data,
+  };
+}
+
+export const journalView = (entity: Entity) => entity.journal.map(journalEntry);
+
+export function attestationRows(entity: Entity) {
+  return entity.journal
+    .filter((e) => e.kind === 'stage' && e.by === 'signer')
+    .map((e) => ({ seq: e.seq, act: e.verb, attestation: e.data.attestation }));
+}
+
+export function documentRows(entity: Entity) {
+  return entity.journal.filter((e) => e.kind === 'document.recorded').map((e) => e.data.document as Record<string, unknown>);
+}
+
+export function settlementOf(entity: Entity) {
+  const facts = factsOf(entity);
+  return settle(facts.rail, facts.matterType, contextOf(entity).attestedActs);
+}
+
+/** The status an Asset records for each Matter fact (its insert-only status history). */
+function assetStatusFor(e: JournalEvent): string | null {
+  switch (e.kind) {
+    case 'matter.opened':
+      return 'intake';
+    case 'stage':
+      return e.verb ?? null;
+    case 'gig.posted':
+      return 'waiting_on_signer';
+    case 'gig.sent_back':
+      return 'prepare';
+    case 'gig.declined':
+      return 'needs_client_direction';
+    case 'client.direction':
+      return e.data.reopened ? STAGE_BEFORE[e.data.declinedAct as ReservedAct] : null;
+    case 'terminal':
+    case 'lifecycle':
+      return e.verb ?? null;
+    default:
+      return null;
+  }
+}
+
+export function assetView(minted: JournalEvent, matters: Entity[]) {
+  const docket = matters.flatMap((m) => m.journal.map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, summary: e.summary, matterId: m.id })));
+  docket.sort((a, b) => a.seq - b.seq);
+  const statusHistory = matters
+    .flatMap((m) => m.journal.map((e) => ({ e, m })))
+    .map(({ e, m }) => ({ status: assetStatusFor(e), at: e.at, seq: e.seq, matterId: m.id }))
+    .filter((row): row is { status: string; at: string; seq: number; matterId: string } => row.status !== null)
+    .sort((a, b) => a.seq - b.seq);
+  const receipt = matters.map((m) => contextOf(m).receipt).find((r) => r);
+  return {
+    id: minted.stream,
+    kind: minted.data.kind as string,
+    title: minted.data.title as string,
+    registryId: receipt ?? null,
+    statusHistory,
+    docket,
+    lineage: matters.map((m) => m.id),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The supply network port: where reserved acts are posted as Gigs for an
+ * independent licensed Signer. The simulated adapter mints a Gig id and, for
+ * the fixture Clients, answers at once (declined with a memo, or attested by
+ * the eligible fixture Signer, with a synthetic filed receipt for `file`).
+ */
+import { createHash } from 'node:crypto';
+import type { Attestation, ReservedAct } from '../../machines/matter.ts';
+import { FIXTURE, type ClientFixture } from './fixtures.ts';
+import { newId } from './ids.ts';
+import type { Rail } from './matter-types.ts';
+
+export interface GigPost {
+  matterId: string;
+  reservedAct: ReservedAct;
+  rail: Rail;
+  matterType: string;
+  clientFixture: ClientFixture;
+}
+
+export type ImmediateAnswer =
+  | { outcome: 'attested'; attestation: Attestation; receipt?: string }
+  | { outcome: 'declined'; memo: string; signedBy: string };
+
+export interface PostedGig {
+  gigId: string;
+  answer?: ImmediateAnswer;
+}
+
+export class SupplyRefused extends Error {}
+
+export interface SupplyNetwork {
+  /** Posts a Gig; throws {@link SupplyRefused} when the network refuses it. */
+  post(gig: GigPost): Promise<PostedGig>;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** The synthetic filed receipt an attested `file` act carries in the preview. */
+export function syntheticReceipt(rail: Rail, gigId: string): string {
+  return `${rail === 'patent' ? 'uspto' : 'state'}-receipt:${sha256(gigId).slice(0, 16)}`;
+}
+
+export function simulatedSupplyNetwork(): SupplyNetwork {
+  return {
+    async post(gig) {
+      const gigId = newId('gig');
+      if (gig.clientFixture === 'declining') {
+        return { gigId, answer: { outcome: 'declined', signedBy: FIXTURE.eligibleSigner, memo: `The Signer declines the reserved act ${gig.reservedAct}: the Client's instructions do not support it as drafted (fixture).` } };
+      }
+      if (gig.clientFixture === 'fulfilling') {
+        const attestation: Attestation = {
+          signedBy: FIXTURE.eligibleSigner,
+          credentialRef: gig.rail === 'patent' ? 'uspto-reg:70001' : 'state-bar:CA-300001',
+          artifactHash: `sha256:${sha256(`${gig.matterId}/${gig.reservedAct}/${gigId}`)}`,
+        };
+        return { gigId, answer: { outcome: 'attested', attestation, ...(gig.reservedAct === 'file' ? { receipt: syntheticReceipt(gig.rail, gigId) } : {}) } };
+      }
+      return { gigId };
+    },
+  };
+}
+
+/** A network that refuses every post: for tests of the 502 path and for outages. */
+export const refusingSupplyNetwork: SupplyNetwork = {
+  async post() {
+    throw new SupplyRefused('the supply network refused the Gig post');
+  },
+};

@@ -1,0 +1,162 @@
+/**
+ * The supervisor: process-per-entity. Each Matter, Deadline Ladder and
+ * Enrollment is an XState actor with its own mailbox. A command runs inside the
+ * mailbox; the Gate decides; an acceptance is appended to the journal with the
+ * stream's expected version, and only once the append is durable does the
+ * actor advance and the caller get its answer. A refusal writes nothing.
+ *
+ * Actors are rebuilt lazily, on first touch, by folding their journaled events
+ * through the machine's pure `transition()`. Idle actors are passivated (least
+ * recently used first) so memory stays bounded however many entities exist.
+ */
+import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
+import type { Clock } from '../domain/clock.ts';
+import { refuse } from '../domain/refusal.ts';
+import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
+import type { CommitBus } from './bus.ts';
+import { emittedFacts, Entity, factToEvent, fold, type EntityDefinition, type Fact } from './entity.ts';
+import { Mailboxes } from './mailbox.ts';
+
+export interface SupervisorOptions {
+  journal: JournalStore;
+  bus: CommitBus;
+  clock: Clock;
+  /** How many idle actors stay resident before the least recently used is passivated. */
+  residentActors?: number;
+}
+
+export class Supervisor {
+  readonly journal: JournalStore;
+  readonly bus: CommitBus;
+  readonly clock: Clock;
+  private readonly mailboxes = new Mailboxes();
+  private readonly resident = new Map<string, Entity>();
+  private readonly hydrating = new Map<string, Promise<Entity | null>>();
+  private readonly capacity: number;
+
+  constructor(options: SupervisorOptions) {
+    this.journal = options.journal;
+    this.bus = options.bus;
+    this.clock = options.clock;
+    this.capacity = options.residentActors ?? 20_000;
+  }
+
+  /** The live entity, rehydrated from the journal on first touch; null when no such stream. */
+  async load<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string): Promise<Entity<M> | null> {
+    const hit = this.resident.get(id);
+    if (hit) {
+      this.resident.delete(id);
+      this.resident.set(id, hit);
+      return hit.definition === definition ? (hit as unknown as Entity<M>) : null;
+    }
+    let pending = this.hydrating.get(id);
+    if (!pending) {
+      pending = this.hydrate(definition, id);
+      this.hydrating.set(id, pending);
+      void pending.finally(() => this.hydrating.delete(id)).catch(() => undefined);
+    }
+    const entity = await pending;
+    return entity && entity.definition === definition ? (entity as unknown as Entity<M>) : null;
+  }
+
+  private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
+    const journal = await this.journal.readStream(id);
+    if (journal.length === 0 || journal[0].kind !== definition.openedKind) return null;
+    const entity = new Entity(definition, id, journal[0].grain, journal, fold(definition.machine, journal));
+    this.keep(entity);
+    return entity;
+  }
+
+  private keep(entity: Entity): void {
+    this.resident.set(entity.id, entity);
+    if (this.resident.size <= this.capacity) return;
+    for (const [id, candidate] of this.resident) {
+      if (this.resident.size <= this.capacity) break;
+      if (this.mailboxes.isBusy(id)) continue;
+      this.resident.delete(id);
+      candidate.actor.stop();
+    }
+  }
+
+  /**
+   * Runs `work` inside the entity's mailbox, strictly after every earlier
+   * command to the same entity. 404 when the entity does not exist in `grain`.
+   */
+  dispatch<M extends AnyStateMachine, T>(definition: EntityDefinition<M>, id: string, grain: string, notFound: string, work: (entity: Entity<M>) => Promise<T>): Promise<T> {
+    return this.mailboxes.run(id, async () => {
+      const entity = await this.load(definition, id);
+      if (!entity || entity.grain !== grain) throw refuse.notFound('NOT_FOUND', notFound);
+      return work(entity);
+    });
+  }
+
+  /** Serializes arbitrary work on a key (used to open new streams under one name). */
+  exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.mailboxes.run(key, work);
+  }
+
+  /**
+   * Would the machine accept these events, in order, from the entity's state?
+   * Returns the facts each would emit, or null at the first refused event.
+   */
+  preview<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>): Fact[][] | null {
+    let snapshot = entity.snapshot() as AnyMachineSnapshot;
+    const facts: Fact[][] = [];
+    for (const event of events) {
+      if (!snapshot.can(event)) return null;
+      const [next, actions] = transition(entity.definition.machine, snapshot as never, event);
+      facts.push(emittedFacts(actions as never));
+      snapshot = next as AnyMachineSnapshot;
+    }
+    return facts;
+  }
+
+  /**
+   * Commits machine events on an entity: each must be accepted by the machine
+   * (the caller's Gate has decided); the facts they emit are journaled with the
+   * expected version together with `alsoWrite`, then the actor advances.
+   */
+  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, alsoWrite: StreamWrite[] = []): Promise<JournalEvent[]> {
+    const facts = this.preview(entity, events);
+    if (!facts) throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events.map((e) => e.type).join(', ')}`);
+    const newEvents: NewEvent[] = [];
+    events.forEach((event, i) => {
+      for (const fact of facts[i]) newEvents.push(factToEvent(fact, entity.id, this.clock.stamp(), event));
+    });
+    const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...alsoWrite]);
+    entity.advance(events, written);
+    return written.filter((w) => w.stream === entity.id);
+  }
+
+  /**
+   * Opens a new entity stream: the opening fact carries the machine input as
+   * its cause so a later fold can rebuild the actor. `alsoWrite` lands in the
+   * same transaction (an Asset minted with its Matter, its ladder, ...).
+   */
+  async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: StreamWrite[] = []): Promise<Entity<M>> {
+    return this.mailboxes.run(id, async () => {
+      const first = factToEvent({ ...opened, kind: definition.openedKind }, id, this.clock.stamp(), { type: 'xstate.init', input });
+      const written = await this.append(grain, [{ stream: id, expectedVersion: 0, events: [first] }, ...alsoWrite]);
+      const journal = written.filter((w) => w.stream === id);
+      const entity = new Entity(definition, id, grain, journal, fold(definition.machine, journal));
+      this.keep(entity as unknown as Entity);
+      return entity;
+    });
+  }
+
+  /** Appends and announces: the bus hears of a write only after it is durable. */
+  async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
+    const written = await this.journal.append(grain, writes);
+    this.bus.emit('committed', written);
+    return written;
+  }
+
+  /** Stamps a plain fact (no machine) for a stream that is not an actor: assets, grains. */
+  stamp(fact: Fact, subject: string): NewEvent {
+    return factToEvent(fact, subject, this.clock.stamp(), { type: fact.kind });
+  }
+
+  get residentCount(): number {
+    return this.resident.size;
+  }
+}

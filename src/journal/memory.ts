@@ -1,0 +1,52 @@
+/** An in-memory journal for unit tests only: same contract, no durability. */
+import { inFeed, VersionConflict, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
+
+export class MemoryJournal implements JournalStore {
+  private readonly grains = new Map<string, JournalEvent[]>();
+  private readonly streams = new Map<string, JournalEvent[]>();
+
+  async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
+    for (const w of writes) {
+      const actual = this.streams.get(w.stream)?.length ?? 0;
+      if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
+    }
+    const tail = this.grains.get(grain) ?? [];
+    this.grains.set(grain, tail);
+    const written: JournalEvent[] = [];
+    for (const w of writes) {
+      const stream = this.streams.get(w.stream) ?? [];
+      this.streams.set(w.stream, stream);
+      for (const e of w.events) {
+        const event = structuredClone({ ...e, grain, seq: tail.length + 1, stream: w.stream, version: stream.length + 1 });
+        tail.push(event);
+        stream.push(event);
+        written.push(event);
+      }
+    }
+    return structuredClone(written);
+  }
+
+  async readStream(stream: string) {
+    return structuredClone(this.streams.get(stream) ?? []);
+  }
+
+  async readTail(grain: string, { after, limit, feed }: TailQuery) {
+    const tail = this.grains.get(grain) ?? [];
+    return structuredClone(tail.slice(after).filter((e) => inFeed(feed, e)).slice(0, limit));
+  }
+
+  async latestSeq(grain: string) {
+    return this.grains.get(grain)?.length ?? 0;
+  }
+
+  async streamHeads(grain: string, kind: string, after: number, limit: number) {
+    const heads = (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind && e.seq > after);
+    return heads.slice(0, limit).map((e) => ({ stream: e.stream, seq: e.seq, data: structuredClone(e.data) }));
+  }
+
+  async countStreams(grain: string, kind: string) {
+    return (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind).length;
+  }
+
+  async close() {}
+}

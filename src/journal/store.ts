@@ -1,0 +1,91 @@
+/**
+ * The journal: an append-only, per-grain ordered log of facts. It is the only
+ * truth: stage, status, ladders, rosters and the event tail are all derived
+ * from it. Adapters: SQLite (the default, durable), memory (unit tests only).
+ *
+ * Positions: `seq` orders a grain's tail (gap-free, strictly increasing);
+ * `version` orders one stream (one Matter, Ladder, Enrollment, ...), and is what
+ * optimistic concurrency checks against.
+ */
+
+/** A fact about to be journaled. */
+export interface NewEvent {
+  kind: string;
+  /** ISO 8601 instant, stamped by the clock port before the machine ran. */
+  at: string;
+  /** What the fact is about: a Matter, Asset, member, ... id. */
+  subject: string;
+  summary: string;
+  /** The Stage Verb (or outcome) a stage-like fact commits. */
+  verb?: string;
+  by?: string;
+  /** The named human or Signer who spoke; puts the fact on the `time` feed. */
+  actor?: string;
+  /** The Monitoring owner a reminder is addressed to. */
+  deliverTo?: string;
+  data: Record<string, unknown>;
+  /** The machine event that produced this fact; replayed to rebuild the actor. */
+  cause?: Record<string, unknown>;
+}
+
+export interface JournalEvent extends NewEvent {
+  grain: string;
+  seq: number;
+  stream: string;
+  version: number;
+}
+
+export interface StreamWrite {
+  stream: string;
+  /** The stream's version the writer decided against (0 for a new stream). */
+  expectedVersion: number;
+  events: NewEvent[];
+}
+
+export type Feed = 'timeline' | 'reminders' | 'time';
+export const FEEDS: readonly Feed[] = ['timeline', 'reminders', 'time'];
+
+export interface TailQuery {
+  after: number;
+  limit: number;
+  feed: Feed;
+}
+
+export interface StreamHead {
+  stream: string;
+  seq: number;
+  data: Record<string, unknown>;
+}
+
+export interface JournalStore {
+  /**
+   * Appends the writes of one command atomically, all or none. Resolves only
+   * once the transaction is durable; rejects with {@link VersionConflict} when a
+   * stream moved past the expected version.
+   */
+  append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]>;
+  readStream(stream: string): Promise<JournalEvent[]>;
+  readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
+  latestSeq(grain: string): Promise<number>;
+  /** The first event of each stream of a grain that opened with `kind`, in seq order. */
+  streamHeads(grain: string, kind: string, after: number, limit: number): Promise<StreamHead[]>;
+  countStreams(grain: string, kind: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export class VersionConflict extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`stream ${stream} is at version ${actual}, the write expected ${expected}`);
+  }
+}
+
+/** Which tail events a feed shows. One definition, shared by every adapter. */
+export function inFeed(feed: Feed, event: Pick<JournalEvent, 'kind' | 'actor'>): boolean {
+  if (feed === 'reminders') return event.kind.startsWith('reminder.');
+  if (feed === 'time') return event.actor !== undefined && event.actor !== null;
+  return true;
+}
