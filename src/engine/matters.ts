@@ -190,6 +190,36 @@ export class Matters {
     return [attested, { type: 'FILE_RECEIPT', receipt: receipt ?? syntheticReceipt(rail, gigId) }];
   }
 
+  /**
+   * An order mints a patent-rail provisional Matter and advances it until it
+   * waits on a Signer or can go no further. The inventor is the Client: used to
+   * pick a fixture's behaviour, never stored. A refused Gig post is a 502 that
+   * names the Matter, whose earlier commits stand.
+   */
+  async order(grain: string, body: { mint: string; offer: string; title: string; inventor: string; listFeeUsd: number; clientState?: string }) {
+    const entity = await this.create(grain, {
+      matterType: 'patent_provisional',
+      rail: 'patent',
+      consumerPattern: 'B2A',
+      mint: body.mint,
+      offer: body.offer,
+      listFeeUsd: body.listFeeUsd,
+      client: { name: body.inventor },
+      asset: { kind: 'patent_application', title: body.title },
+      ...(body.clientState ? { clientState: body.clientState } : {}),
+    });
+    for (;;) {
+      const status = statusOf(entity);
+      if (status === 'waiting_on_signer' || status === 'needs_client_direction' || isTerminal(status)) return { entity };
+      try {
+        await this.advance(grain, entity.id, { by: 'order' });
+      } catch (error) {
+        if (error instanceof Refusal && error.status !== 502) return { entity, stoppedBy: error.toBody() };
+        throw error;
+      }
+    }
+  }
+
   consent(grain: string, id: string, body: { actor: string; scope: string }): Promise<{ entity: MatterEntity; consentSeq: number }> {
     return this.run(grain, id, async (entity) => {
       refuseUnlessWritable(entity);

@@ -1,0 +1,81 @@
+/**
+ * The app factory: builds the Fastify app over a journal and the ports, without
+ * listening, so tests run the real app in-process or on a real port.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from '../domain/clock.ts';
+import { newId } from '../domain/ids.ts';
+import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
+import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
+import { createBus } from '../engine/bus.ts';
+import { Matters } from '../engine/matters.ts';
+import { Supervisor } from '../engine/supervisor.ts';
+import { DEFAULT_SANDBOX_TTL_SECONDS, Workspaces } from '../engine/workspaces.ts';
+import type { JournalStore } from '../journal/store.ts';
+import { installErrorHandling } from './errors.ts';
+import { matterRoutes } from './routes/matters.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
+import type { Services } from './services.ts';
+import { installValidation } from './validation.ts';
+
+export interface BuildOptions {
+  journal: JournalStore;
+  clock?: Clock;
+  supply?: SupplyNetwork;
+  signers?: SignerRegistry;
+  sandboxTtlSeconds?: number;
+  residentActors?: number;
+  logger?: boolean;
+  /** Largest accepted request body, in bytes; larger is 413. */
+  bodyLimit?: number;
+}
+
+export const DEFAULT_BODY_LIMIT = 256 * 1024;
+
+export function createServices(options: BuildOptions): Services {
+  const clock = options.clock ?? systemClock;
+  const bus = createBus();
+  const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors });
+  const supply = options.supply ?? simulatedSupplyNetwork();
+  const signers = options.signers ?? simulatedSignerRegistry;
+  return {
+    journal: options.journal,
+    clock,
+    bus,
+    supervisor,
+    supply,
+    signers,
+    matters: new Matters(supervisor, supply, signers),
+    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds ?? DEFAULT_SANDBOX_TTL_SECONDS),
+  };
+}
+
+export async function build(options: BuildOptions): Promise<FastifyInstance & { services: Services }> {
+  const services = createServices(options);
+  const app = Fastify({
+    logger: options.logger ? { level: 'info' } : false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    genReqId: () => newId('rq'),
+    return503OnClosing: true,
+  });
+  installValidation(app);
+  installErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+  app.decorate('services', services);
+
+  await app.register(workspaceRoutes, { services });
+  for (const prefix of ['', '/workspaces/:workspaceId']) {
+    await app.register(matterRoutes, { services, prefix });
+  }
+  return app as FastifyInstance & { services: Services };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}

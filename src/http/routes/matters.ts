@@ -1,0 +1,134 @@
+/**
+ * Every door of "Matters and orders". Mounted once per grain prefix: the top
+ * level and `/workspaces/{workspaceId}` share these routes and envelopes.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isMatterType, MATTER_TYPES } from '../../domain/matter-types.ts';
+import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
+import { refuse } from '../../domain/refusal.ts';
+import type { MatterEntity } from '../../engine/matters.ts';
+import { listed, ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
+import { MatterParams } from '../schemas/common.ts';
+import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, TerminalBody } from '../schemas/matters.ts';
+import type { Services } from '../services.ts';
+
+type Id = { id: string };
+
+export async function matterRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { matters } = services;
+  app.addHook('preHandler', resolveGrain(services));
+
+  const withAsset = async (entity: MatterEntity) => {
+    const [minted] = await services.journal.readStream(entity.opened.data.assetId as string);
+    return assetView(minted, [entity]);
+  };
+
+  app.get('/matters', { schema: { querystring: ListMattersQuery } }, async (request) => {
+    const q = request.query as { filter?: string; tag?: string; scope?: string; after?: number; limit: number };
+    if (q.scope !== undefined) {
+      throw refuse.blocked(403, 'SCOPE_RESERVED', `scope "${q.scope}" is reserved: admin and internal views are not served on this surface`, { scope: q.scope });
+    }
+    const page = await matters.list(request.grain, q);
+    const narrowed = q.filter !== undefined || q.tag !== undefined;
+    return listed(page.matters.map(matterView), narrowed ? 'no Matter matches that filter or tag' : 'no Matters yet: POST /matters opens one', { nextAfter: page.nextAfter });
+  });
+
+  app.post('/matters', {
+    schema: { body: CreateMatterBody },
+    // A missing or unratified matterType is 400, ahead of any other body check.
+    preValidation: async (request: FastifyRequest) => {
+      const body = request.body as { matterType?: unknown } | undefined;
+      if (body && typeof body === 'object' && !isMatterType(body.matterType)) {
+        throw refuse.badRequest('MATTER_TYPE_NOT_RATIFIED', body.matterType === undefined ? `matterType is required: one of ${MATTER_TYPES.join(', ')}` : `matterType ${JSON.stringify(body.matterType)} is not ratified: use one of ${MATTER_TYPES.join(', ')}`, { ratified: MATTER_TYPES });
+      }
+    },
+  }, async (request, reply) => {
+    const entity = await matters.create(request.grain, request.body as CreateMatterBody);
+    return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
+  });
+
+  app.get('/matters/:id', { schema: { params: MatterParams } }, async (request) => {
+    const entity = await matters.get(request.grain, (request.params as Id).id);
+    return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
+  });
+
+  app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody }, preValidation: defaultBody }, async (request) => {
+    const result = await matters.advance(request.grain, (request.params as Id).id, request.body as { merits?: Record<string, unknown>; note?: string });
+    return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
+  });
+
+  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody } }, async (request) => {
+    const { entity, consentSeq } = await matters.consent(request.grain, (request.params as Id).id, request.body as { actor: string; scope: string });
+    return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true }, consentSeq });
+  });
+
+  app.post('/matters/:id/gig-result', { schema: { params: MatterParams, body: GigResultBody } }, async (request) => {
+    const entity = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never);
+    return ok({ matter: matterView(entity) });
+  });
+
+  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody } }, async (request) => {
+    const body = request.body as { instruction: string; authorizes?: Record<string, unknown> };
+    if (!body.instruction.trim()) throw refuse.unprocessable('INSTRUCTION_MISSING', 'a Client direction needs a non-empty instruction');
+    const result = await matters.clientDirection(request.grain, (request.params as Id).id, body);
+    return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}), ...(result.escalation ? { escalation: result.escalation } : {}) });
+  });
+
+  app.get('/matters/:id/settlement', { schema: { params: MatterParams } }, async (request) => {
+    const entity = await matters.get(request.grain, (request.params as Id).id);
+    if (statusOf(entity) !== 'fulfilled') {
+      throw refuse.conflict('MATTER_NOT_FULFILLED', `Matter ${entity.id} is ${statusOf(entity)}: settlement exists only once it is fulfilled (no filing, no charge)`, { matterId: entity.id });
+    }
+    return ok({ matterId: entity.id, settlement: settlementOf(entity) });
+  });
+
+  app.get('/matters/:id/journal', { schema: { params: MatterParams } }, async (request) => {
+    const entity = await matters.get(request.grain, (request.params as Id).id);
+    return ok({ matterId: entity.id, stage: stageOf(entity), appendOnly: true, events: journalView(entity) });
+  });
+
+  app.get('/matters/:id/attestations', { schema: { params: MatterParams } }, async (request) => {
+    const entity = await matters.get(request.grain, (request.params as Id).id);
+    return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
+  });
+
+  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody } }, async (request) => {
+    const { entity, terminal } = await matters.terminal(request.grain, (request.params as Id).id, request.body as never);
+    return ok({ matter: matterView(entity), terminal });
+  });
+
+  app.get('/matters/:id/documents', { schema: { params: MatterParams } }, async (request) => {
+    const entity = await matters.get(request.grain, (request.params as Id).id);
+    return listed(documentRows(entity), 'no document is recorded on this Matter', { matterId: entity.id });
+  });
+
+  app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody } }, async (request, reply) => {
+    const document = await matters.recordDocument(request.grain, (request.params as Id).id, request.body as never);
+    return reply.status(201).send(ok({ document }));
+  });
+
+  app.post('/orders', { schema: { body: OrderBody } }, async (request, reply) => {
+    const body = request.body as OrderBody;
+    const { entity, stoppedBy } = await matters.order(request.grain, body);
+    return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
+  });
+
+  app.get('/assets', async (request) => {
+    const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
+    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), 'no Assets yet: each Matter mints one');
+  });
+
+  app.get('/assets/:id', { schema: { params: MatterParams } }, async (request) => {
+    const id = (request.params as Id).id;
+    const [minted] = await services.journal.readStream(id);
+    if (!minted || minted.kind !== 'asset.minted' || minted.grain !== request.grain) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
+    const entity = await matters.get(request.grain, minted.data.matterId as string);
+    return ok({ asset: assetView(minted, [entity]) });
+  });
+}
+
+/** Doors whose body is optional see `{}` when none was sent. */
+async function defaultBody(request: FastifyRequest) {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

@@ -1,0 +1,12 @@
+/** Schema pieces shared by every route. One source: they validate and they document. */
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
+export const Money = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
+export const Sha256Hex = Type.String({ pattern: '^[0-9a-f]{64}$', description: '64 lowercase hex characters' });
+export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
+export const Strict = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
+  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+
+export const MatterParams = Strict({ id: Id });
+export const WorkspaceParams = Strict({ workspaceId: Id });

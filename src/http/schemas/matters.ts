@@ -1,0 +1,82 @@
+/** Request schemas of the Matter doors and orders. */
+import { Type, type Static } from '@sinclair/typebox';
+import { CONSUMER_PATTERNS } from '../../../machines/matter.ts';
+import { MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
+import { Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+
+const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+const Opt = Type.Optional;
+
+export const MatterTypeSchema = Enum(MATTER_TYPES, 'a ratified matter type');
+
+export const CreateMatterBody = Strict({
+  matterType: MatterTypeSchema,
+  tenant: Opt(Text()),
+  mint: Opt(Text()),
+  consumerPattern: Opt(Enum(CONSUMER_PATTERNS)),
+  offer: Opt(Text()),
+  listFeeUsd: Opt(Money),
+  client: Opt(Strict({ name: Opt(Text()) })),
+  asset: Opt(Strict({ kind: Opt(Text(100)), title: Opt(Text(500)) })),
+  rail: Opt(Enum(RAILS)),
+  clientState: Opt(Type.String({ pattern: '^[A-Z]{2}$', description: 'a two-letter region code' })),
+  adverseParties: Opt(Type.Array(Type.Union([Text(), Strict({ name: Text() })]), { maxItems: 100 })),
+  exposureUsd: Opt(Money),
+  clientMandates: Opt(Strict({ settlementFloor: Opt(Money) })),
+  tenantGuardrails: Opt(Strict({ maxFeeUsd: Opt(Money), jurisdictions: Opt(Type.Array(Text(20), { maxItems: 60 })) })),
+});
+export type CreateMatterBody = Static<typeof CreateMatterBody>;
+
+export const ListMattersQuery = Strict({
+  filter: Opt(Text()),
+  tag: Opt(Text()),
+  scope: Opt(Type.String({ maxLength: 50 })),
+  after: Opt(Type.Integer({ minimum: 0 })),
+  limit: Opt(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+});
+
+export const AdvanceBody = Strict({
+  merits: Opt(Type.Object({ settlementUsd: Opt(Money) }, { additionalProperties: true })),
+  note: Opt(Text(2000)),
+});
+
+export const ConsentBody = Strict({ actor: Text(), scope: Text(500) });
+
+const AttestationSchema = Strict({
+  signedBy: Text(),
+  credentialRef: Opt(Type.String({ maxLength: 200 })),
+  artifactHash: Opt(Type.String({ maxLength: 200 })),
+});
+
+export const GigResultBody = Strict({
+  gigId: Id,
+  outcome: Enum(['attested', 'send_back', 'declined'] as const),
+  attestation: Opt(AttestationSchema),
+  memo: Opt(Type.String({ maxLength: 5000 })),
+  receipt: Opt(Text()),
+});
+
+export const ClientDirectionBody = Strict({
+  instruction: Type.String({ maxLength: 5000 }),
+  authorizes: Opt(Type.Object({}, { additionalProperties: true })),
+});
+
+export const TerminalBody = Strict({
+  outcome: Enum(['withdrawn', 'lapsed', 'referred_out'] as const),
+  byClient: Opt(Type.Boolean()),
+  confirmedUnresponsiveTwice: Opt(Type.Boolean()),
+  referredTo: Opt(Type.String({ maxLength: 500 })),
+  note: Opt(Text(2000)),
+});
+
+export const DocumentBody = Strict({ name: Text(500), kind: Text(100), sha256: Sha256Hex });
+
+export const OrderBody = Strict({
+  mint: Text(),
+  offer: Text(),
+  title: Text(500),
+  inventor: Text(),
+  listFeeUsd: Money,
+  clientState: Opt(Type.String({ pattern: '^[A-Z]{2}$' })),
+});
+export type OrderBody = Static<typeof OrderBody>;

@@ -1,0 +1,20 @@
+/** The engine and its ports, as the routes see them. */
+import type { Clock } from '../domain/clock.ts';
+import type { SignerRegistry } from '../domain/signer-registry.ts';
+import type { SupplyNetwork } from '../domain/supply-network.ts';
+import type { CommitBus } from '../engine/bus.ts';
+import type { Matters } from '../engine/matters.ts';
+import type { Supervisor } from '../engine/supervisor.ts';
+import type { Workspaces } from '../engine/workspaces.ts';
+import type { JournalStore } from '../journal/store.ts';
+
+export interface Services {
+  journal: JournalStore;
+  clock: Clock;
+  bus: CommitBus;
+  supervisor: Supervisor;
+  supply: SupplyNetwork;
+  signers: SignerRegistry;
+  matters: Matters;
+  workspaces: Workspaces;
+}

@@ -1,0 +1,49 @@
+/**
+ * Starts the service on the configured journal and port. SIGTERM (and SIGINT)
+ * drain: the listener closes, in-flight requests finish, the journal flushes
+ * and closes, then the process exits.
+ */
+import { join } from 'node:path';
+import { clockFromEnv } from './domain/clock.ts';
+import { build } from './http/app.ts';
+import { SqliteJournal } from './journal/sqlite.ts';
+import type { JournalStore } from './journal/store.ts';
+
+export interface StartOptions {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  logger?: boolean;
+}
+
+export function journalFromEnv(dataDir: string): JournalStore {
+  if (process.env.LEGALWORK_DATABASE_URL) {
+    throw new Error('LEGALWORK_DATABASE_URL is set, but this build ships only the embedded SQLite journal; unset it to use LEGALWORK_DATA');
+  }
+  return new SqliteJournal(dataDir);
+}
+
+export async function start(options: StartOptions = {}) {
+  const port = options.port ?? Number(process.env.PORT ?? 3000);
+  const host = options.host ?? process.env.HOST ?? '127.0.0.1';
+  const dataDir = options.dataDir ?? process.env.LEGALWORK_DATA ?? join(process.cwd(), 'data');
+  const journal = journalFromEnv(dataDir);
+  const app = await build({
+    journal,
+    clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
+    sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
+    logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
+  });
+  app.addHook('onClose', async () => journal.close());
+  const address = await app.listen({ port, host });
+  let closing = false;
+  const drain = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'draining');
+    void app.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', () => drain('SIGTERM'));
+  process.once('SIGINT', () => drain('SIGINT'));
+  return { app, address };
+}

@@ -1,0 +1,53 @@
+/**
+ * Test harness: the real app over a real SQLite journal in a fresh temp
+ * directory, either in-process (`inject`) or listening on a real port.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type BuildOptions } from '../../src/http/app.ts';
+import { SqliteJournal } from '../../src/journal/sqlite.ts';
+
+export type TestApp = Awaited<ReturnType<typeof build>>;
+
+export function tempDir(prefix = 'legalwork-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Builds the app on a fresh journal; `close()` stops it and removes the directory. */
+export async function testApp(options: Partial<BuildOptions> = {}) {
+  const dir = tempDir();
+  const journal = options.journal ?? new SqliteJournal(dir);
+  const app = await build({ ...options, journal });
+  app.addHook('onClose', async () => {
+    await journal.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await app.ready();
+  return app;
+}
+
+/** The same, listening on an ephemeral loopback port. */
+export async function listeningApp(options: Partial<BuildOptions> = {}) {
+  const app = await testApp(options);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, url };
+}
+
+/** JSON request helper over `inject`: returns status and parsed body. */
+export async function call(app: TestApp, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await app.inject({ method: method as never, url, ...(body !== undefined ? { payload: body as never } : {}), headers });
+  let json: any;
+  try {
+    json = res.json();
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, body: json, headers: res.headers, raw: res.body };
+}
+
+/** Opens a sandbox workspace and returns its path prefix (`/workspaces/ws_...`). */
+export async function workspace(app: TestApp): Promise<string> {
+  const res = await call(app, 'POST', '/workspaces');
+  return `/workspaces/${res.body.workspace.id}`;
+}
