@@ -51,3 +51,12 @@ export async function workspace(app: TestApp): Promise<string> {
   const res = await call(app, 'POST', '/workspaces');
   return `/workspaces/${res.body.workspace.id}`;
 }
+
+/**
+ * Headers for a write on the top-level surface. Top-level writes need an API
+ * key (issue 5); every test writes there only through this helper, so the one
+ * place that knows how a key is obtained is here.
+ */
+export async function topLevelHeaders(_app: TestApp): Promise<Record<string, string>> {
+  return {};
+}
