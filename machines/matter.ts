@@ -209,9 +209,10 @@ export const matterMachine = setup({
             GIG_DECLINED: {
               guard: 'gigMatches',
               target: 'needs_client_direction',
+              // The fact is emitted before the assignment clears the Gig it names.
               actions: [
-                assign({ declinedAct: ({ context }) => context.pendingGig!.reservedAct, pendingGig: null }),
                 emit(({ event, context }) => fact({ kind: 'gig.declined', verb: context.pendingGig!.reservedAct, by: 'signer', actor: event.signedBy ?? 'signer', note: event.memo, data: { gigId: event.gigId, memo: event.memo } })),
+                assign({ declinedAct: ({ context }) => context.pendingGig!.reservedAct, pendingGig: null }),
               ],
             },
             // A Matter waiting on a Signer cannot be closed from under the Gig.
