@@ -8,5 +8,6 @@ export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0
 export const Strict = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
-export const MatterParams = Strict({ id: Id });
-export const WorkspaceParams = Strict({ workspaceId: Id });
+// Path parameters are not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.
+export const MatterParams = Type.Object({ id: Id });
+export const WorkspaceParams = Type.Object({ workspaceId: Id });

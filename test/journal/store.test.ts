@@ -1,0 +1,109 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { rmSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryJournal } from '../../src/journal/memory.ts';
+import { SqliteJournal } from '../../src/journal/sqlite.ts';
+import { VersionConflict, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
+import { tempDir } from '../helpers/app.ts';
+
+const event = (kind: string, actor?: string): NewEvent => ({ kind, at: '2026-01-01T00:00:00.000Z', subject: 's', summary: kind, data: { n: 1 }, ...(actor ? { actor } : {}) });
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+const adapters: Array<[string, () => JournalStore]> = [
+  ['memory', () => new MemoryJournal()],
+  [
+    'sqlite',
+    () => {
+      const dir = tempDir();
+      dirs.push(dir);
+      return new SqliteJournal(dir);
+    },
+  ],
+];
+
+describe.each(adapters)('the %s journal', (_name, make) => {
+  it('appends with per-grain seq and per-stream version, and reads them back', async () => {
+    const j = make();
+    const first = await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }, { stream: 'b', expectedVersion: 0, events: [event('z')] }]);
+    expect(first.map((e) => [e.stream, e.seq, e.version])).toEqual([['a', 1, 1], ['a', 2, 2], ['b', 3, 1]]);
+    await j.append('other', [{ stream: 'c', expectedVersion: 0, events: [event('x')] }]);
+    expect((await j.readStream('a')).map((e) => e.kind)).toEqual(['x', 'y']);
+    expect(await j.latestSeq('g')).toBe(3);
+    expect(await j.latestSeq('other')).toBe(1);
+    expect((await j.readTail('g', { after: 1, limit: 10, feed: 'timeline' })).map((e) => e.seq)).toEqual([2, 3]);
+    await j.close();
+  });
+
+  it('refuses a stale expected version and writes nothing of that append', async () => {
+    const j = make();
+    await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);
+    await expect(j.append('g', [{ stream: 'b', expectedVersion: 0, events: [event('y')] }, { stream: 'a', expectedVersion: 0, events: [event('z')] }])).rejects.toBeInstanceOf(VersionConflict);
+    expect(await j.readStream('b')).toEqual([]);
+    expect(await j.latestSeq('g')).toBe(1);
+    await j.close();
+  });
+
+  it('filters the reminders and time feeds', async () => {
+    const j = make();
+    await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('stage'), event('reminder.notice'), event('consent', 'client'), event('reminder.ack_missed')] }]);
+    expect((await j.readTail('g', { after: 0, limit: 10, feed: 'reminders' })).map((e) => e.kind)).toEqual(['reminder.notice', 'reminder.ack_missed']);
+    expect((await j.readTail('g', { after: 0, limit: 10, feed: 'time' })).map((e) => e.kind)).toEqual(['consent']);
+    await j.close();
+  });
+
+  it('lists stream heads by opening kind', async () => {
+    const j = make();
+    await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened'), event('stage')] }]);
+    await j.append('g', [{ stream: 'm2', expectedVersion: 0, events: [event('matter.opened')] }]);
+    expect((await j.streamHeads('g', 'matter.opened', 0, 10)).map((h) => h.stream)).toEqual(['m1', 'm2']);
+    expect(await j.countStreams('g', 'matter.opened')).toBe(2);
+    await j.close();
+  });
+
+  it('keeps each grain tail gap-free and strictly increasing under concurrent appends', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('g1', 'g2'), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 30 }), async (ops) => {
+        const j = make();
+        await Promise.all(ops.map(([grain, n], i) => j.append(grain, [{ stream: `s${i}`, expectedVersion: 0, events: Array.from({ length: n }, () => event('x')) }])));
+        for (const grain of ['g1', 'g2']) {
+          const seqs = (await j.readTail(grain, { after: 0, limit: 500, feed: 'timeline' })).map((e) => e.seq);
+          expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+        }
+        await j.close();
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('the SQLite journal', () => {
+  it('is append-only in the database itself: UPDATE and DELETE abort', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const j = new SqliteJournal(dir);
+    await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);
+    await j.close();
+    const db = new Database(`${dir}/journal.db`);
+    expect(() => db.prepare("UPDATE events SET kind = 'y'").run()).toThrow(/append-only/);
+    expect(() => db.prepare('DELETE FROM events').run()).toThrow(/append-only/);
+    db.close();
+  });
+
+  it('survives a reopen with the same contents and continues the sequences', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const a = new SqliteJournal(dir);
+    await a.append('g', [{ stream: 's', expectedVersion: 0, events: [event('x'), event('y')] }]);
+    await a.close();
+    const b = new SqliteJournal(dir);
+    expect((await b.readStream('s')).map((e) => e.kind)).toEqual(['x', 'y']);
+    const [next] = await b.append('g', [{ stream: 's', expectedVersion: 2, events: [event('z')] }]);
+    expect([next.seq, next.version]).toEqual([3, 3]);
+    await b.close();
+  });
+});
