@@ -104,23 +104,21 @@ export class Matters {
       ...(adverse.length ? { adversePartyHashes: adverse.map((p) => sha256(nameOf(p).trim().toLowerCase())) } : {}),
     } as MatterFacts;
     const asset = {
-      stream: assetId,
-      expectedVersion: 0,
-      events: [
-        this.supervisor.stamp(
-          { kind: 'asset.minted', by: 'gate', note: `Asset minted for Matter ${matterId}`, data: { kind: request.asset?.kind ?? DEFAULT_ASSET_KIND[request.matterType], title: request.asset?.title ?? `Untitled ${request.matterType.replace(/_/g, ' ')}`, matterId } },
-          assetId,
-        ),
-      ],
+      kind: request.asset?.kind ?? DEFAULT_ASSET_KIND[request.matterType],
+      title: request.asset?.title ?? `Untitled ${request.matterType.replace(/_/g, ' ')}`,
+      matterId,
     };
-    const extensions = this.mintExtensions.flatMap((extend) => extend({ grain, matterId, assetId, request, facts }));
+    const alsoWrite = (): StreamWrite[] => [
+      { stream: assetId, expectedVersion: 0, events: [this.supervisor.stamp({ kind: 'asset.minted', by: 'gate', note: `Asset minted for Matter ${matterId}`, data: asset }, assetId)] },
+      ...this.mintExtensions.flatMap((extend) => extend({ grain, matterId, assetId, request, facts })),
+    ];
     return this.supervisor.open(
       MATTER,
       grain,
       matterId,
       { consumerPattern: facts.consumerPattern as ConsumerPattern },
       { kind: 'matter.opened', verb: 'intake', by: 'gate', note: `Matter opened in intake; Asset ${assetId} minted`, data: facts as unknown as Record<string, unknown> },
-      [asset, ...extensions],
+      alsoWrite,
     );
   }
 

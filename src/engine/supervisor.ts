@@ -130,13 +130,15 @@ export class Supervisor {
 
   /**
    * Opens a new entity stream: the opening fact carries the machine input as
-   * its cause so a later fold can rebuild the actor. `alsoWrite` lands in the
-   * same transaction (an Asset minted with its Matter, its ladder, ...).
+   * its cause so a later fold can rebuild the actor. The writes `alsoWrite`
+   * returns land in the same transaction (an Asset minted with its Matter, its
+   * ladder, ...); it is called after the opening fact is stamped.
    */
-  async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: StreamWrite[] = []): Promise<Entity<M>> {
+  async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: () => StreamWrite[] = () => []): Promise<Entity<M>> {
     return this.mailboxes.run(id, async () => {
+      // The opening fact is stamped first so instants follow journal order.
       const first = factToEvent({ ...opened, kind: definition.openedKind }, id, this.clock.stamp(), { type: 'xstate.init', input });
-      const written = await this.append(grain, [{ stream: id, expectedVersion: 0, events: [first] }, ...alsoWrite]);
+      const written = await this.append(grain, [{ stream: id, expectedVersion: 0, events: [first] }, ...alsoWrite()]);
       const journal = written.filter((w) => w.stream === id);
       const entity = new Entity(definition, id, grain, journal, fold(definition.machine, journal));
       this.keep(entity as unknown as Entity);

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { Mailboxes } from '../../src/engine/mailbox.ts';
+import { createServices } from '../../src/http/app.ts';
+import { MemoryJournal } from '../../src/journal/memory.ts';
+import { fixedClock } from '../../src/domain/clock.ts';
+
+describe('mailboxes', () => {
+  it('run work for one key strictly in arrival order, and other keys in parallel', async () => {
+    const boxes = new Mailboxes();
+    const log: string[] = [];
+    const slow = (key: string, tag: string, ms: number) =>
+      boxes.run(key, async () => {
+        log.push(`start ${tag}`);
+        await new Promise((r) => setTimeout(r, ms));
+        log.push(`end ${tag}`);
+      });
+    await Promise.all([slow('a', 'a1', 20), slow('a', 'a2', 1), slow('b', 'b1', 1)]);
+    expect(log.indexOf('end a1')).toBeLessThan(log.indexOf('start a2'));
+    expect(log.indexOf('end b1')).toBeLessThan(log.indexOf('end a1'));
+    expect(boxes.isBusy('a')).toBe(false);
+  });
+
+  it('keeps going after a failed piece of work', async () => {
+    const boxes = new Mailboxes();
+    await expect(boxes.run('k', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(boxes.run('k', async () => 'next')).resolves.toBe('next');
+  });
+});
+
+describe('the supervisor', () => {
+  it('passivates idle actors beyond its capacity and rebuilds them from the journal on touch', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal, residentActors: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const m = await services.matters.create('g', { matterType: 'patent_utility' });
+      await services.matters.advance('g', m.id);
+      ids.push(m.id);
+    }
+    expect(services.supervisor.residentCount).toBeLessThanOrEqual(2);
+    for (const id of ids) {
+      const m = await services.matters.get('g', id);
+      expect(m.journal.map((e) => e.kind)).toEqual(['matter.opened', 'stage']);
+      expect((m.snapshot().value as { open: string }).open).toBe('prepare');
+    }
+    // A rebuilt actor carries on where the journal left it.
+    await services.matters.advance('g', ids[0]);
+    const again = createServices({ journal });
+    expect(((await again.matters.get('g', ids[0])).snapshot().value as { open: string }).open).toBe('examine');
+  });
+
+  it('hydrates one actor once when many requests touch it together', async () => {
+    const journal = new MemoryJournal();
+    const first = createServices({ journal });
+    const m = await first.matters.create('g', { matterType: 'patent_utility' });
+    const second = createServices({ journal });
+    const loaded = await Promise.all(Array.from({ length: 10 }, () => second.matters.get('g', m.id)));
+    expect(new Set(loaded).size).toBe(1);
+  });
+
+  it('stamps journal entries from the clock port', async () => {
+    const services = createServices({ journal: new MemoryJournal(), clock: fixedClock('2030-01-01T00:00:00.000Z') });
+    const m = await services.matters.create('g', { matterType: 'patent_utility' });
+    await services.matters.advance('g', m.id);
+    const stamps = (await services.journal.readTail('g', { after: 0, limit: 10, feed: 'timeline' })).map((e) => e.at);
+    expect(stamps).toEqual(['2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.001Z', '2030-01-01T00:00:00.002Z']);
+  });
+});
