@@ -1,55 +1,170 @@
 /**
- * Sandbox workspaces: keyless, synthetic, TTL-bound grains with their own
- * journal tail. A workspace's opening is journaled in its own grain, so a
- * restart keeps it; only its TTL (measured on the wall clock) expires it.
+ * Sandbox grains: keyless, synthetic, TTL-bound grains (workspace, tenant,
+ * firm), each with its own journal tail. A grain's opening is journaled in its
+ * own grain, on a stream named by the grain's id, so a restart keeps it; only
+ * its TTL expires it. Later declarations about the grain (a Tenant's Offers, a
+ * firm's routing) append to the same stream, so the grain's state is a fold of
+ * that stream like everything else.
+ *
+ * The TTL is measured on the wall clock even when `LEGALWORK_CLOCK` is fixed:
+ * an expiry is a real-world lifetime, not a position in a replayable run.
  */
-import { newId } from '../domain/ids.ts';
+import { newId, type IdPrefix } from '../domain/ids.ts';
 import { refuse } from '../domain/refusal.ts';
+import type { JournalEvent } from '../journal/store.ts';
+import type { Fact } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
 
+/** 24 hours: long enough for a working session, short enough that synthetic state does not pile up. */
 export const DEFAULT_SANDBOX_TTL_SECONDS = 24 * 60 * 60;
+/** A grain's id is its only capability; these cap how many are kept decoded in memory. */
+const CACHED_GRAINS = 10_000;
+
+export type GrainKind = 'workspace' | 'tenant' | 'firm';
+const PREFIX: Record<GrainKind, IdPrefix> = { workspace: 'ws', tenant: 'tn', firm: 'fm' };
 
 export interface GrainRecord {
   id: string;
+  kind: GrainKind;
   openedAt: string;
   expiresAt: string;
   ttlSeconds: number;
 }
 
-export class Workspaces {
-  private readonly known = new Map<string, GrainRecord>();
+/** A live grain: its record and its own stream as journaled (oldest first). */
+export interface Grain {
+  record: GrainRecord;
+  stream: JournalEvent[];
+}
+
+/** Validates a TTL in seconds; fractions are allowed (tests use sub-second TTLs). */
+export function sandboxTtl(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_SANDBOX_TTL_SECONDS;
+  if (!Number.isFinite(value) || value <= 0 || value > 366 * 24 * 60 * 60) {
+    throw new Error(`LEGALWORK_SANDBOX_TTL must be a positive number of seconds (at most one year), got ${String(value)}`);
+  }
+  return value;
+}
+
+export class SandboxGrains {
+  private readonly cache = new Map<string, Grain>();
+  readonly ttlSeconds: number;
 
   constructor(
-    private readonly supervisor: Supervisor,
-    private readonly ttlSeconds = DEFAULT_SANDBOX_TTL_SECONDS,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  async open(): Promise<GrainRecord> {
-    const id = newId('ws');
-    const expiresAt = new Date(this.now() + this.ttlSeconds * 1000).toISOString();
-    const [opened] = await this.supervisor.append(id, [
-      { stream: id, expectedVersion: 0, events: [this.supervisor.stamp({ kind: 'workspace.opened', by: 'gate', note: `sandbox workspace opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } }, id)] },
-    ]);
-    const record = { id, openedAt: opened.at, expiresAt, ttlSeconds: this.ttlSeconds };
-    this.known.set(id, record);
-    return record;
+    readonly kind: GrainKind,
+    protected readonly supervisor: Supervisor,
+    ttlSeconds?: number,
+    protected readonly now: () => number = Date.now,
+  ) {
+    this.ttlSeconds = sandboxTtl(ttlSeconds);
   }
 
-  /** The live workspace, or a 404 typed EMPTY naming the fix when unknown or expired. */
-  async resolve(id: string): Promise<GrainRecord> {
-    let record = this.known.get(id);
-    if (!record && id.startsWith('ws_')) {
-      const [opened] = await this.supervisor.journal.readStream(id);
-      if (opened?.kind === 'workspace.opened' && opened.grain === id) {
-        record = { id, openedAt: opened.at, expiresAt: opened.data.expiresAt as string, ttlSeconds: opened.data.ttlSeconds as number };
-        this.known.set(id, record);
+  /** Opens a new grain: one journaled `<kind>.opened` fact in the grain's own tail. */
+  async open(): Promise<Grain> {
+    const id = newId(PREFIX[this.kind]);
+    const expiresAt = new Date(this.now() + this.ttlSeconds * 1000).toISOString();
+    const written = await this.supervisor.append(id, [
+      {
+        stream: id,
+        expectedVersion: 0,
+        events: [this.supervisor.stamp({ kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } }, id)],
+      },
+    ]);
+    const grain = { record: recordOf(this.kind, written[0]), stream: written };
+    this.remember(grain);
+    return grain;
+  }
+
+  /** The live grain, or a 404 typed EMPTY naming the fix when unknown, of another kind, or expired. */
+  async resolve(id: string): Promise<Grain> {
+    let grain = this.cache.get(id);
+    if (!grain && id.startsWith(`${PREFIX[this.kind]}_`)) {
+      const stream = await this.supervisor.journal.readStream(id);
+      if (stream[0]?.kind === `${this.kind}.opened` && stream[0].grain === id) {
+        grain = { record: recordOf(this.kind, stream[0]), stream };
+        this.remember(grain);
       }
     }
-    if (!record || Date.parse(record.expiresAt) <= this.now()) throw refuse.grainGone('workspace', id);
-    return record;
+    if (!grain || this.expired(grain.record)) throw refuse.grainGone(this.kind, id);
+    return grain;
+  }
+
+  expired(record: GrainRecord): boolean {
+    return Date.parse(record.expiresAt) <= this.now();
+  }
+
+  /** Whole seconds left before the grain expires (never negative). */
+  expiresInSeconds(record: GrainRecord): number {
+    return Math.max(0, Math.floor((Date.parse(record.expiresAt) - this.now()) / 1000));
+  }
+
+  /**
+   * Runs `work` on the live grain with its stream locked: declarations made
+   * through `declare` inside it are serialized, so each is decided against the
+   * grain's latest state and appended at the expected version.
+   */
+  withGrain<T>(id: string, work: (grain: Grain) => Promise<T>): Promise<T> {
+    return this.supervisor.exclusive(`grain:${id}`, async () => work(await this.resolve(id)));
+  }
+
+  /** Appends a fact to the grain's own stream. Call only inside `withGrain` for that grain. */
+  async declare(grain: Grain, fact: Fact): Promise<JournalEvent> {
+    const id = grain.record.id;
+    const [written] = await this.supervisor.append(id, [{ stream: id, expectedVersion: grain.stream.length, events: [this.supervisor.stamp(fact, id)] }]);
+    grain.stream.push(written);
+    return written;
+  }
+
+  private remember(grain: Grain): void {
+    this.cache.delete(grain.record.id);
+    this.cache.set(grain.record.id, grain);
+    // Least recently opened or resolved first; an evicted grain is re-read from the journal.
+    while (this.cache.size > CACHED_GRAINS) this.cache.delete(this.cache.keys().next().value as string);
   }
 }
 
-export const workspaceProvenance = (id: string) => ({ environment: 'sandbox', service: 'legalwork', synthetic: true, workspace: id });
-export const workspaceGraduation = { tier: 'identified', how: 'POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>' };
+function recordOf(kind: GrainKind, opened: JournalEvent): GrainRecord {
+  return { id: opened.stream, kind, openedAt: opened.at, expiresAt: opened.data.expiresAt as string, ttlSeconds: opened.data.ttlSeconds as number };
+}
+
+/** Sandbox workspaces: the same contract as the top level, on synthetic state. */
+export class Workspaces extends SandboxGrains {
+  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number) {
+    super('workspace', supervisor, ttlSeconds, now);
+  }
+}
+
+/** Stamped on every envelope a sandbox grain answers: where the data came from. */
+export const grainProvenance = (kind: GrainKind, id: string) => ({ environment: 'sandbox', legalwork: true, synthetic: true, [kind]: id });
+export const workspaceProvenance = (id: string) => grainProvenance('workspace', id);
+
+/** How each sandbox grain graduates to the next access tier. */
+export const GRADUATION: Record<GrainKind, { tier: string; how: string }> = {
+  workspace: {
+    tier: 'identified',
+    how: 'POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over',
+  },
+  tenant: {
+    tier: 'identified',
+    how: 'POST /keys with your email, then declare the same Offers and routing where the identity plane binds the tenant to your principal; sandbox Matters do not carry over',
+  },
+  firm: {
+    tier: 'credential_verified',
+    how: 'each member re-executes their Enrollment after the identity provider verifies their license (credential_verified, not live in this preview); sandbox enrollments do not carry over',
+  },
+};
+export const workspaceGraduation = GRADUATION.workspace;
+
+/** The common fields of a sandbox grain's view. */
+export function grainView(grains: SandboxGrains, record: GrainRecord) {
+  return {
+    id: record.id,
+    tier: 'anonymous',
+    environment: 'sandbox',
+    openedAt: record.openedAt,
+    expiresAt: record.expiresAt,
+    ttlSeconds: record.ttlSeconds,
+    expiresInSeconds: grains.expiresInSeconds(record),
+    graduation: GRADUATION[record.kind],
+  };
+}

@@ -10,11 +10,13 @@ import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-net
 import { createBus } from '../engine/bus.ts';
 import { Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
-import { DEFAULT_SANDBOX_TTL_SECONDS, Workspaces } from '../engine/workspaces.ts';
+import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
+import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { installErrorHandling } from './errors.ts';
 import { matterRoutes } from './routes/matters.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
+import { stampProvenance } from './sandbox.ts';
 import type { Services } from './services.ts';
 import { installValidation } from './validation.ts';
 
@@ -24,6 +26,10 @@ export interface BuildOptions {
   supply?: SupplyNetwork;
   signers?: SignerRegistry;
   sandboxTtlSeconds?: number;
+  /** Wall clock (ms) for sandbox TTLs and the creation bound; tests inject one. */
+  sandboxNow?: () => number;
+  /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
+  creationBound?: Partial<CreationBoundOptions>;
   residentActors?: number;
   logger?: boolean;
   /** Largest accepted request body, in bytes; larger is 413. */
@@ -46,7 +52,8 @@ export function createServices(options: BuildOptions): Services {
     supply,
     signers,
     matters: new Matters(supervisor, supply, signers),
-    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds ?? DEFAULT_SANDBOX_TTL_SECONDS),
+    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
+    creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
   };
 }
 
@@ -66,6 +73,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
     reply.header('request-id', request.id);
   });
   app.decorate('services', services);
+  app.addHook('preSerialization', stampProvenance);
 
   await app.register(workspaceRoutes, { services });
   for (const prefix of ['', '/workspaces/:workspaceId']) {

@@ -18,6 +18,6 @@ declare module 'fastify' {
 export function resolveGrain(services: Services) {
   return async (request: FastifyRequest) => {
     const { workspaceId } = request.params as { workspaceId?: string };
-    request.grain = workspaceId === undefined ? ROOT_GRAIN : (await services.workspaces.resolve(workspaceId)).id;
+    request.grain = workspaceId === undefined ? ROOT_GRAIN : (await services.workspaces.resolve(workspaceId)).record.id;
   };
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import type { SupplyNetwork } from '../domain/supply-network.ts';
 import type { CommitBus } from '../engine/bus.ts';
+import type { CreationBound } from '../engine/creation-bound.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
@@ -17,4 +18,5 @@ export interface Services {
   signers: SignerRegistry;
   matters: Matters;
   workspaces: Workspaces;
+  creationBound: CreationBound;
 }

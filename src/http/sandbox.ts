@@ -1,0 +1,35 @@
+/**
+ * HTTP pieces every sandbox grain shares: the per-caller creation bound on the
+ * provisioning doors, and the provenance stamp on every envelope a grain answers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { GrainKind } from '../engine/workspaces.ts';
+import { grainProvenance } from '../engine/workspaces.ts';
+import type { Services } from './services.ts';
+
+const KIND_OF_PREFIX: Record<string, GrainKind> = { ws: 'workspace', tn: 'tenant', fm: 'firm' };
+
+/** The sandbox kind of a grain id, or null for the top level. */
+export function grainKindOf(grain: string | undefined): GrainKind | null {
+  if (!grain) return null;
+  return KIND_OF_PREFIX[grain.slice(0, grain.indexOf('_'))] ?? null;
+}
+
+/** Takes a creation slot for the caller, or refuses 429 BLOCKED with Retry-After. */
+export function admitCreation(services: Services, kind: GrainKind, request: FastifyRequest, reply: FastifyReply): void {
+  const bounded = services.creationBound.admit(kind, request.ip);
+  if (!bounded) return;
+  reply.header('retry-after', String(bounded.retryAfterSeconds));
+  throw bounded.refusal;
+}
+
+/**
+ * A `preSerialization` hook: every JSON object answered inside a sandbox grain
+ * (success or refusal) carries `provenance{environment: sandbox, legalwork: true,
+ * <kind>: id}`, so synthetic state can never pass for real state.
+ */
+export async function stampProvenance(request: FastifyRequest, _reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const kind = grainKindOf(request.grain);
+  if (!kind || payload === null || typeof payload !== 'object' || Array.isArray(payload) || 'provenance' in payload) return payload;
+  return { ...payload, provenance: grainProvenance(kind, request.grain) };
+}
