@@ -8,12 +8,14 @@ import { newId } from '../domain/ids.ts';
 import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
 import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
 import { createBus } from '../engine/bus.ts';
+import { Ladders } from '../engine/ladders.ts';
 import { Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
 import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { installErrorHandling } from './errors.ts';
+import { deadlineRoutes } from './routes/deadlines.ts';
 import { matterRoutes } from './routes/matters.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
@@ -44,6 +46,10 @@ export function createServices(options: BuildOptions): Services {
   const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors });
   const supply = options.supply ?? simulatedSupplyNetwork();
   const signers = options.signers ?? simulatedSignerRegistry;
+  const matters = new Matters(supervisor, supply, signers);
+  const ladders = new Ladders(supervisor);
+  // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
+  matters.mintExtensions.push(ladders.mintExtension);
   return {
     journal: options.journal,
     clock,
@@ -51,7 +57,8 @@ export function createServices(options: BuildOptions): Services {
     supervisor,
     supply,
     signers,
-    matters: new Matters(supervisor, supply, signers),
+    matters,
+    ladders,
     workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
   };
@@ -78,6 +85,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   await app.register(workspaceRoutes, { services });
   for (const prefix of ['', '/workspaces/:workspaceId']) {
     await app.register(matterRoutes, { services, prefix });
+    await app.register(deadlineRoutes, { services, prefix });
   }
   return app as FastifyInstance & { services: Services };
 }

@@ -4,6 +4,7 @@ import type { SignerRegistry } from '../domain/signer-registry.ts';
 import type { SupplyNetwork } from '../domain/supply-network.ts';
 import type { CommitBus } from '../engine/bus.ts';
 import type { CreationBound } from '../engine/creation-bound.ts';
+import type { Ladders } from '../engine/ladders.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
@@ -17,6 +18,7 @@ export interface Services {
   supply: SupplyNetwork;
   signers: SignerRegistry;
   matters: Matters;
+  ladders: Ladders;
   workspaces: Workspaces;
   creationBound: CreationBound;
 }

@@ -1,0 +1,238 @@
+/**
+ * The Deadline Ladder commands: one ladder actor per Asset, opened in the same
+ * transaction as the Matter that mints the Asset (a `MintExtension`), then
+ * moved only by the deadline doors. Each command runs in the ladder's mailbox;
+ * the refusals the spec names (resolved, not at the terminal rung, no ack due,
+ * a tick past the deadline) are worded here and write nothing.
+ *
+ * A tick's one fact lists the rungs it crossed; each rung is also journaled as
+ * its own `reminder.*` event in the same append (subject: the Asset, addressed
+ * to the monitoring owner or carrying the vacancy alarm), which is what puts it
+ * on the `reminders` feed and the SSE wire. Those reminder events carry no
+ * machine cause, so rehydration folds each tick exactly once.
+ */
+import type { AnyMachineSnapshot } from 'xstate';
+import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderContext, type LadderEvent, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
+import { ladderRuleFor } from '../domain/ladder-rules.ts';
+import { refuse } from '../domain/refusal.ts';
+import type { JournalEvent, NewEvent } from '../journal/store.ts';
+import { factToEvent, type Entity, type EntityDefinition, type Fact } from './entity.ts';
+import type { MintExtension } from './matters.ts';
+import type { Supervisor } from './supervisor.ts';
+
+export const LADDER: EntityDefinition<typeof deadlineLadderMachine> = { openedKind: 'ladder.opened', machine: deadlineLadderMachine };
+export type LadderEntity = Entity<typeof deadlineLadderMachine>;
+
+/** The ladder's stream id. One ladder per Asset, so the Asset id names it. */
+export const ladderStreamOf = (assetId: string) => `ladder:${assetId}`;
+
+const contextOf = (entity: LadderEntity): LadderContext => (entity.snapshot() as AnyMachineSnapshot).context as LadderContext;
+const stateOf = (entity: LadderEntity): 'counting' | 'terminalRung' | 'resolved' => {
+  const value = (entity.snapshot() as AnyMachineSnapshot).value;
+  return typeof value === 'string' ? (value as 'resolved') : (value as { open: 'counting' | 'terminalRung' }).open;
+};
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Where the count stands, named for a reader: which rung comes next. */
+function rungOf(days: number): 'before_notice' | 'notice' | 'daily_ack' | 'terminal' {
+  if (days === 0) return 'terminal';
+  if (ackWindow(days)) return 'daily_ack';
+  return days <= NOTICE_RUNG_DAYS ? 'notice' : 'before_notice';
+}
+
+/** The Deadline Ladder view of the spec, derived from the actor's snapshot. */
+export function ladderView(entity: LadderEntity) {
+  const ctx = contextOf(entity);
+  const opened = entity.opened.data as { matterId: string; matterType: string; obligation: string; fixture: string | null };
+  const resolved = stateOf(entity) === 'resolved';
+  const vacant = ctx.owner === null;
+  const current = resolved
+    ? ctx.resolution?.kind === 'terminal_rung'
+      ? [{ occurrence: ctx.resolution.occurrence, kind: 'resolved', outcome: ctx.resolution.outcome, evidenceRef: null }]
+      : []
+    : [{ occurrence: ctx.occurrence, kind: 'open', evidenceRef: null, daysUntilDeadline: ctx.days }];
+  return {
+    assetId: ctx.assetId,
+    matterId: opened.matterId,
+    obligation: opened.obligation,
+    status: resolved ? 'resolved' : 'open',
+    rung: resolved ? 'resolved' : rungOf(ctx.days),
+    daysUntilDeadline: ctx.days,
+    alarm: vacant ? ('vacant' as const) : ('nominal' as const),
+    vacant,
+    monitoring: { assetId: ctx.assetId, signerId: ctx.owner },
+    ackRequiredToday: !resolved && ackWindow(ctx.days) && !ctx.ackedToday,
+    terminalOutcomes: [...TERMINAL_OUTCOMES],
+    occurrences: [...ctx.satisfied, ...current],
+    acks: ctx.acks,
+    resolution: ctx.resolution,
+    ...(ctx.recurEveryDays !== null ? { recurEveryDays: ctx.recurEveryDays, nextOccurrenceInDays: resolved ? null : ctx.days + ctx.recurEveryDays } : {}),
+    ...(opened.fixture ? { fixture: opened.fixture } : {}),
+    version: entity.version,
+  };
+}
+
+export type LadderView = ReturnType<typeof ladderView>;
+
+export class Ladders {
+  constructor(private readonly supervisor: Supervisor) {}
+
+  /**
+   * Opens the Asset's ladder inside the Matter's opening transaction, with the
+   * length and cadence the rules table gives the matter type (or a fixture).
+   */
+  readonly mintExtension: MintExtension = ({ matterId, assetId, request }) => {
+    const rule = ladderRuleFor(request.matterType, request.asset?.title);
+    const input: LadderInput = { assetId, daysUntilDeadline: rule.daysUntilDeadline, recurEveryDays: rule.recurEveryDays };
+    const recurring = rule.recurEveryDays !== null ? `, recurring every ${rule.recurEveryDays} days` : '';
+    const opened: Fact = {
+      kind: LADDER.openedKind,
+      by: 'gate',
+      note: `Deadline Ladder opened for Asset ${assetId}: ${rule.obligation}, ${plural(rule.daysUntilDeadline, 'day')} until the deadline${recurring}; no monitoring owner named yet (alarm vacant)`,
+      data: { matterId, matterType: request.matterType, obligation: rule.obligation, daysUntilDeadline: rule.daysUntilDeadline, recurEveryDays: rule.recurEveryDays, fixture: rule.fixture, alarm: 'vacant' },
+    };
+    return [{ stream: ladderStreamOf(assetId), expectedVersion: 0, events: [factToEvent(opened, assetId, this.supervisor.clock.stamp(), { type: 'xstate.init', input })] }];
+  };
+
+  /** The ladder of an Asset in this grain; 404 when there is none. */
+  async get(grain: string, assetId: string): Promise<LadderEntity> {
+    const entity = await this.supervisor.load(LADDER, ladderStreamOf(assetId));
+    if (!entity || entity.grain !== grain) throw notFound(assetId);
+    return entity;
+  }
+
+  /** The ladder view, or null when the Asset has none here (for embedding in the Asset). */
+  async viewOf(grain: string, assetId: string): Promise<LadderView | null> {
+    const entity = await this.supervisor.load(LADDER, ladderStreamOf(assetId));
+    return entity && entity.grain === grain ? ladderView(entity) : null;
+  }
+
+  private run<T>(grain: string, assetId: string, work: (entity: LadderEntity) => Promise<T>): Promise<T> {
+    // The ladder's mailbox: commands on one ladder run one at a time, in arrival order.
+    return this.supervisor.exclusive(ladderStreamOf(assetId), async () => {
+      const entity = await this.get(grain, assetId);
+      refuseIfResolved(entity);
+      return work(entity);
+    });
+  }
+
+  /** Moves the ladder `days` closer to its deadline; the rungs crossed land on the tail. */
+  tick(grain: string, assetId: string, days: number) {
+    return this.run(grain, assetId, async (entity) => {
+      const ctx = contextOf(entity);
+      if (stateOf(entity) === 'terminalRung') {
+        throw refuse.conflict('TICK_REFUSED', `the ladder of Asset ${assetId} is at the terminal rung (0 days): it takes no more ticks; satisfy it with evidence or resolve it with one of ${TERMINAL_OUTCOMES.join(', ')}`, { assetId, daysUntilDeadline: 0 });
+      }
+      if (days > ctx.days) {
+        throw refuse.conflict('TICK_REFUSED', `a tick of ${plural(days, 'day')} would pass the deadline of Asset ${assetId}: only ${plural(ctx.days, 'day')} remain; tick at most ${ctx.days}`, { assetId, daysUntilDeadline: ctx.days });
+      }
+      const written = await this.commit(entity, { type: 'TICK', days });
+      const rungs = written.filter((e) => e.kind.startsWith('reminder.')).map((e) => ({ rung: e.data.rung as string, atDaysRemaining: e.data.atDaysRemaining as number, kind: e.kind, seq: e.seq, ...(e.deliverTo ? { deliverTo: e.deliverTo } : {}) }));
+      return { entity, rungs, seq: written[0].seq };
+    });
+  }
+
+  /** The daily human acknowledgment, owed from 7 days to 1 day remaining, once a day. */
+  ack(grain: string, assetId: string, actor: string) {
+    return this.run(grain, assetId, async (entity) => {
+      const ctx = contextOf(entity);
+      if (!ackWindow(ctx.days)) {
+        throw refuse.conflict('NO_ACK_DUE', `no acknowledgment is due on the ladder of Asset ${assetId}: ${plural(ctx.days, 'day')} remain, and acks are owed each day from 7 days down to 1 day remaining`, { assetId, daysUntilDeadline: ctx.days });
+      }
+      if (ctx.ackedToday) {
+        const last = ctx.acks[ctx.acks.length - 1];
+        throw refuse.conflict('NO_ACK_DUE', `today's acknowledgment on the ladder of Asset ${assetId} is already given (by ${last.actor} at ${plural(ctx.days, 'day')} remaining); the next one is owed after the next tick`, { assetId, daysUntilDeadline: ctx.days });
+      }
+      const [written] = await this.commit(entity, { type: 'ACK', actor });
+      return { entity, atDaysRemaining: ctx.days, seq: written.seq };
+    });
+  }
+
+  /** Names the monitoring owner (a Signer id or `platform`), clearing the vacancy alarm. */
+  monitor(grain: string, assetId: string, signerId: string) {
+    return this.run(grain, assetId, async (entity) => {
+      const [written] = await this.commit(entity, { type: 'MONITOR', signerId });
+      return { entity, seq: written.seq };
+    });
+  }
+
+  /** Evidence closes a one-shot ladder, or rolls a recurring one forward by one cadence. */
+  satisfy(grain: string, assetId: string, evidenceRef: string) {
+    return this.run(grain, assetId, async (entity) => {
+      const [written] = await this.commit(entity, { type: 'SATISFY', evidenceRef });
+      return { entity, seq: written.seq };
+    });
+  }
+
+  /** At the terminal rung, one of the four outcomes closes the ladder for good. */
+  resolve(grain: string, assetId: string, outcome: TerminalOutcome) {
+    return this.run(grain, assetId, async (entity) => {
+      if (stateOf(entity) !== 'terminalRung') {
+        const { days } = contextOf(entity);
+        throw refuse.conflict('NOT_AT_TERMINAL_RUNG', `the ladder of Asset ${assetId} is not at the terminal rung: ${plural(days, 'day')} remain; resolve is possible only at 0 days (tick ${days} to reach it) and evidence closes it sooner (POST /deadlines/${assetId}/satisfy)`, { assetId, daysUntilDeadline: days });
+      }
+      const [written] = await this.commit(entity, { type: 'RESOLVE', outcome });
+      return { entity, seq: written.seq };
+    });
+  }
+
+  /**
+   * Journals the one fact the machine emits for `event` (plus, for a tick, a
+   * `reminder.*` event per rung crossed) with the stream's expected version,
+   * then advances the actor. Refuses, writing nothing, if the machine would.
+   */
+  private async commit(entity: LadderEntity, event: LadderEvent): Promise<JournalEvent[]> {
+    const preview = this.supervisor.preview(entity, [event]);
+    if (!preview || preview[0].length !== 1) {
+      throw refuse.conflict('LADDER_REFUSES', `the ladder of Asset ${contextOf(entity).assetId} does not accept ${event.type} in its current state`);
+    }
+    const [fact] = preview[0];
+    const assetId = contextOf(entity).assetId;
+    const events: NewEvent[] = [factToEvent(fact, assetId, this.supervisor.clock.stamp(), event)];
+    if (fact.kind === 'ladder.ticked') events.push(...this.reminders(entity, fact));
+    const written = await this.supervisor.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events }]);
+    entity.advance([event], written);
+    return written;
+  }
+
+  /** One tail event per rung a tick crossed, addressed to the owner or marked vacant. */
+  private reminders(entity: LadderEntity, ticked: Fact): NewEvent[] {
+    const { assetId, owner, occurrence } = contextOf(entity);
+    const obligation = (entity.opened.data as { obligation: string }).obligation;
+    const vacancy = owner === null ? '; no monitoring owner is named (alarm vacant): POST /deadlines/' + assetId + '/monitor' : '';
+    return (ticked.data.rungs as Rung[]).map((r) => ({
+      kind: `reminder.${r.rung}`,
+      at: this.supervisor.clock.stamp(),
+      subject: assetId,
+      summary: reminderSummary(r, assetId, obligation) + vacancy,
+      by: 'gate',
+      ...(owner !== null ? { deliverTo: owner } : {}),
+      data: { rung: r.rung, atDaysRemaining: r.atDaysRemaining, occurrence, obligation, alarm: owner === null ? 'vacant' : 'nominal' },
+    }));
+  }
+}
+
+function reminderSummary(r: Rung, assetId: string, obligation: string): string {
+  switch (r.rung) {
+    case 'notice':
+      return `Notice: ${NOTICE_RUNG_DAYS} days remain until the ${obligation} deadline of Asset ${assetId}`;
+    case 'ack_due':
+      return `Acknowledgment due today: ${plural(r.atDaysRemaining, 'day')} remain until the ${obligation} deadline of Asset ${assetId} (POST /deadlines/${assetId}/ack)`;
+    case 'ack_missed':
+      return `Acknowledgment missed: nobody acknowledged the ${obligation} deadline of Asset ${assetId} at ${plural(r.atDaysRemaining, 'day')} remaining`;
+    case 'terminal':
+      return `Terminal rung: the ${obligation} deadline of Asset ${assetId} is today; satisfy it with evidence or resolve it with one of ${TERMINAL_OUTCOMES.join(', ')}`;
+  }
+}
+
+function notFound(assetId: string) {
+  return refuse.notFound('LADDER_NOT_FOUND', `no Deadline Ladder for Asset ${assetId} here: each Matter mints its Asset with a ladder (GET /assets lists them)`, { assetId });
+}
+
+/** A resolved ladder is forever: every further write is 409. */
+function refuseIfResolved(entity: LadderEntity) {
+  if (stateOf(entity) !== 'resolved') return;
+  const { assetId, resolution } = contextOf(entity);
+  const how = resolution?.kind === 'terminal_rung' ? `at the terminal rung (${resolution.outcome})` : `by evidence ${resolution?.kind === 'satisfied' ? resolution.evidenceRef : ''}`.trim();
+  throw refuse.conflict('LADDER_RESOLVED', `the ladder of Asset ${assetId} is already closed, resolved ${how}: a resolved ladder is forever`, { assetId, resolution });
+}

@@ -1,0 +1,64 @@
+/**
+ * The "Deadlines" doors: one Deadline Ladder per Asset, addressed by the Asset
+ * id. Mounted on every grain prefix the Matter routes mount on.
+ *
+ * Statuses: 404 no ladder here; 409 the ladder refuses (resolved, not at the
+ * terminal rung, no ack due, a tick past the deadline); 422 a missing or
+ * malformed field (schema), including a blank actor or evidenceRef.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TerminalOutcome } from '../../../machines/deadline-ladder.ts';
+import { refuse } from '../../domain/refusal.ts';
+import { ladderView } from '../../engine/ladders.ts';
+import { ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
+import { AckBody, DeadlineParams, MonitorBody, ResolveBody, SatisfyBody, TickBody } from '../schemas/deadlines.ts';
+import type { Services } from '../services.ts';
+
+type Params = { assetId: string };
+
+/** A string that is present but blank names nobody: 422, like a missing one. */
+function requireNamed(value: string, field: string, code: string, what: string): string {
+  if (value.trim() === '') throw refuse.unprocessable(code, `${field} must name ${what}; a blank value names nobody`, { field });
+  return value.trim();
+}
+
+export async function deadlineRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { ladders } = services;
+  app.addHook('preHandler', resolveGrain(services));
+
+  app.get('/deadlines/:assetId', { schema: { params: DeadlineParams } }, async (request) => {
+    const entity = await ladders.get(request.grain, (request.params as Params).assetId);
+    return ok(ladderView(entity));
+  });
+
+  app.post('/deadlines/:assetId/tick', { schema: { params: DeadlineParams, body: TickBody } }, async (request) => {
+    const { entity, rungs, seq } = await ladders.tick(request.grain, (request.params as Params).assetId, (request.body as { days: number }).days);
+    const view = ladderView(entity);
+    return ok({ assetId: view.assetId, daysUntilDeadline: view.daysUntilDeadline, alarm: view.alarm, ackRequiredToday: view.ackRequiredToday, events: rungs, seq });
+  });
+
+  app.post('/deadlines/:assetId/ack', { schema: { params: DeadlineParams, body: AckBody } }, async (request) => {
+    const actor = requireNamed((request.body as { actor: string }).actor, 'actor', 'ACTOR_MISSING', 'the human who acknowledges');
+    const { atDaysRemaining, seq } = await ladders.ack(request.grain, (request.params as Params).assetId, actor);
+    return ok({ acked: true as const, atDaysRemaining, actor, seq });
+  });
+
+  app.post('/deadlines/:assetId/monitor', { schema: { params: DeadlineParams, body: MonitorBody } }, async (request) => {
+    const { entity, seq } = await ladders.monitor(request.grain, (request.params as Params).assetId, (request.body as { signerId: string }).signerId);
+    const view = ladderView(entity);
+    return ok({ monitoring: view.monitoring, vacant: view.vacant, alarm: view.alarm, seq });
+  });
+
+  app.post('/deadlines/:assetId/satisfy', { schema: { params: DeadlineParams, body: SatisfyBody } }, async (request) => {
+    const evidenceRef = requireNamed((request.body as { evidenceRef: string }).evidenceRef, 'evidenceRef', 'EVIDENCE_MISSING', 'the evidence: closure is by evidence, never by assertion');
+    const { entity, seq } = await ladders.satisfy(request.grain, (request.params as Params).assetId, evidenceRef);
+    return ok({ ...ladderView(entity), seq });
+  });
+
+  app.post('/deadlines/:assetId/resolve', { schema: { params: DeadlineParams, body: ResolveBody } }, async (request) => {
+    const { entity, seq } = await ladders.resolve(request.grain, (request.params as Params).assetId, (request.body as { outcome: TerminalOutcome }).outcome);
+    const view = ladderView(entity);
+    return ok({ resolved: view.resolution, ladder: view, seq });
+  });
+}
