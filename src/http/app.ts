@@ -16,10 +16,12 @@ import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { installErrorHandling } from './errors.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
+import { eventRoutes } from './routes/events.ts';
 import { matterRoutes } from './routes/matters.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
 import type { Services } from './services.ts';
+import { SseHub } from './sse.ts';
 import { installValidation } from './validation.ts';
 
 export interface BuildOptions {
@@ -36,6 +38,10 @@ export interface BuildOptions {
   logger?: boolean;
   /** Largest accepted request body, in bytes; larger is 413. */
   bodyLimit?: number;
+  /** SSE keep-alive comment interval, ms (default 15 000). */
+  sseKeepAliveMs?: number;
+  /** Bytes an SSE subscriber may fall behind before it is dropped (default 1 MiB). */
+  sseMaxBufferedBytes?: number;
 }
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
@@ -80,12 +86,16 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
     reply.header('request-id', request.id);
   });
   app.decorate('services', services);
+  const sse = new SseHub(services.journal, services.bus, { keepAliveMs: options.sseKeepAliveMs, maxBufferedBytes: options.sseMaxBufferedBytes });
+  // Open event streams would hold server.close() forever: end them before it runs.
+  app.addHook('preClose', async () => sse.close());
   app.addHook('preSerialization', stampProvenance);
 
   await app.register(workspaceRoutes, { services });
   for (const prefix of ['', '/workspaces/:workspaceId']) {
     await app.register(matterRoutes, { services, prefix });
     await app.register(deadlineRoutes, { services, prefix });
+    await app.register(eventRoutes, { services, sse, prefix });
   }
   return app as FastifyInstance & { services: Services };
 }

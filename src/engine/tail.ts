@@ -1,0 +1,80 @@
+/**
+ * The event tail of a grain: the grain's journal as the outside world sees it,
+ * append-only and ordered by `seq`, cursored with `after`. Nothing here is
+ * stored apart from the journal; every page is read from it.
+ *
+ * Paging never skips or repeats an event, also while writes land: seqs are
+ * assigned inside the committing transaction, gap-free per grain, and a reader
+ * sees a transaction whole or not at all, so "everything after seq N" is
+ * stable once N has been seen. `latestSeq` is read after the page, so it is
+ * never below the page's last seq.
+ */
+import type { Feed, JournalEvent, JournalStore } from '../journal/store.ts';
+
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 500;
+
+/** One tail entry: what a subscriber sees of a journal event (no internal cause or stream version). */
+export interface TailEntry {
+  seq: number;
+  at: string;
+  kind: string;
+  subject: string;
+  summary: string;
+  verb?: string;
+  by?: string;
+  actor?: string;
+  deliverTo?: string;
+  data: Record<string, unknown>;
+}
+
+export function tailEntry(e: JournalEvent): TailEntry {
+  return {
+    seq: e.seq,
+    at: e.at,
+    kind: e.kind,
+    subject: e.subject,
+    summary: e.summary,
+    ...(e.verb !== undefined ? { verb: e.verb } : {}),
+    ...(e.by !== undefined ? { by: e.by } : {}),
+    ...(e.actor !== undefined ? { actor: e.actor } : {}),
+    ...(e.deliverTo !== undefined ? { deliverTo: e.deliverTo } : {}),
+    data: e.data,
+  };
+}
+
+export interface TailQuery {
+  after: number;
+  limit: number;
+  feed: Feed;
+}
+
+export interface TailPage {
+  latestSeq: number;
+  results: TailEntry[];
+  /** The cursor for the next page: the last seq returned, or `after` when nothing was. */
+  nextAfter: number;
+}
+
+export async function readTailPage(journal: JournalStore, grain: string, query: TailQuery): Promise<TailPage> {
+  const events = await journal.readTail(grain, query);
+  const latestSeq = await journal.latestSeq(grain);
+  return { latestSeq, results: events.map(tailEntry), nextAfter: events.length ? events[events.length - 1].seq : query.after };
+}
+
+const FEED_WORDS: Record<Feed, string> = {
+  timeline: 'event',
+  reminders: 'reminder (reminder.* from ladder rungs)',
+  time: 'event with a named actor (acks, consents, attestation outcomes, client directions)',
+};
+
+/** The typed envelope: OK with results, or EMPTY saying where the tail stands. */
+export function tailEnvelope(page: TailPage, query: TailQuery) {
+  const base = { appendOnly: true as const, feed: query.feed, after: query.after, latestSeq: page.latestSeq };
+  if (page.results.length) return { type: 'OK' as const, ...base, results: page.results, nextAfter: page.nextAfter };
+  const message =
+    page.latestSeq === 0
+      ? 'this grain\'s tail is empty: nothing has been journaled here yet'
+      : `no ${FEED_WORDS[query.feed]} after seq ${query.after}; the tail ends at seq ${page.latestSeq}. Poll again with after=${Math.max(query.after, 0)} or subscribe to GET /events/stream`;
+  return { type: 'EMPTY' as const, ...base, results: [] as TailEntry[], nextAfter: query.after, message };
+}

@@ -1,0 +1,63 @@
+/**
+ * The event tail doors. `GET /events` pages a grain's tail; `GET /events/stream`
+ * streams it as Server-Sent Events when asked with `Accept: text/event-stream`
+ * and otherwise answers at once with the subscription contract (never a hung
+ * request). Mounted on every grain prefix: each grain has its own tail.
+ */
+import type { FastifyInstance } from 'fastify';
+import { refuse } from '../../domain/refusal.ts';
+import { readTailPage, tailEnvelope, type TailQuery } from '../../engine/tail.ts';
+import { FEEDS, type Feed } from '../../journal/store.ts';
+import { ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
+import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
+import type { Services } from '../services.ts';
+import { SSE_EVENT_NAME, type SseHub } from '../sse.ts';
+
+const wantsEventStream = (accept: string | undefined) => accept !== undefined && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
+
+/** The resume point: `Last-Event-ID` (what a reconnecting EventSource sends) wins over `after`. */
+function cursorOf(lastEventId: string | string[] | undefined, after: number): number {
+  if (lastEventId === undefined) return after;
+  const value = Array.isArray(lastEventId) ? lastEventId[lastEventId.length - 1] : lastEventId;
+  if (!LAST_EVENT_ID.test(value.trim())) {
+    throw refuse.unprocessable('INVALID_LAST_EVENT_ID', `Last-Event-ID must be the seq of the last event received (a non-negative integer), got ${JSON.stringify(value)}`, { header: 'last-event-id' });
+  }
+  return Number(value.trim());
+}
+
+export async function eventRoutes(app: FastifyInstance, { services, sse }: { services: Services; sse: SseHub }) {
+  app.addHook('preHandler', resolveGrain(services));
+
+  app.get('/events', { schema: { querystring: EventsQuery } }, async (request) => {
+    const query = request.query as TailQuery;
+    return tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
+  });
+
+  app.get('/events/stream', { schema: { querystring: EventStreamQuery } }, async (request, reply) => {
+    const { after, feed } = request.query as { after: number; feed: Feed };
+    const cursor = cursorOf(request.headers['last-event-id'], after);
+    if (!wantsEventStream(request.headers.accept)) {
+      const path = request.url.split('?')[0];
+      return ok({
+        latestSeq: await services.journal.latestSeq(request.grain),
+        subscription: {
+          path,
+          method: 'GET',
+          accept: 'text/event-stream',
+          feed,
+          after: cursor,
+          feeds: FEEDS,
+          order: 'the backlog after the cursor first, then each new event as it commits, in seq order',
+          frame: { event: SSE_EVENT_NAME, id: 'the event seq', data: 'the tail entry as JSON: {seq, at, kind, subject, summary, verb?, by?, actor?, deliverTo?, data}' },
+          resume: 'reconnect with the header Last-Event-ID: <last seq received> (EventSource does this itself), or with ?after=<seq>; nothing is skipped or repeated',
+          keepAlive: { comment: ': keep-alive', everySeconds: sse.keepAliveMs / 1000 },
+          slowSubscribers: `a subscriber more than ${sse.maxBufferedBytes} bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID`,
+          example: `curl -N -H 'Accept: text/event-stream' '${request.protocol}://${request.headers.host ?? '127.0.0.1'}${path}?feed=${feed}&after=${cursor}'`,
+        },
+      });
+    }
+    reply.hijack();
+    sse.subscribe(request.grain, feed, cursor, reply.raw, { 'request-id': request.id });
+  });
+}

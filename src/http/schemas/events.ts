@@ -1,0 +1,19 @@
+/** Query schemas of the event tail doors (`GET /events`, `GET /events/stream`). */
+import { Type } from '@sinclair/typebox';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../engine/tail.ts';
+import { FEEDS, type Feed } from '../../journal/store.ts';
+import { Strict } from './common.ts';
+
+const FeedSchema = Type.Unsafe<Feed>({ type: 'string', enum: [...FEEDS], default: 'timeline', description: 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor' });
+const After = Type.Integer({ minimum: 0, default: 0, description: 'events with seq greater than this' });
+
+export const EventsQuery = Strict({
+  after: After,
+  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, at most ${MAX_PAGE_SIZE}` }),
+  feed: FeedSchema,
+});
+
+export const EventStreamQuery = Strict({ after: After, feed: FeedSchema });
+
+/** `Last-Event-ID` as EventSource sends it back: the decimal seq of the last frame seen. */
+export const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;

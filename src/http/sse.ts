@@ -1,0 +1,241 @@
+/**
+ * Server-Sent Events for the event tail (`GET /events/stream`).
+ *
+ * One hub per app listens to the commit bus once and fans each committed batch
+ * out to the subscribers of that grain. A frame is encoded once per event and
+ * the same bytes are written to every subscriber, so a fan-out costs one socket
+ * write per subscriber and nothing else.
+ *
+ * Each subscriber keeps a cursor: the highest grain seq it has accounted for
+ * (sent, or skipped because its feed does not show it). Events reach it in one
+ * of two ways:
+ * - live, from the bus, when the batch follows the cursor without a gap;
+ * - from the journal (the backlog at connect, or to fill any gap), paged with
+ *   back-pressure: a page is written only once the previous one drained.
+ * So a subscriber sees every event of its feed once, in seq order.
+ *
+ * Writers never wait on subscribers: the bus hands a batch over synchronously
+ * and a subscriber that cannot keep up (more than `maxBufferedBytes` waiting in
+ * its socket buffer) is dropped at once. Memory per connection stays bounded;
+ * the client resumes with `Last-Event-ID`.
+ */
+import type { ServerResponse } from 'node:http';
+import type { CommitBus } from '../engine/bus.ts';
+import { tailEntry } from '../engine/tail.ts';
+import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
+
+export const SSE_EVENT_NAME = 'grain-event';
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Suggested reconnection delay sent to clients (`retry:`), in ms. */
+export const RETRY_MS = 2_000;
+const CATCH_UP_PAGE = 500;
+
+export interface SseOptions {
+  keepAliveMs?: number;
+  maxBufferedBytes?: number;
+}
+
+/** One `grain-event` frame: the id is the seq, the data the tail entry JSON. */
+export function frameOf(event: JournalEvent): Buffer {
+  return Buffer.from(`event: ${SSE_EVENT_NAME}\nid: ${event.seq}\ndata: ${JSON.stringify(tailEntry(event))}\n\n`);
+}
+
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+export type DropReason = 'overflow' | 'closed' | 'shutdown';
+
+class Subscriber {
+  /** Highest grain seq accounted for: sent, or not in this feed. */
+  cursor: number;
+  private catchingUp = false;
+  /** Highest seq announced by the bus while the journal was being read. */
+  private announced = 0;
+  closed = false;
+
+  constructor(
+    readonly hub: SseHub,
+    readonly grain: string,
+    readonly feed: Feed,
+    after: number,
+    readonly res: ServerResponse,
+  ) {
+    this.cursor = after;
+  }
+
+  /** A committed batch of this grain, with its frames encoded once for everyone. */
+  deliver(events: JournalEvent[], frame: (i: number) => Buffer): void {
+    if (this.closed) return;
+    const last = events[events.length - 1].seq;
+    if (this.catchingUp) {
+      this.announced = Math.max(this.announced, last);
+      return;
+    }
+    for (let i = 0; i < events.length; i += 1) {
+      const e = events[i];
+      if (e.seq <= this.cursor) continue;
+      if (e.seq !== this.cursor + 1) {
+        // A gap (an append that bypassed the bus, or events missed while closed): read it from the journal.
+        this.announced = last;
+        void this.catchUp();
+        return;
+      }
+      if (inFeed(this.feed, e)) this.res.write(frame(i));
+      this.cursor = e.seq;
+    }
+    this.checkBuffer();
+  }
+
+  keepAlive(): void {
+    if (this.closed) return;
+    this.res.write(KEEP_ALIVE);
+    this.checkBuffer();
+  }
+
+  /** A subscriber that does not drain is dropped, never buffered without bound. */
+  private checkBuffer(): void {
+    if (this.res.writableLength > this.hub.maxBufferedBytes) this.hub.drop(this, 'overflow');
+  }
+
+  /**
+   * Reads from the journal after the cursor until it has caught up with
+   * everything committed (including what the bus announced meanwhile).
+   */
+  async catchUp(): Promise<void> {
+    if (this.catchingUp || this.closed) return;
+    this.catchingUp = true;
+    try {
+      for (;;) {
+        const latest = await this.hub.journal.latestSeq(this.grain);
+        const page = await this.hub.journal.readTail(this.grain, { after: this.cursor, limit: CATCH_UP_PAGE, feed: this.feed });
+        if (this.closed) return;
+        for (const e of page) {
+          if (e.seq > this.cursor) this.res.write(frameOf(e));
+        }
+        const full = page.length === CATCH_UP_PAGE;
+        // A short page means the feed was read to the end of the tail, which is at least `latest`.
+        this.cursor = full ? page[page.length - 1].seq : Math.max(this.cursor, latest, page.length ? page[page.length - 1].seq : 0);
+        if (this.res.writableNeedDrain) await this.drained();
+        if (this.closed) return;
+        if (!full && this.announced <= this.cursor) return;
+      }
+    } catch {
+      // The journal could not be read (closing under a shutdown): drop; the client resumes with Last-Event-ID.
+      this.hub.drop(this, 'closed');
+    } finally {
+      this.catchingUp = false;
+    }
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+}
+
+export class SseHub {
+  readonly keepAliveMs: number;
+  readonly maxBufferedBytes: number;
+  private readonly byGrain = new Map<string, Set<Subscriber>>();
+  private readonly timer: NodeJS.Timeout;
+  private dropped = 0;
+  private readonly onCommitted = (events: JournalEvent[]) => this.fanOut(events);
+
+  constructor(
+    readonly journal: JournalStore,
+    private readonly bus: CommitBus,
+    options: SseOptions = {},
+  ) {
+    this.keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    bus.on('committed', this.onCommitted);
+    // One timer for every connection; it never keeps the process alive.
+    this.timer = setInterval(() => this.keepAliveAll(), this.keepAliveMs);
+    this.timer.unref();
+  }
+
+  /** Open subscriptions, across all grains. */
+  get size(): number {
+    let n = 0;
+    for (const set of this.byGrain.values()) n += set.size;
+    return n;
+  }
+
+  /** Connections dropped because they fell too far behind. */
+  get droppedForOverflow(): number {
+    return this.dropped;
+  }
+
+  /**
+   * Starts streaming on a response whose headers the caller has not sent yet:
+   * the backlog after `after` first, then every new event of `feed` as it commits.
+   */
+  subscribe(grain: string, feed: Feed, after: number, res: ServerResponse, headers: Record<string, string> = {}): void {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      ...headers,
+    });
+    // The first bytes flush the headers, so a client sees the stream open even before any event.
+    res.write(`retry: ${RETRY_MS}\n: legalwork event tail; feed=${feed}; after=${after}; keep-alive every ${this.keepAliveMs % 1000 === 0 ? `${this.keepAliveMs / 1000}s` : `${this.keepAliveMs}ms`}\n\n`);
+    const subscriber = new Subscriber(this, grain, feed, after, res);
+    let set = this.byGrain.get(grain);
+    if (!set) this.byGrain.set(grain, (set = new Set()));
+    set.add(subscriber);
+    res.on('close', () => this.forget(subscriber));
+    res.on('error', () => this.drop(subscriber, 'closed'));
+    void subscriber.catchUp();
+  }
+
+  private fanOut(events: JournalEvent[]): void {
+    if (events.length === 0) return;
+    const set = this.byGrain.get(events[0].grain);
+    if (!set || set.size === 0) return;
+    // Encoded lazily, once per event, shared by every subscriber of the grain.
+    const frames: Array<Buffer | undefined> = new Array(events.length);
+    const frame = (i: number) => (frames[i] ??= frameOf(events[i]));
+    for (const subscriber of set) subscriber.deliver(events, frame);
+  }
+
+  private keepAliveAll(): void {
+    for (const set of this.byGrain.values()) for (const subscriber of set) subscriber.keepAlive();
+  }
+
+  drop(subscriber: Subscriber, reason: DropReason): void {
+    if (subscriber.closed) return;
+    if (reason === 'overflow') this.dropped += 1;
+    this.forget(subscriber);
+    subscriber.res.destroy();
+  }
+
+  private forget(subscriber: Subscriber): void {
+    subscriber.closed = true;
+    const set = this.byGrain.get(subscriber.grain);
+    if (!set) return;
+    set.delete(subscriber);
+    if (set.size === 0) this.byGrain.delete(subscriber.grain);
+  }
+
+  /** Ends every stream and stops listening, so the server can close. */
+  close(): void {
+    clearInterval(this.timer);
+    this.bus.off('committed', this.onCommitted);
+    for (const set of [...this.byGrain.values()]) {
+      for (const subscriber of [...set]) {
+        this.forget(subscriber);
+        // A stream with nothing pending ends cleanly; one still holding bytes is cut, or close would wait on it.
+        if (subscriber.res.writableLength === 0) subscriber.res.end();
+        else subscriber.res.destroy();
+      }
+    }
+  }
+}
