@@ -1,12 +1,62 @@
-/** The `legalwork` command. */
-import { start } from '../server.ts';
+/**
+ * The `legalwork` command: finds the sub-command named by the first words of
+ * the command line and runs it. Each sub-command declares its arguments and
+ * options (see `command.ts`); this file only routes and prints the overview.
+ */
+import { runCommand, type Command } from './command.ts';
+import { deadlineCommands } from './commands/deadlines.ts';
+import { eventCommands } from './commands/events.ts';
+import { keyCommands } from './commands/keys.ts';
+import { matterCommands } from './commands/matters.ts';
+import { mcpCommands } from './commands/mcp.ts';
+import { orderCommands } from './commands/orders.ts';
+import { serveCommands } from './commands/serve.ts';
+import { runVerify, VERIFY_SUMMARY } from './commands/verify.ts';
+import { workspaceCommands } from './commands/workspaces.ts';
+import { EXIT } from './exit-codes.ts';
+import type { Streams } from './output.ts';
 
-const [command = 'help'] = process.argv.slice(2);
+export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...mcpCommands];
 
-if (command === 'serve') {
-  const { address } = await start();
-  process.stderr.write(`legalwork listening on ${address}\n`);
-} else {
-  process.stdout.write('usage: legalwork serve\n');
-  process.exitCode = command === 'help' || command === '--help' ? 0 : 2;
+export function overview(): string {
+  const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map((a) => `<${a.name}>`)].join(' '), c.summary]);
+  rows.splice(rows.length - 1, 0, ['verify --url <base>', VERIFY_SUMMARY]);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return [
+    'usage: legalwork <command> [options]',
+    '',
+    'commands:',
+    ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
+    '',
+    'Every command takes --help. Commands that call the service print its JSON answer on stdout',
+    '(--pretty to indent it) and take --url (default $LEGALWORK_URL, else http://127.0.0.1:3000);',
+    'LEGALWORK_KEY is sent as Authorization: Bearer. --workspace <id> rehearses in a sandbox workspace.',
+    'exit codes: 0 done, 1 refused (4xx), 2 bad command line, 3 service unreachable, 4 service failed (5xx)',
+    '',
+  ].join('\n');
+}
+
+/** Runs the command line `argv` (without node and the script); resolves with the exit code. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, streams: Streams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [first, second] = argv;
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    streams.stdout.write(overview());
+    return EXIT.ok;
+  }
+  if (first === 'verify') return runVerify(argv.slice(1), streams.stderr);
+  const exact = COMMANDS.find((c) => c.path.length === 2 ? c.path[0] === first && c.path[1] === second : c.path[0] === first);
+  if (exact) return runCommand(exact, argv.slice(exact.path.length), env, streams);
+  const group = COMMANDS.filter((c) => c.path[0] === first && c.path.length === 2);
+  if (group.length) {
+    const help = second === undefined || second === '--help' || second === '-h';
+    const lines = [`usage: legalwork ${first} <${group.map((c) => c.path[1]).join('|')}> [options]`, '', ...group.map((c) => `  ${c.path[1].padEnd(Math.max(...group.map((g) => g.path[1].length)))}  ${c.summary}`), '', `see: legalwork ${first} <command> --help`, ''];
+    if (help && second !== undefined) {
+      streams.stdout.write(lines.join('\n'));
+      return EXIT.ok;
+    }
+    streams.stderr.write(`${second === undefined ? `legalwork ${first}: which one?` : `legalwork ${first}: unknown command "${second}"`}\n${lines.join('\n')}`);
+    return EXIT.usage;
+  }
+  streams.stderr.write(`legalwork: unknown command "${first}"\n\n${overview()}`);
+  return EXIT.usage;
 }

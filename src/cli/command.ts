@@ -1,0 +1,184 @@
+/**
+ * The shape of a `legalwork` sub-command and the one way they are parsed:
+ * `node:util` `parseArgs` in strict mode (an unknown option is a usage error,
+ * never silently ignored), the options every command shares, and `--help`
+ * text generated from the same declaration, so help cannot drift from what
+ * the parser accepts.
+ */
+import { parseArgs } from 'node:util';
+import { EXIT, type ExitCode } from './exit-codes.ts';
+import { Output, type Streams } from './output.ts';
+import { clientOptionsFromEnv, DEFAULT_BASE_URL, grainPrefix, ServiceClient, ServiceUnreachable } from './service-client.ts';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  /** How the value is named in help, e.g. `<n>`. */
+  value?: string;
+  multiple?: boolean;
+  short?: string;
+}
+
+export interface ArgumentSpec {
+  name: string;
+  description: string;
+}
+
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
+export interface Context {
+  values: Values;
+  args: Record<string, string>;
+  out: Output;
+  env: NodeJS.ProcessEnv;
+  /** `/workspaces/<id>` when `--workspace` was given, else `''`. */
+  prefix: string;
+  /** A client for `--url` (or `LEGALWORK_URL`) and `LEGALWORK_KEY`. */
+  client(): ServiceClient;
+}
+
+export interface Command {
+  /** The words that name it: `['matters', 'list']`. */
+  path: string[];
+  summary: string;
+  /** A longer description for `--help`: what it does and which door it uses. */
+  description: string;
+  args?: ArgumentSpec[];
+  options?: Record<string, OptionSpec>;
+  /** Whether `--workspace <id>` applies (the command's doors mount under a workspace). */
+  grain?: boolean;
+  /** Whether the command talks to a service (and so takes `--url` and `--timeout`). */
+  remote?: boolean;
+  run(ctx: Context): Promise<ExitCode>;
+}
+
+/** A mistake on the command line: exit 2 with a worded reason. */
+export class UsageError extends Error {}
+
+const SHARED: Record<string, OptionSpec> = {
+  pretty: { type: 'boolean', description: 'indent the JSON for people' },
+  help: { type: 'boolean', short: 'h', description: 'show this help' },
+};
+
+const REMOTE: Record<string, OptionSpec> = {
+  url: { type: 'string', value: '<base>', description: `the service's base address (default: $LEGALWORK_URL, else ${DEFAULT_BASE_URL})` },
+  timeout: { type: 'string', value: '<ms>', description: 'how long to wait for an answer before giving up (default 30000)' },
+};
+
+const GRAIN: Record<string, OptionSpec> = {
+  workspace: { type: 'string', value: '<id>', description: 'act inside sandbox workspace <id> (paths under /workspaces/<id>)' },
+};
+
+export function optionsOf(command: Command): Record<string, OptionSpec> {
+  return { ...(command.grain ? GRAIN : {}), ...command.options, ...(command.remote ? REMOTE : {}), ...SHARED };
+}
+
+export function helpText(command: Command): string {
+  const args = (command.args ?? []).map((a) => `<${a.name}>`).join(' ');
+  const lines = [`usage: legalwork ${command.path.join(' ')}${args ? ` ${args}` : ''} [options]`, '', `  ${command.summary}`, ''];
+  for (const line of command.description.split('\n')) lines.push(line ? `  ${line}` : '');
+  if (command.args?.length) {
+    lines.push('', 'arguments:');
+    const width = Math.max(...command.args.map((a) => a.name.length + 2));
+    for (const a of command.args) lines.push(`  ${`<${a.name}>`.padEnd(width)}  ${a.description}`);
+  }
+  const options = Object.entries(optionsOf(command)).map(([name, spec]) => [`${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`, `${spec.description}${spec.multiple ? ' (repeatable)' : ''}`]);
+  const width = Math.max(...options.map(([flag]) => flag.length));
+  lines.push('', 'options:');
+  for (const [flag, text] of options) lines.push(`  ${flag.padEnd(width)}  ${text}`);
+  if (command.remote) {
+    lines.push('', 'environment: LEGALWORK_URL (base address), LEGALWORK_KEY (API key, sent as Authorization: Bearer)');
+    lines.push('exit codes: 0 done, 1 refused by the service (4xx), 2 bad command line, 3 service unreachable, 4 service failed (5xx)');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Parses `argv` (the words after the command's path) and runs the command. */
+export async function runCommand(command: Command, argv: string[], env: NodeJS.ProcessEnv, streams?: Streams): Promise<ExitCode> {
+  const specs = optionsOf(command);
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: Object.fromEntries(Object.entries(specs).map(([name, s]) => [name, { type: s.type, ...(s.multiple ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) }])),
+      allowPositionals: true,
+      strict: true,
+    }) as { values: Values; positionals: string[] };
+  } catch (error) {
+    return usage(command, (error as Error).message, streams);
+  }
+  const out = new Output(parsed.values.pretty === true, streams);
+  if (parsed.values.help) {
+    out.streams.stdout.write(helpText(command));
+    return EXIT.ok;
+  }
+  const declared = command.args ?? [];
+  if (parsed.positionals.length < declared.length) {
+    return usage(command, `missing <${declared[parsed.positionals.length].name}>`, streams);
+  }
+  if (parsed.positionals.length > declared.length) {
+    return usage(command, `unexpected argument "${parsed.positionals[declared.length]}"`, streams);
+  }
+  const args = Object.fromEntries(declared.map((a, i) => [a.name, parsed.positionals[i]]));
+  try {
+    const timeout = optionalInt(parsed.values, 'timeout', { min: 1 });
+    const workspace = parsed.values.workspace as string | undefined;
+    if (workspace !== undefined && !workspace.trim()) throw new UsageError('--workspace needs a workspace id (ws_…)');
+    const ctx: Context = {
+      values: parsed.values,
+      args,
+      out,
+      env,
+      prefix: grainPrefix(workspace),
+      client: () => {
+        const fromEnv = clientOptionsFromEnv(env);
+        try {
+          return new ServiceClient({ ...fromEnv, ...(parsed.values.url !== undefined ? { baseUrl: parsed.values.url as string } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) });
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+      },
+    };
+    return await command.run(ctx);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(command, error.message, streams);
+    if (error instanceof ServiceUnreachable) return out.unreachable(error);
+    throw error;
+  }
+}
+
+function usage(command: Command, message: string, streams: Streams = { stdout: process.stdout, stderr: process.stderr }): ExitCode {
+  streams.stderr.write(`legalwork ${command.path.join(' ')}: ${message}\nsee: legalwork ${command.path.join(' ')} --help\n`);
+  return EXIT.usage;
+}
+
+/** An integer option, checked; `undefined` when absent. */
+export function optionalInt(values: Values, name: string, range: { min?: number; max?: number } = {}): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^-?\d+$/.test(raw.trim())) throw new UsageError(`--${name} must be an integer, got "${String(raw)}"`);
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} is out of range`);
+  if (range.min !== undefined && n < range.min) throw new UsageError(`--${name} must be at least ${range.min}`);
+  if (range.max !== undefined && n > range.max) throw new UsageError(`--${name} must be at most ${range.max}`);
+  return n;
+}
+
+/** A number option (money), checked; `undefined` when absent. */
+export function optionalNumber(values: Values, name: string): number | undefined {
+  const raw = values[name];
+  if (raw === undefined) return undefined;
+  const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${String(raw)}"`);
+  return n;
+}
+
+/** A required string option. */
+export function requiredString(values: Values, name: string): string {
+  const raw = values[name];
+  if (typeof raw !== 'string' || raw === '') throw new UsageError(`--${name} is required`);
+  return raw;
+}
+
+/** A string option, `undefined` when absent. */
+export const optionalString = (values: Values, name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);

@@ -1,0 +1,171 @@
+/**
+ * The one HTTP client of the CLI and the MCP server. It speaks to a running
+ * legalwork service with Node's built-in `fetch`, and sorts every answer into
+ * three kinds a caller must tell apart: an answer (2xx), a refusal (the
+ * service answered 4xx or 5xx with a worded body), and a failure to reach the
+ * service at all (no answer: connection refused, DNS, timeout).
+ */
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface ClientOptions {
+  /** The service's base address; a trailing slash is ignored. */
+  baseUrl?: string;
+  /** An API key, sent as `Authorization: Bearer <key>` on keyed requests. */
+  key?: string;
+  /** How long one request may take before it counts as unreachable. */
+  timeoutMs?: number;
+}
+
+export interface RequestOptions {
+  /** A JSON body. */
+  body?: unknown;
+  /** A form body (`application/x-www-form-urlencoded`), for the doors that take form fields. */
+  form?: Record<string, string | number | undefined>;
+  /** Query parameters; `undefined` values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Send no key even when one is configured (the keyless reads). */
+  keyless?: boolean;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** What the service answered. `body` is parsed JSON, or the text when the answer is not JSON. */
+export interface ServiceAnswer {
+  status: number;
+  ok: boolean;
+  body: unknown;
+  contentType: string;
+  requestId?: string;
+}
+
+/** The service could not be reached: nothing was answered, so nothing is known to have happened. */
+export class ServiceUnreachable extends Error {
+  readonly code = 'SERVICE_UNREACHABLE';
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(`cannot reach the legalwork service at ${url}: ${reason}`);
+  }
+
+  toBody() {
+    return { error: this.message, code: this.code, url: this.url };
+  }
+}
+
+/** The environment's settings: `LEGALWORK_URL` and `LEGALWORK_KEY`. */
+export function clientOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ClientOptions {
+  return {
+    baseUrl: env.LEGALWORK_URL || DEFAULT_BASE_URL,
+    ...(env.LEGALWORK_KEY ? { key: env.LEGALWORK_KEY } : {}),
+  };
+}
+
+/** `/workspaces/<id>` for a workspace id, `''` for the top level. */
+export function grainPrefix(workspaceId: string | undefined): string {
+  return workspaceId ? `/workspaces/${encodeURIComponent(workspaceId)}` : '';
+}
+
+/** One path segment, encoded so an id can never climb out of its place in a path. */
+export const seg = (value: string) => encodeURIComponent(value);
+
+export class ServiceClient {
+  readonly baseUrl: string;
+  readonly key?: string;
+  readonly timeoutMs: number;
+
+  constructor(options: ClientOptions = {}) {
+    const base = options.baseUrl ?? DEFAULT_BASE_URL;
+    let parsed: URL;
+    try {
+      parsed = new URL(base);
+    } catch {
+      throw new TypeError(`the service address "${base}" is not a URL (expected e.g. ${DEFAULT_BASE_URL})`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new TypeError(`the service address "${base}" must be http:// or https://`);
+    }
+    this.baseUrl = base.replace(/\/+$/, '');
+    this.key = options.key;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** The absolute URL of a service path (which must start with `/`). */
+  url(path: string, query?: RequestOptions['query']): string {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) search.set(name, String(value));
+    }
+    const qs = search.toString();
+    return `${this.baseUrl}${path}${qs ? (path.includes('?') ? '&' : '?') + qs : ''}`;
+  }
+
+  /** Headers every request carries; the key unless the request is keyless. */
+  headers(options: Pick<RequestOptions, 'keyless' | 'headers'> = {}): Record<string, string> {
+    return {
+      'user-agent': 'legalwork-cli',
+      ...(this.key && !options.keyless ? { authorization: `Bearer ${this.key}` } : {}),
+      ...options.headers,
+    };
+  }
+
+  /**
+   * One request. Resolves with the service's answer whatever its status;
+   * rejects with `ServiceUnreachable` only when there was no answer.
+   */
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ServiceAnswer> {
+    const url = this.url(path, options.query);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const headers: Record<string, string> = { accept: 'application/json', ...this.headers(options) };
+    let body: string | undefined;
+    if (options.form !== undefined) {
+      const fields = new URLSearchParams();
+      for (const [name, value] of Object.entries(options.form)) if (value !== undefined) fields.set(name, String(value));
+      body = fields.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
+      text = await response.text();
+    } catch (error) {
+      throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, timeout, this.timeoutMs));
+    }
+    const contentType = response.headers.get('content-type') ?? '';
+    return {
+      status: response.status,
+      ok: response.status >= 200 && response.status < 300,
+      body: parseBody(text, contentType),
+      contentType,
+      ...(response.headers.get('request-id') ? { requestId: response.headers.get('request-id')! } : {}),
+    };
+  }
+}
+
+function parseBody(text: string, contentType: string): unknown {
+  if (text === '') return null;
+  if (contentType.includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** Words the cause of a failed fetch: undici hides it in `cause`. */
+export function describeFetchError(error: unknown, timeout?: AbortSignal, timeoutMs?: number): string {
+  if (timeout?.aborted) return `no answer within ${timeoutMs} ms`;
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.message) return cause.code && !cause.message.includes(cause.code) ? `${cause.code}: ${cause.message}` : cause.message;
+  if (cause?.code) return cause.code;
+  return error instanceof Error ? error.message : String(error);
+}
