@@ -1,0 +1,182 @@
+/**
+ * Tools beyond the specification's six, for an agent rehearsing the demand
+ * loop in a sandbox workspace (keyless, synthetic, TTL-bound): open a
+ * workspace, create and advance a Matter in it, answer its Gig as a fixture
+ * Signer would, tick its Asset's Deadline Ladder, and read its event tail.
+ * They act only inside a workspace, so no rehearsal touches the top level.
+ */
+import { createHash } from 'node:crypto';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { FIXTURE } from '../domain/fixtures.ts';
+import { MATTER_TYPES } from '../domain/matter-types.ts';
+import { grainPrefix, seg } from '../cli/service-client.ts';
+import { isToolResult, type Caller } from './call.ts';
+import { ENVELOPE, ID_PATTERN, MATTER_ANSWER, TICK_ANSWER, WORKSPACE_ANSWER } from './output-schemas.ts';
+import { MatterId } from './spec-tools.ts';
+import { refusal } from './tool-result.ts';
+
+const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+const WorkspaceId = z.string().regex(ID_PATTERN, 'an id is 1-64 letters, digits, _ . : or -').describe('the sandbox workspace id (ws_…), from sandbox_open_workspace');
+
+/** The fixture Signers and how the sandbox registry treats them. */
+const FIXTURE_SIGNERS = [FIXTURE.eligibleSigner, FIXTURE.lapsedSigner, FIXTURE.lapsedCoverageSigner] as const;
+
+/** A `<registry>:<number>` credential for a fixture Signer (the sandbox registry keys on signedBy). */
+export const fixtureCredential = (signer: string) => `sandbox-registry:${signer.replace(/_/g, '-')}`;
+/** A stand-in artifact hash: the Signer's work product is not carried in the sandbox. */
+export const syntheticArtifactHash = (matterId: string, gigId: string) => `sha256:${createHash('sha256').update(`${matterId}/${gigId}`).digest('hex')}`;
+
+export function registerSandboxTools(server: McpServer, caller: Caller) {
+  const ws = (workspaceId: string) => grainPrefix(workspaceId);
+
+  server.registerTool(
+    'sandbox_open_workspace',
+    {
+      title: 'Open a sandbox workspace',
+      description: 'POST /workspaces: a keyless, synthetic, TTL-bound workspace to rehearse in. Answers its id (ws_…), expiry and graduation path; the magic fixtures are listed at /workspaces/{id}/fixtures (read them with get).',
+      inputSchema: z.strictObject({}),
+      outputSchema: WORKSPACE_ANSWER,
+      annotations: { title: 'Open a sandbox workspace', ...WRITE },
+    },
+    () => caller.call('sandbox_open_workspace', 'POST', '/workspaces', { keyless: true }),
+  );
+
+  server.registerTool(
+    'sandbox_create_matter',
+    {
+      title: 'Create a Matter in a workspace',
+      description: [
+        'POST /workspaces/{workspaceId}/matters: opens a Matter in intake and mints its Asset (with its Deadline Ladder).',
+        `Fixtures: clientName "${FIXTURE.fulfillingClient}" has every reserved act attested at once, "${FIXTURE.decliningClient}" has it declined;`,
+        `an assetTitle starting "${FIXTURE.noticeEvePrefix}" rests one day above the 30-day notice rung, "${FIXTURE.ackDuePrefix}" sits in the final week;`,
+        `adverse party "${FIXTURE.conflictParty}" raises conflict_hit.`,
+      ].join(' '),
+      inputSchema: z.strictObject({
+        workspaceId: WorkspaceId,
+        matterType: z.enum(MATTER_TYPES).describe('a ratified matter type'),
+        clientName: z.string().min(1).max(200).optional().describe('client.name'),
+        assetTitle: z.string().min(1).max(500).optional().describe('asset.title'),
+        assetKind: z.string().min(1).max(100).optional().describe('asset.kind'),
+        consumerPattern: z.enum(['B2A', 'B2H2A', 'B2A2D']).optional(),
+        listFeeUsd: z.number().nonnegative().optional(),
+        clientState: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter region code'),
+        adverseParties: z.array(z.string().min(1).max(200)).max(100).optional(),
+        settlementFloorUsd: z.number().nonnegative().optional().describe('clientMandates.settlementFloor'),
+        maxFeeUsd: z.number().nonnegative().optional().describe('tenantGuardrails.maxFeeUsd'),
+      }),
+      outputSchema: MATTER_ANSWER,
+      annotations: { title: 'Create a Matter in a workspace', ...WRITE },
+    },
+    (input) => {
+      const body: Record<string, unknown> = { matterType: input.matterType };
+      if (input.clientName !== undefined) body.client = { name: input.clientName };
+      if (input.assetTitle !== undefined || input.assetKind !== undefined) body.asset = { ...(input.assetTitle !== undefined ? { title: input.assetTitle } : {}), ...(input.assetKind !== undefined ? { kind: input.assetKind } : {}) };
+      for (const key of ['consumerPattern', 'listFeeUsd', 'clientState', 'adverseParties'] as const) if (input[key] !== undefined) body[key] = input[key];
+      if (input.settlementFloorUsd !== undefined) body.clientMandates = { settlementFloor: input.settlementFloorUsd };
+      if (input.maxFeeUsd !== undefined) body.tenantGuardrails = { maxFeeUsd: input.maxFeeUsd };
+      return caller.call('sandbox_create_matter', 'POST', `${ws(input.workspaceId)}/matters`, { body, keyless: true });
+    },
+  );
+
+  server.registerTool(
+    'sandbox_get_matter',
+    {
+      title: 'Read a workspace Matter',
+      description: 'GET /workspaces/{workspaceId}/matters/{matterId}: the Matter, its Asset and its journal.',
+      inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId }),
+      outputSchema: MATTER_ANSWER,
+      annotations: { title: 'Read a workspace Matter', ...READ },
+    },
+    ({ workspaceId, matterId }) => caller.call('sandbox_get_matter', 'GET', `${ws(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
+  );
+
+  server.registerTool(
+    'sandbox_advance_matter',
+    {
+      title: 'Advance a workspace Matter',
+      description: 'POST /workspaces/{workspaceId}/matters/{matterId}/advance: as advance_matter, inside the workspace. A reserved act answers waiting_on_signer; answer its Gig with sandbox_gig_result.',
+      inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId, note: z.string().min(1).max(2000).optional() }),
+      outputSchema: MATTER_ANSWER,
+      annotations: { title: 'Advance a workspace Matter', ...WRITE },
+    },
+    ({ workspaceId, matterId, note }) => caller.call('sandbox_advance_matter', 'POST', `${ws(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
+  );
+
+  server.registerTool(
+    'sandbox_gig_result',
+    {
+      title: "Answer a Matter's Gig as a fixture Signer",
+      description: [
+        "POST /workspaces/{workspaceId}/matters/{matterId}/gig-result: plays the supply network's callback for the Matter's pending Gig.",
+        `outcome attested lands an Attestation signed by the fixture Signer (${FIXTURE.eligibleSigner} verifies eligible;`,
+        `${FIXTURE.lapsedSigner} fails standing and ${FIXTURE.lapsedCoverageSigner} fails coverage, both refused 422 with the Gig still pending);`,
+        'send_back (memo: the defects) returns the Matter to prepare; declined (memo) stops it for a Client direction.',
+        'The Gig is the pending one unless gigId is given.',
+      ].join(' '),
+      inputSchema: z.strictObject({
+        workspaceId: WorkspaceId,
+        matterId: MatterId,
+        outcome: z.enum(['attested', 'send_back', 'declined']),
+        signer: z.enum(FIXTURE_SIGNERS).default(FIXTURE.eligibleSigner).describe('the fixture Signer who answers'),
+        memo: z.string().min(1).max(5000).optional().describe('required for send_back (the defects) and declined'),
+        gigId: z.string().regex(ID_PATTERN).optional().describe('the Gig answered; defaults to the pending Gig'),
+      }),
+      outputSchema: MATTER_ANSWER,
+      annotations: { title: "Answer a Matter's Gig as a fixture Signer", ...WRITE },
+    },
+    async ({ workspaceId, matterId, outcome, signer, memo, gigId }) => {
+      const path = `${ws(workspaceId)}/matters/${seg(matterId)}`;
+      let gig = gigId;
+      if (gig === undefined) {
+        const read = await caller.fetch('sandbox_gig_result', 'GET', path, { keyless: true });
+        if (isToolResult(read)) return read;
+        if (!read.ok) return caller.call('sandbox_gig_result', 'GET', path, { keyless: true });
+        const matter = (read.body as { matter?: { pendingGigId?: string; status?: string } }).matter;
+        if (!matter?.pendingGigId) {
+          return refusal('NO_PENDING_GIG', `Matter ${matterId} holds no pending Gig (it is ${matter?.status ?? 'in an unknown state'}): advance it into a reserved act (sign, file) first`, { matterId, status: matter?.status });
+        }
+        gig = matter.pendingGigId;
+      }
+      const body: Record<string, unknown> = { gigId: gig, outcome };
+      body.attestation = outcome === 'attested' ? { signedBy: signer, credentialRef: fixtureCredential(signer), artifactHash: syntheticArtifactHash(matterId, gig) } : { signedBy: signer };
+      if (memo !== undefined) body.memo = memo;
+      return caller.call('sandbox_gig_result', 'POST', `${path}/gig-result`, { body, keyless: true });
+    },
+  );
+
+  server.registerTool(
+    'sandbox_tick_ladder',
+    {
+      title: "Tick an Asset's Deadline Ladder",
+      description: "POST /workspaces/{workspaceId}/deadlines/{assetId}/tick: moves the ladder on by days (ladders never move on wall time). Rungs crossed fire reminders onto the tail (the notice at 30 days remaining). The Asset id is the Matter's assetId.",
+      inputSchema: z.strictObject({
+        workspaceId: WorkspaceId,
+        assetId: z.string().regex(ID_PATTERN).describe('the Asset id (as_…)'),
+        days: z.number().int().describe('how many days pass'),
+      }),
+      outputSchema: TICK_ANSWER,
+      annotations: { title: "Tick an Asset's Deadline Ladder", ...WRITE },
+    },
+    ({ workspaceId, assetId, days }) => caller.call('sandbox_tick_ladder', 'POST', `${ws(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
+  );
+
+  server.registerTool(
+    'sandbox_read_events',
+    {
+      title: "Read a workspace's event tail",
+      description: "GET /workspaces/{workspaceId}/events: the workspace's append-only tail after a seq, by feed (timeline: everything; reminders: ladder rungs; time: acts of named actors). Page with after = the last seq read.",
+      inputSchema: z.strictObject({
+        workspaceId: WorkspaceId,
+        after: z.number().int().nonnegative().optional().describe('only events with a greater seq'),
+        limit: z.number().int().min(1).max(500).optional().describe('page size (default 100)'),
+        feed: z.enum(['timeline', 'reminders', 'time']).optional(),
+      }),
+      outputSchema: ENVELOPE,
+      annotations: { title: "Read a workspace's event tail", ...READ },
+    },
+    ({ workspaceId, after, limit, feed }) => caller.call('sandbox_read_events', 'GET', `${ws(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * The legalwork MCP server: the specification's six tools plus the sandbox
+ * rehearsal tools, each a thin call to a running legalwork service. The
+ * server holds no state of its own; the service is the truth.
+ */
+import { readFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ServiceClient } from '../cli/service-client.ts';
+import { caller, type Log } from './call.ts';
+import { registerSandboxTools } from './sandbox-tools.ts';
+import { registerSpecTools } from './spec-tools.ts';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export const SPEC_TOOLS = ['healthz', 'get', 'list_matters', 'get_matter', 'advance_matter', 'file_provisional'] as const;
+
+export function createMcpServer(client: ServiceClient, log: Log = () => {}): McpServer {
+  const server = new McpServer(
+    { name: 'legalwork', version },
+    {
+      capabilities: { tools: {} },
+      instructions: [
+        `Tools over the legalwork service at ${client.baseUrl}: open, advance and settle legal work.`,
+        'Reads are keyless. A reserved act (sign, file) is never performed in-band: advancing into one answers waiting_on_signer.',
+        'Refusals of the service come back as error results carrying its worded reason.',
+        'Rehearse first in a sandbox: sandbox_open_workspace, then the sandbox_* tools with its workspaceId.',
+      ].join(' '),
+    },
+  );
+  const calls = caller(client, log);
+  registerSpecTools(server, calls);
+  registerSandboxTools(server, calls);
+  return server;
+}
