@@ -9,14 +9,17 @@ import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-r
 import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
 import { createBus } from '../engine/bus.ts';
 import { Ladders } from '../engine/ladders.ts';
+import { Keys } from '../engine/keys.ts';
 import { Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
 import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
+import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
 import { eventRoutes } from './routes/events.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { matterRoutes } from './routes/matters.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
@@ -65,6 +68,7 @@ export function createServices(options: BuildOptions): Services {
     signers,
     matters,
     ladders,
+    keys: new Keys(supervisor),
     workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
   };
@@ -82,6 +86,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   });
   installValidation(app);
   installErrorHandling(app);
+  installAuth(app, services);
   app.addHook('onSend', async (request, reply) => {
     reply.header('request-id', request.id);
   });
@@ -91,6 +96,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   app.addHook('preClose', async () => sse.close());
   app.addHook('preSerialization', stampProvenance);
 
+  await app.register(keyRoutes, { services });
   await app.register(workspaceRoutes, { services });
   for (const prefix of ['', '/workspaces/:workspaceId']) {
     await app.register(matterRoutes, { services, prefix });

@@ -5,6 +5,7 @@ import type { SupplyNetwork } from '../domain/supply-network.ts';
 import type { CommitBus } from '../engine/bus.ts';
 import type { CreationBound } from '../engine/creation-bound.ts';
 import type { Ladders } from '../engine/ladders.ts';
+import type { Keys } from '../engine/keys.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
@@ -20,5 +21,6 @@ export interface Services {
   matters: Matters;
   ladders: Ladders;
   workspaces: Workspaces;
+  keys: Keys;
   creationBound: CreationBound;
 }

@@ -57,6 +57,16 @@ export async function workspace(app: TestApp): Promise<string> {
  * key (issue 5); every test writes there only through this helper, so the one
  * place that knows how a key is obtained is here.
  */
-export async function topLevelHeaders(_app: TestApp): Promise<Record<string, string>> {
-  return {};
+export async function topLevelHeaders(app: TestApp): Promise<Record<string, string>> {
+  let key = issuedKeys.get(app);
+  if (!key) {
+    const res = await call(app, 'POST', '/keys', { email: 'tests@legalwork.test' });
+    if (res.status !== 201) throw new Error(`POST /keys answered ${res.status}: ${res.raw}`);
+    key = res.body.key as string;
+    issuedKeys.set(app, key);
+  }
+  return { authorization: `Bearer ${key}` };
 }
+
+/** One key per app: issuing is a journaled write, so tests reuse it. */
+const issuedKeys = new WeakMap<TestApp, string>();

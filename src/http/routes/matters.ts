@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isMatterType, MATTER_TYPES } from '../../domain/matter-types.ts';
+import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
 import { refuse } from '../../domain/refusal.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
@@ -36,6 +37,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
 
   app.post('/matters', {
     schema: { body: CreateMatterBody },
+    config: { paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
       const body = request.body as { matterType?: unknown } | undefined;
@@ -108,7 +110,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return reply.status(201).send(ok({ document }));
   });
 
-  app.post('/orders', { schema: { body: OrderBody } }, async (request, reply) => {
+  app.post('/orders', { schema: { body: OrderBody }, config: { paidAct: () => matterOpening('patent_provisional', 'POST /orders') } }, async (request, reply) => {
     const body = request.body as OrderBody;
     const { entity, stoppedBy } = await matters.order(request.grain, body);
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));

@@ -1,0 +1,144 @@
+/**
+ * Authentication and the hard spend ceiling, for every route of the app.
+ *
+ * - A presented key (`Authorization: Bearer <key>`) is always checked: an
+ *   unknown or malformed one is 401, on any door.
+ * - Reads are keyless, and so is everything inside a sandbox grain
+ *   (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`) and sandbox
+ *   provisioning. Every other write on the top-level surface needs a key:
+ *   401 naming `POST /keys` without one. This is default-deny: a new top-level
+ *   write route needs a key unless it opts out with `config.keyless` (a reason).
+ * - `X-Actor` and `X-Mandate` are carried as provenance and never trusted as
+ *   proof: they never raise the caller's tier.
+ * - A route whose `config.paidAct` names a price reserves it against the key's
+ *   ceiling before the handler runs (403 BLOCKED naming the ceiling when it
+ *   would pass it) and releases it when the act is refused (4xx).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessTier } from '../domain/access.ts';
+import { Refusal } from '../domain/refusal.ts';
+import type { KeyRecord } from '../engine/keys.ts';
+import type { Services } from './services.ts';
+
+export interface Provenance {
+  actor?: string;
+  mandate?: string;
+  /** Always false: no mandate verifier is live, so provenance is never proof. */
+  verified: false;
+}
+
+export interface Access {
+  tier: Extract<AccessTier, 'anonymous' | 'identified'>;
+  key?: KeyRecord;
+  provenance?: Provenance;
+}
+
+export interface PaidAct {
+  priceUsd: number;
+  act: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    access: Access;
+    /** The reservation a paid act holds while it runs. */
+    reservation?: { key: KeyRecord; ref: string };
+  }
+  interface FastifyContextConfig {
+    /** Why this top-level write needs no key (sandbox provisioning, a door blocked to every caller). */
+    keyless?: string;
+    /** The posted price of the act this request would take, when it is a paid act. */
+    paidAct?: (request: FastifyRequest) => PaidAct | null;
+  }
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Route patterns inside a sandbox grain: keyless by the spec. */
+const SANDBOX_GRAIN = /^\/(workspaces|tenants|firms)\/:[^/]+/;
+/** Keyless top-level writes: provisioning and the key door itself. */
+const KEYLESS_WRITES: Record<string, string> = {
+  '/keys': 'the key door itself',
+  '/workspaces': 'sandbox provisioning is anonymous',
+  '/tenants': 'sandbox provisioning is anonymous',
+  '/firms': 'sandbox provisioning is anonymous',
+};
+/**
+ * Top-level doors that answer 403 BLOCKED to every caller until practitioner
+ * credential verification is live: a key cannot open them, so asking for one
+ * first would only mislead.
+ */
+const BLOCKED_AT_TOP_LEVEL = [/^\/conflicts\/:[^/]+\/entries$/];
+
+const PROVENANCE_LIMITS = { 'x-actor': 200, 'x-mandate': 4000 } as const;
+
+/** Does this route, as registered, need a key? */
+export function needsKey(method: string, url: string, keyless?: string): boolean {
+  if (READS.has(method) || keyless !== undefined) return false;
+  if (SANDBOX_GRAIN.test(url) || url in KEYLESS_WRITES) return false;
+  return !BLOCKED_AT_TOP_LEVEL.some((re) => re.test(url));
+}
+
+function unauthorized(reply: FastifyReply, code: string, error: string) {
+  reply.header('www-authenticate', 'Bearer realm="legalwork", error="invalid_token"');
+  return new Refusal(401, code, error, { fix: 'POST /keys' });
+}
+
+function provenanceOf(request: FastifyRequest): Provenance | undefined {
+  const out: Provenance = { verified: false };
+  for (const name of ['x-actor', 'x-mandate'] as const) {
+    const raw = request.headers[name];
+    if (raw === undefined) continue;
+    const value = Array.isArray(raw) ? raw.join(', ') : raw;
+    if (!value.trim() || value.length > PROVENANCE_LIMITS[name]) {
+      throw new Refusal(422, 'INVALID_PROVENANCE', `${name} must be 1 to ${PROVENANCE_LIMITS[name]} characters; it is carried as provenance only, never as proof`);
+    }
+    out[name === 'x-actor' ? 'actor' : 'mandate'] = value.trim();
+  }
+  return out.actor !== undefined || out.mandate !== undefined ? out : undefined;
+}
+
+export function installAuth(app: FastifyInstance, services: Services) {
+  app.decorateRequest('access', null as unknown as Access);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const provenance = provenanceOf(request);
+    request.access = { tier: 'anonymous', ...(provenance ? { provenance } : {}) };
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
+      if (!match) throw unauthorized(reply, 'KEY_MALFORMED', 'the Authorization header must be "Bearer <key>" with the key POST /keys issued');
+      const key = await services.keys.lookup(match[1]);
+      if (!key) throw unauthorized(reply, 'KEY_UNKNOWN', 'that API key is malformed or was never issued here; issue one with POST /keys (it is shown once)');
+      request.access.tier = 'identified';
+      request.access.key = key;
+    }
+    const route = request.routeOptions;
+    if (route.url === undefined || request.access.key) return;
+    if (needsKey(request.method, route.url, route.config.keyless)) {
+      const mandate = provenance?.mandate ? ' An X-Mandate header is carried as provenance only and never stands in for a key.' : '';
+      throw unauthorized(reply, 'KEY_REQUIRED', `${request.method} ${route.url} writes on the top-level surface and needs an API key: POST /keys with your email (a key is shown once), then send Authorization: Bearer <key>. Sandbox grains (POST /workspaces) stay keyless.${mandate}`);
+    }
+  });
+
+  // After validation, so only a well-formed paid act reserves against the ceiling.
+  app.addHook('preHandler', async (request) => {
+    const key = request.access.key;
+    const paid = request.routeOptions.config.paidAct;
+    if (!key || !paid || key.spendCeilingUsd === null || SANDBOX_GRAIN.test(request.routeOptions.url ?? '')) return;
+    const act = paid(request);
+    if (!act) return;
+    await services.keys.reserve(key, request.id, act.priceUsd, act.act);
+    request.reservation = { key, ref: request.id };
+  });
+
+  // Before the reply leaves, so the next call sees the ceiling as it stands.
+  app.addHook('onSend', async (request, reply) => {
+    const held = request.reservation;
+    if (!held) return;
+    request.reservation = undefined;
+    // A 4xx wrote nothing: release. A 5xx may have written part of the act
+    // (an order whose Gig post failed): keep it reserved, the ceiling is hard.
+    if (reply.statusCode >= 400 && reply.statusCode < 500) await services.keys.release(held.key, held.ref, `refused ${reply.statusCode}`);
+    else services.keys.settle(held.key, held.ref);
+  });
+}

@@ -1,0 +1,240 @@
+/**
+ * Keys: issued by email (form or JSON), shown once, stored hashed in the
+ * journal; Bearer auth on top-level writes; reads and sandbox grains keyless;
+ * the caller's hard spend ceiling on paid acts.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { build } from '../src/http/app.ts';
+import { KEYS_GRAIN } from '../src/engine/keys.ts';
+import { SqliteJournal } from '../src/journal/sqlite.ts';
+import { call, tempDir, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const order = { mint: 'acme', offer: 'provisional', title: 'Self-folding map', inventor: 'Ada Inventor', listFeeUsd: 199 };
+
+async function issue(app: TestApp, body: Record<string, unknown> = { email: 'ada@example.com' }) {
+  const res = await call(app, 'POST', '/keys', body);
+  expect(res.status).toBe(201);
+  return { key: res.body.key as string, auth: { authorization: `Bearer ${res.body.key}` }, body: res.body };
+}
+
+describe('POST /keys', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    app = await testApp();
+  });
+  afterEach(async () => app.close());
+
+  it('issues a key once, from JSON, with no-store caching', async () => {
+    const res = await call(app, 'POST', '/keys', { email: 'ada@example.com', building: 'an agent that files provisionals', spendCeilingUsd: 500 });
+    expect(res.status).toBe(201);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toMatchObject({ type: 'OK', shownOnce: true, tier: 'identified', email: 'ada@example.com', building: 'an agent that files provisionals', spendCeilingUsd: 500 });
+    expect(res.body.key).toMatch(/^lwk_[A-Za-z0-9_-]{43}$/);
+    const again = await call(app, 'POST', '/keys', { email: 'ada@example.com' });
+    expect(again.body.key).not.toBe(res.body.key);
+    expect(again.body.spendCeilingUsd).toBeNull();
+  });
+
+  it('issues a key from an HTML form, numbers and empty optional fields normalized', async () => {
+    const res = await call(app, 'POST', '/keys', 'email=ada%40example.com&building=&spendCeilingUsd=250', FORM);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ email: 'ada@example.com', spendCeilingUsd: 250 });
+    expect(res.body.building).toBeUndefined();
+  });
+
+  it.each([
+    ['no email', {}, /email/],
+    ['a malformed email', { email: 'not-an-email' }, /email/],
+    ['an unknown field', { email: 'a@b.co', admin: true }, /unknown field "admin"/],
+    ['a negative ceiling', { email: 'a@b.co', spendCeilingUsd: -1 }, /spendCeilingUsd/],
+    ['a ceiling as a JSON string', { email: 'a@b.co', spendCeilingUsd: '100' }, /spendCeilingUsd/],
+  ])('refuses %s with a worded 422', async (_name, body, message) => {
+    const res = await call(app, 'POST', '/keys', body);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(message);
+  });
+
+  it('refuses a form whose ceiling is not a number', async () => {
+    const res = await call(app, 'POST', '/keys', 'email=a%40b.co&spendCeilingUsd=lots', FORM);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/spendCeilingUsd/);
+  });
+
+  it('keeps forms to this door: other doors still answer 415 to a form', async () => {
+    const res = await call(app, 'POST', '/workspaces/ws_x/matters', 'matterType=patent_provisional', FORM);
+    expect([404, 415]).toContain(res.status);
+    const top = await call(app, 'POST', '/matters', 'matterType=patent_provisional', { ...FORM, ...(await topLevelHeaders(app)) });
+    expect(top.status).toBe(415);
+  });
+
+  it('stores the key hashed, in a grain no tail serves; the key itself is nowhere on disk', async () => {
+    const { key } = await issue(app);
+    const events = await app.services.journal.readTail(KEYS_GRAIN, { after: 0, limit: 100, feed: 'timeline' });
+    const issued = events.find((e) => e.kind === 'key.issued')!;
+    expect(issued.data.keyHash).toBe(createHash('sha256').update(key).digest('hex'));
+    expect(JSON.stringify(events)).not.toContain(key);
+    expect(await app.services.journal.latestSeq('root')).toBe(0);
+    const file = (app.services.journal as SqliteJournal).file;
+    const bytes = [file, `${file}-wal`].map((f) => {
+      try {
+        return readFileSync(f).toString('latin1');
+      } catch {
+        return '';
+      }
+    });
+    expect(bytes.join('')).toContain(issued.data.keyHash as string);
+    expect(bytes.join('')).not.toContain(key);
+  });
+});
+
+describe('Bearer authentication', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    app = await testApp();
+  });
+  afterEach(async () => app.close());
+
+  it('refuses a top-level write without a key: 401 naming POST /keys, nothing written', async () => {
+    for (const [url, body] of [['/matters', { matterType: 'patent_provisional' }], ['/orders', order], ['/matters/mt_x/advance', {}]] as const) {
+      const res = await call(app, 'POST', url, body);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'KEY_REQUIRED', fix: 'POST /keys' });
+      expect(res.body.error).toContain('POST /keys');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+    }
+    expect((await call(app, 'GET', '/matters')).body.type).toBe('EMPTY');
+  });
+
+  it('accepts the same write with a key', async () => {
+    const { auth } = await issue(app);
+    const res = await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, auth);
+    expect(res.status).toBe(201);
+  });
+
+  it.each([
+    ['a non-Bearer scheme', 'Basic YWRhOnNlY3JldA==', 'KEY_MALFORMED'],
+    ['an empty Bearer', 'Bearer ', 'KEY_MALFORMED'],
+    ['a malformed key', 'Bearer not-a-key', 'KEY_UNKNOWN'],
+    ['a well-formed key never issued', `Bearer lwk_${'A'.repeat(43)}`, 'KEY_UNKNOWN'],
+  ])('answers 401 to %s, on writes and on reads alike', async (_name, header, code) => {
+    for (const [method, url] of [['POST', '/matters'], ['GET', '/matters']] as const) {
+      const res = await call(app, method, url, method === 'POST' ? { matterType: 'patent_provisional' } : undefined, { authorization: header });
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe(code);
+      expect(res.body.fix).toBe('POST /keys');
+    }
+  });
+
+  it('keeps reads keyless', async () => {
+    expect((await call(app, 'GET', '/matters')).status).toBe(200);
+    expect((await call(app, 'GET', '/assets')).status).toBe(200);
+  });
+
+  it('keeps everything inside a sandbox grain keyless', async () => {
+    const ws = await workspace(app);
+    const opened = await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' });
+    expect(opened.status).toBe(201);
+    expect((await call(app, 'POST', `${ws}/matters/${opened.body.matter.id}/advance`, {})).status).toBe(200);
+    expect((await call(app, 'POST', `${ws}/orders`, order)).status).toBe(201);
+  });
+
+  it('carries X-Actor and X-Mandate as provenance, never as proof', async () => {
+    const res = await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, { 'x-actor': 'client', 'x-mandate': 'grant:everything' });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatch(/X-Mandate header is carried as provenance only/);
+    const tooLong = await call(app, 'GET', '/matters', undefined, { 'x-actor': 'a'.repeat(201) });
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.code).toBe('INVALID_PROVENANCE');
+  });
+
+  it('survives a restart: keys are journaled, not held in memory', async () => {
+    const dir = tempDir();
+    try {
+      const first = await build({ journal: new SqliteJournal(dir) });
+      const { auth } = await issue(first);
+      await first.close();
+      await first.services.journal.close();
+      const second = await build({ journal: new SqliteJournal(dir) });
+      expect((await call(second, 'POST', '/matters', { matterType: 'patent_provisional' }, auth)).status).toBe(201);
+      await second.close();
+      await second.services.journal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the hard spend ceiling', () => {
+  let app: TestApp;
+  beforeEach(async () => {
+    app = await testApp();
+  });
+  afterEach(async () => app.close());
+
+  it('refuses the paid act that would pass the ceiling: 403 BLOCKED naming it, nothing written', async () => {
+    const { auth } = await issue(app, { email: 'ada@example.com', spendCeilingUsd: 300 });
+    expect((await call(app, 'POST', '/orders', order, auth)).status).toBe(201); // 199
+    expect((await call(app, 'POST', '/matters', { matterType: 'entity_formation' }, auth)).status).toBe(201); // 99 -> 298
+    const refused = await call(app, 'POST', '/orders', order, auth);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ type: 'BLOCKED', code: 'SPEND_CEILING', spendCeilingUsd: 300, committedUsd: 298, priceUsd: 199 });
+    expect(refused.body.error).toMatch(/spend ceiling of 300 USD/);
+    const list = await call(app, 'GET', '/matters');
+    expect(list.body.results).toHaveLength(2);
+    // Reads and sandbox work are never paid.
+    expect((await call(app, 'GET', '/matters', undefined, auth)).status).toBe(200);
+    const ws = await workspace(app);
+    expect((await call(app, 'POST', `${ws}/orders`, order, auth)).status).toBe(201);
+  });
+
+  it('releases the reservation of a refused act', async () => {
+    const { auth } = await issue(app, { email: 'ada@example.com', spendCeilingUsd: 199 });
+    const refused = await call(app, 'POST', '/matters', { matterType: 'patent_provisional', listFeeUsd: 500, tenantGuardrails: { maxFeeUsd: 100 } }, auth);
+    expect(refused.status).toBe(422);
+    expect((await call(app, 'POST', '/orders', order, auth)).status).toBe(201);
+  });
+
+  it('holds under concurrency: the accepted acts never pass the ceiling', async () => {
+    const { auth } = await issue(app, { email: 'ada@example.com', spendCeilingUsd: 500 });
+    const results = await Promise.all(Array.from({ length: 6 }, () => call(app, 'POST', '/orders', order, auth)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(2);
+    expect(results.filter((r) => r.status === 403)).toHaveLength(4);
+  });
+
+  it('survives a restart: committed spend is folded from the journal', async () => {
+    const dir = tempDir();
+    try {
+      const first = await build({ journal: new SqliteJournal(dir) });
+      const { auth } = await issue(first, { email: 'ada@example.com', spendCeilingUsd: 300 });
+      expect((await call(first, 'POST', '/orders', order, auth)).status).toBe(201);
+      await first.close();
+      await first.services.journal.close();
+      const second = await build({ journal: new SqliteJournal(dir) });
+      const res = await call(second, 'POST', '/orders', order, auth);
+      expect(res.status).toBe(403);
+      expect(res.body.committedUsd).toBe(199);
+      await second.close();
+      await second.services.journal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('topLevelHeaders (the tests helper)', () => {
+  it('returns a working Bearer header, one key per app', async () => {
+    const app = await testApp();
+    try {
+      const a = await topLevelHeaders(app);
+      expect(a.authorization).toMatch(/^Bearer lwk_/);
+      expect(await topLevelHeaders(app)).toEqual(a);
+      expect((await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, a)).status).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
