@@ -12,14 +12,11 @@ import { FIXTURE } from '../domain/fixtures.ts';
 import { MATTER_TYPES } from '../domain/matter-types.ts';
 import { grainPrefix, seg } from '../cli/service-client.ts';
 import { isToolResult, type Caller } from './call.ts';
-import { ENVELOPE, ID_PATTERN, MATTER_ANSWER, TICK_ANSWER, WORKSPACE_ANSWER } from './output-schemas.ts';
-import { MatterId } from './spec-tools.ts';
+import { anId, MatterId, WorkspaceId } from './schemas.ts';
 import { refusal } from './tool-result.ts';
 
 const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
-
-const WorkspaceId = z.string().regex(ID_PATTERN, 'an id is 1-64 letters, digits, _ . : or -').describe('the sandbox workspace id (ws_…), from sandbox_open_workspace');
 
 /** The fixture Signers and how the sandbox registry treats them. */
 const FIXTURE_SIGNERS = [FIXTURE.eligibleSigner, FIXTURE.lapsedSigner, FIXTURE.lapsedCoverageSigner] as const;
@@ -38,7 +35,6 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       title: 'Open a sandbox workspace',
       description: 'POST /workspaces: a keyless, synthetic, TTL-bound workspace to rehearse in. Answers its id (ws_…), expiry and graduation path; the magic fixtures are listed at /workspaces/{id}/fixtures (read them with get).',
       inputSchema: z.strictObject({}),
-      outputSchema: WORKSPACE_ANSWER,
       annotations: { title: 'Open a sandbox workspace', ...WRITE },
     },
     () => caller.call('sandbox_open_workspace', 'POST', '/workspaces', { keyless: true }),
@@ -67,7 +63,6 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         settlementFloorUsd: z.number().nonnegative().optional().describe('clientMandates.settlementFloor'),
         maxFeeUsd: z.number().nonnegative().optional().describe('tenantGuardrails.maxFeeUsd'),
       }),
-      outputSchema: MATTER_ANSWER,
       annotations: { title: 'Create a Matter in a workspace', ...WRITE },
     },
     (input) => {
@@ -87,7 +82,6 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       title: 'Read a workspace Matter',
       description: 'GET /workspaces/{workspaceId}/matters/{matterId}: the Matter, its Asset and its journal.',
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId }),
-      outputSchema: MATTER_ANSWER,
       annotations: { title: 'Read a workspace Matter', ...READ },
     },
     ({ workspaceId, matterId }) => caller.call('sandbox_get_matter', 'GET', `${ws(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
@@ -99,7 +93,6 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       title: 'Advance a workspace Matter',
       description: 'POST /workspaces/{workspaceId}/matters/{matterId}/advance: as advance_matter, inside the workspace. A reserved act answers waiting_on_signer; answer its Gig with sandbox_gig_result.',
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId, note: z.string().min(1).max(2000).optional() }),
-      outputSchema: MATTER_ANSWER,
       annotations: { title: 'Advance a workspace Matter', ...WRITE },
     },
     ({ workspaceId, matterId, note }) => caller.call('sandbox_advance_matter', 'POST', `${ws(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
@@ -122,9 +115,8 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         outcome: z.enum(['attested', 'send_back', 'declined']),
         signer: z.enum(FIXTURE_SIGNERS).default(FIXTURE.eligibleSigner).describe('the fixture Signer who answers'),
         memo: z.string().min(1).max(5000).optional().describe('required for send_back (the defects) and declined'),
-        gigId: z.string().regex(ID_PATTERN).optional().describe('the Gig answered; defaults to the pending Gig'),
+        gigId: anId('the Gig answered; defaults to the pending Gig').optional(),
       }),
-      outputSchema: MATTER_ANSWER,
       annotations: { title: "Answer a Matter's Gig as a fixture Signer", ...WRITE },
     },
     async ({ workspaceId, matterId, outcome, signer, memo, gigId }) => {
@@ -154,10 +146,9 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       description: "POST /workspaces/{workspaceId}/deadlines/{assetId}/tick: moves the ladder on by days (ladders never move on wall time). Rungs crossed fire reminders onto the tail (the notice at 30 days remaining). The Asset id is the Matter's assetId.",
       inputSchema: z.strictObject({
         workspaceId: WorkspaceId,
-        assetId: z.string().regex(ID_PATTERN).describe('the Asset id (as_…)'),
+        assetId: anId('the Asset id (as_…)'),
         days: z.number().int().describe('how many days pass'),
       }),
-      outputSchema: TICK_ANSWER,
       annotations: { title: "Tick an Asset's Deadline Ladder", ...WRITE },
     },
     ({ workspaceId, assetId, days }) => caller.call('sandbox_tick_ladder', 'POST', `${ws(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
@@ -174,7 +165,6 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         limit: z.number().int().min(1).max(500).optional().describe('page size (default 100)'),
         feed: z.enum(['timeline', 'reminders', 'time']).optional(),
       }),
-      outputSchema: ENVELOPE,
       annotations: { title: "Read a workspace's event tail", ...READ },
     },
     ({ workspaceId, after, limit, feed }) => caller.call('sandbox_read_events', 'GET', `${ws(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { seg } from '../cli/service-client.ts';
 import type { Caller } from './call.ts';
 import { KEYLESS_PATH_PATTERN, keylessPathProblem } from './keyless-path.ts';
-import { ENVELOPE, ID_PATTERN, MATTER_ANSWER, ORDER_ANSWER } from './output-schemas.ts';
+import { MatterId } from './schemas.ts';
 
 /** The mint and offer an order placed through MCP names. */
 export const MCP_MINT = 'legalwork-mcp';
@@ -18,8 +18,6 @@ export const PROVISIONAL_OFFER = 'patent-provisional';
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
-
-export const MatterId = z.string().regex(ID_PATTERN, 'an id is 1-64 letters, digits, _ . : or -').describe('the Matter id (mt_…)');
 
 export function registerSpecTools(server: McpServer, caller: Caller) {
   server.registerTool(
@@ -64,7 +62,6 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
       title: 'List Matters',
       description: 'GET /matters: the OK envelope with the Matters, a typed EMPTY when there are none, or BLOCKED.',
       inputSchema: z.strictObject({}),
-      outputSchema: ENVELOPE,
       annotations: { title: 'List Matters', ...READ, idempotentHint: true },
     },
     () => caller.call('list_matters', 'GET', '/matters'),
@@ -76,7 +73,6 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
       title: 'Read a Matter',
       description: 'GET /matters/{matterId}: the Matter (stage, status, pendingGigId while a Signer holds a reserved act), its Asset and its journal.',
       inputSchema: z.strictObject({ matterId: MatterId }),
-      outputSchema: MATTER_ANSWER,
       annotations: { title: 'Read a Matter', ...READ, idempotentHint: true },
     },
     ({ matterId }) => caller.call('get_matter', 'GET', `/matters/${seg(matterId)}`),
@@ -93,7 +89,6 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
         'escalated{reservedAct, gigId}. Refusals (409 waiting or terminal, 422 Gate) come back as errors.',
       ].join(' '),
       inputSchema: z.strictObject({ matterId: MatterId }),
-      outputSchema: MATTER_ANSWER,
       annotations: { title: 'Advance a Matter', ...WRITE },
     },
     ({ matterId }) => caller.call('advance_matter', 'POST', `/matters/${seg(matterId)}/advance`, { body: {} }),
@@ -113,7 +108,6 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
         inventor: z.string().min(1).max(200).describe('the inventor, who is the Client'),
         listFeeUsd: z.number().nonnegative().describe('the list fee, in USD'),
       }),
-      outputSchema: ORDER_ANSWER,
       annotations: { title: 'Order a provisional patent filing', ...WRITE },
     },
     ({ title, inventor, listFeeUsd }) => caller.call('file_provisional', 'POST', '/orders', { body: { mint: MCP_MINT, offer: PROVISIONAL_OFFER, title, inventor, listFeeUsd } }),

@@ -1,0 +1,356 @@
+/**
+ * The MCP server through the official SDK client over the SDK's in-memory
+ * transport, against the real app listening on a real port: every tool, its
+ * schema and annotations, its happy path and its refusals.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceClient } from '../src/cli/service-client.ts';
+import { FIXTURE } from '../src/domain/fixtures.ts';
+import { createMcpServer, SPEC_TOOLS } from '../src/mcp/server.ts';
+import { freePort } from './helpers/cli.ts';
+import { listeningApp, type TestApp } from './helpers/app.ts';
+
+let app: TestApp;
+let url: string;
+let key: string;
+const opened: Client[] = [];
+
+async function connect(options: { key?: string; baseUrl?: string } = {}) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createMcpServer(new ServiceClient({ baseUrl: options.baseUrl ?? url, ...(options.key ? { key: options.key } : {}), timeoutMs: 5_000 }));
+  await server.connect(serverSide);
+  const client = new Client({ name: 'legalwork-test', version: '1.0.0' });
+  await client.connect(clientSide);
+  opened.push(client);
+  return client;
+}
+
+/** Calls a tool and checks the invariant of every result: structuredContent, and the same JSON as text. */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.content).toHaveLength(1);
+  const [text] = result.content as { type: string; text: string }[];
+  expect(text.type).toBe('text');
+  if (result.structuredContent !== undefined) expect(JSON.parse(text.text)).toEqual(result.structuredContent);
+  return { isError: result.isError === true, body: result.structuredContent as any, text: text.text };
+}
+
+/** A refusal of the service: an error result carrying the status and the worded reason. */
+function expectRefusal(result: { isError: boolean; body: any }, status: number, code?: string) {
+  expect(result.isError).toBe(true);
+  expect(result.body.httpStatus).toBe(status);
+  expect(typeof result.body.error).toBe('string');
+  expect(result.body.error.length).toBeGreaterThan(10);
+  if (code) expect(result.body.code).toBe(code);
+}
+
+/** An argument the input schema rejects: an error result, never a protocol error, and nothing sent. */
+function expectInvalidArguments(result: { isError: boolean; body: any; text: string }, words: RegExp) {
+  expect(result.isError).toBe(true);
+  expect(result.text).toMatch(/Input validation error/);
+  expect(result.text).toMatch(words);
+}
+
+beforeAll(async () => {
+  ({ app, url } = await listeningApp());
+  const issued = await fetch(`${url}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'mcp@legalwork.test' }) });
+  expect(issued.status).toBe(201);
+  key = ((await issued.json()) as { key: string }).key;
+});
+
+afterAll(async () => {
+  for (const client of opened) await client.close();
+  await app.close();
+});
+
+describe('the tool list', () => {
+  it("holds the spec's six tools exactly, with their input schemas and annotations, plus the sandbox tools", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const name of SPEC_TOOLS) expect(byName.has(name), name).toBe(true);
+    const extra = tools.map((t) => t.name).filter((n) => !(SPEC_TOOLS as readonly string[]).includes(n));
+    expect(extra.every((n) => n.startsWith('sandbox_'))).toBe(true);
+    expect(extra.sort()).toEqual(['sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder']);
+
+    const schema = (name: string) => byName.get(name)!.inputSchema as { properties?: Record<string, any>; required?: string[]; additionalProperties?: boolean };
+    expect(Object.keys(schema('healthz').properties ?? {})).toEqual([]);
+    expect(Object.keys(schema('list_matters').properties ?? {})).toEqual([]);
+    expect(schema('get').required).toEqual(['path']);
+    expect(schema('get').properties!.path.type).toBe('string');
+    expect(schema('get_matter').required).toEqual(['matterId']);
+    expect(schema('advance_matter').required).toEqual(['matterId']);
+    expect(schema('file_provisional').required!.sort()).toEqual(['inventor', 'listFeeUsd', 'title']);
+    expect(schema('file_provisional').properties!.listFeeUsd.type).toBe('number');
+    expect(schema('file_provisional').properties!.title.type).toBe('string');
+    for (const name of SPEC_TOOLS) expect(schema(name).additionalProperties, name).toBe(false);
+
+    for (const name of ['healthz', 'get', 'list_matters', 'get_matter', 'sandbox_get_matter', 'sandbox_read_events']) {
+      expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
+    }
+    for (const name of ['advance_matter', 'file_provisional', 'sandbox_open_workspace', 'sandbox_create_matter', 'sandbox_advance_matter', 'sandbox_gig_result', 'sandbox_tick_ladder']) {
+      expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(false);
+      expect(byName.get(name)!.annotations?.destructiveHint, name).toBe(false);
+    }
+  });
+
+  it('rejects an unknown argument on every spec tool through its schema', async () => {
+    const client = await connect();
+    for (const name of SPEC_TOOLS) {
+      expectInvalidArguments(await call(client, name, { surplus: 1 }), /surplus|Unrecognized/i);
+    }
+  });
+});
+
+describe('healthz', () => {
+  it('answers the typed liveness', async () => {
+    const result = await call(await connect(), 'healthz');
+    expect(result.isError).toBe(false);
+    expect(result.body.type).toBe('OK');
+  });
+});
+
+describe('get', () => {
+  it('reads a keyless path, with its query', async () => {
+    const client = await connect();
+    const ws = await call(client, 'sandbox_open_workspace');
+    const fixtures = await call(client, 'get', { path: `/workspaces/${ws.body.workspace.id}/fixtures` });
+    expect(fixtures.isError).toBe(false);
+    expect(fixtures.body.fixtures.map((f: { name: string }) => f.name)).toContain('eligible-signer');
+    const page = await call(client, 'get', { path: `/workspaces/${ws.body.workspace.id}/events?after=0&limit=1` });
+    expect(page.body.type).toBe('OK');
+    expect(page.body.results).toHaveLength(1);
+  });
+
+  it('sends no key: a stale key cannot spoil a keyless read', async () => {
+    const client = await connect({ key: 'lwk_' + 'x'.repeat(43) });
+    const read = await call(client, 'get', { path: '/matters' });
+    expect(read.isError).toBe(false);
+    expect(['OK', 'EMPTY']).toContain(read.body.type);
+    // The keyed tools do send it, and the service refuses the unknown key.
+    expectRefusal(await call(client, 'list_matters'), 401);
+  });
+
+  it('answers a service refusal as an error result', async () => {
+    expectRefusal(await call(await connect(), 'get', { path: '/matters/mt_nowhere' }), 404);
+  });
+
+  it.each([
+    ['http://example.com/healthz', /start with/],
+    ['https://127.0.0.1/healthz', /start with/],
+    ['//example.com/healthz', /\/\//],
+    ['healthz', /start with/],
+    ['/../healthz', /\.\./],
+    ['/matters/../keys', /\.\./],
+    ['/matters/%2e%2e/keys', /\.\./],
+    ['/matters/%2E%2E/keys', /\.\./],
+    ['/./healthz', /"\."/],
+    ['/a\\..\\b', /backslash/],
+    ['/healthz#frag', /#|fragment/],
+    ['/health z', /whitespace/],
+    ['/%zz', /percent/],
+    ['', /start with/],
+  ])('refuses %j before any request', async (path, words) => {
+    expectInvalidArguments(await call(await connect(), 'get', { path }), words);
+  });
+});
+
+describe('the demand loop on the top level', () => {
+  it('list_matters answers EMPTY, then OK once a Matter exists', async () => {
+    const fresh = await listeningApp();
+    try {
+      const client = await connect({ baseUrl: fresh.url });
+      const before = await call(client, 'list_matters');
+      expect(before.isError).toBe(false);
+      expect(before.body.type).toBe('EMPTY');
+      expect(before.body.results).toEqual([]);
+      const res = await fetch(`${fresh.url}/workspaces`, { method: 'POST' });
+      expect(res.status).toBe(201);
+      const keyRes = await fetch(`${fresh.url}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@legalwork.test' }) });
+      const freshKey = ((await keyRes.json()) as { key: string }).key;
+      const keyed = await connect({ baseUrl: fresh.url, key: freshKey });
+      const order = await call(keyed, 'file_provisional', { title: 'A widget', inventor: 'Ada', listFeeUsd: 199 });
+      expect(order.isError).toBe(false);
+      const after = await call(client, 'list_matters');
+      expect(after.body.type).toBe('OK');
+      expect(after.body.results.map((m: { id: string }) => m.id)).toEqual([order.body.matterId]);
+    } finally {
+      await fresh.app.close();
+    }
+  });
+
+  it('file_provisional orders a filing that waits on a Signer: the reserved act never resolves in-band', async () => {
+    const client = await connect({ key });
+    const order = await call(client, 'file_provisional', { title: 'A better mousetrap', inventor: 'Grace', listFeeUsd: 199 });
+    expect(order.isError).toBe(false);
+    expect(order.body.status).toBe('waiting_on_signer');
+    expect(order.body.matter.pendingGigId).toMatch(/^gig_/);
+    const read = await call(client, 'get_matter', { matterId: order.body.matterId });
+    expect(read.isError).toBe(false);
+    expect(read.body.matter.status).toBe('waiting_on_signer');
+    expect(read.body.journal.length).toBeGreaterThan(1);
+    // Advancing while the Signer holds the act is refused, worded.
+    const again = await call(client, 'advance_matter', { matterId: order.body.matterId });
+    expectRefusal(again, 409);
+    expect(again.body.error).toContain(order.body.matterId);
+  });
+
+  it('file_provisional without a key is refused, naming POST /keys', async () => {
+    const refused = await call(await connect(), 'file_provisional', { title: 'Keyless', inventor: 'Nobody', listFeeUsd: 199 });
+    expectRefusal(refused, 401);
+    expect(refused.body.error).toContain('POST /keys');
+  });
+
+  it('file_provisional rejects malformed arguments through its schema, writing nothing', async () => {
+    const client = await connect({ key });
+    const before = await call(client, 'list_matters');
+    expectInvalidArguments(await call(client, 'file_provisional', { title: 'T', inventor: 'I', listFeeUsd: '199' }), /listFeeUsd|number/);
+    expectInvalidArguments(await call(client, 'file_provisional', { title: 'T', listFeeUsd: 199 }), /inventor/);
+    expectInvalidArguments(await call(client, 'file_provisional', { title: 'T', inventor: 'I', listFeeUsd: -1 }), /listFeeUsd|>=|too small/i);
+    const after = await call(client, 'list_matters');
+    expect(after.body.results?.length ?? 0).toBe(before.body.results?.length ?? 0);
+  });
+
+  it('advance_matter commits open work, then escalates the reserved act to waiting_on_signer', async () => {
+    const client = await connect({ key });
+    const created = await fetch(`${url}/matters`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ matterType: 'demand_letter' }) });
+    expect(created.status).toBe(201);
+    const matterId = ((await created.json()) as { matter: { id: string } }).matter.id;
+    const stages: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const step = await call(client, 'advance_matter', { matterId });
+      expect(step.isError).toBe(false);
+      expect(step.body.committed.advanceTo).toBe(step.body.matter.stage);
+      stages.push(step.body.matter.stage);
+    }
+    expect(stages).toEqual(['prepare', 'examine', 'review']);
+    const reserved = await call(client, 'advance_matter', { matterId });
+    expect(reserved.isError).toBe(false);
+    expect(reserved.body.matter.status).toBe('waiting_on_signer');
+    expect(reserved.body.escalated).toEqual(expect.objectContaining({ reservedAct: 'sign', gigId: reserved.body.matter.pendingGigId }));
+  });
+
+  it('get_matter and advance_matter refuse an unknown Matter with the worded 404', async () => {
+    const client = await connect({ key });
+    expectRefusal(await call(client, 'get_matter', { matterId: 'mt_unknown' }), 404, 'MATTER_NOT_FOUND');
+    const advance = await call(client, 'advance_matter', { matterId: 'mt_unknown' });
+    expectRefusal(advance, 404);
+    expect(advance.body.error).toContain('mt_unknown');
+    expectInvalidArguments(await call(client, 'get_matter', { matterId: '../keys' }), /id/);
+    expectInvalidArguments(await call(client, 'get_matter', {}), /matterId/);
+  });
+
+  it('a service that cannot be reached is an error result, not a protocol error', async () => {
+    const client = await connect({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    for (const [name, args] of [['healthz', {}], ['list_matters', {}], ['get', { path: '/healthz' }], ['get_matter', { matterId: 'mt_x' }]] as const) {
+      const result = await call(client, name, args);
+      expect(result.isError, name).toBe(true);
+      expect(result.body.code).toBe('SERVICE_UNREACHABLE');
+      expect(result.body.error).toMatch(/cannot reach/);
+    }
+  });
+});
+
+describe('sandbox rehearsal', () => {
+  async function matterIn(client: Client, extra: Record<string, unknown> = {}) {
+    const ws = await call(client, 'sandbox_open_workspace');
+    expect(ws.isError).toBe(false);
+    const workspaceId = ws.body.workspace.id as string;
+    const created = await call(client, 'sandbox_create_matter', { workspaceId, matterType: 'patent_provisional', ...extra });
+    expect(created.isError).toBe(false);
+    expect(created.body.matter.status).toBe('intake');
+    return { workspaceId, matterId: created.body.matter.id as string, assetId: created.body.matter.assetId as string };
+  }
+
+  async function toReserved(client: Client, workspaceId: string, matterId: string) {
+    let step;
+    do step = await call(client, 'sandbox_advance_matter', { workspaceId, matterId });
+    while (!step.isError && step.body.matter.status !== 'waiting_on_signer');
+    expect(step.isError).toBe(false);
+    return step.body;
+  }
+
+  it('walks a Matter to fulfilled with the eligible fixture Signer, refusing the lapsed ones', async () => {
+    const client = await connect();
+    const { workspaceId, matterId } = await matterIn(client);
+    expect((await toReserved(client, workspaceId, matterId)).escalated.reservedAct).toBe('sign');
+
+    const lapsed = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'attested', signer: FIXTURE.lapsedSigner });
+    expectRefusal(lapsed, 422);
+    expect(lapsed.body.predicate).toBe('standing');
+    const coverage = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'attested', signer: FIXTURE.lapsedCoverageSigner });
+    expectRefusal(coverage, 422);
+    expect(coverage.body.cure).toMatch(/coverage/);
+    expect((await call(client, 'sandbox_get_matter', { workspaceId, matterId })).body.matter.status).toBe('waiting_on_signer');
+
+    const signed = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'attested' });
+    expect(signed.isError).toBe(false);
+    expect(signed.body.matter.stage).toBe('sign');
+    expect((await toReserved(client, workspaceId, matterId)).escalated.reservedAct).toBe('file');
+    const filed = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'attested', signer: FIXTURE.eligibleSigner });
+    expect(filed.body.matter.status).toBe('fulfilled');
+    expect(filed.body.matter.attestedActs).toBe(2);
+
+    const done = await call(client, 'sandbox_advance_matter', { workspaceId, matterId });
+    expectRefusal(done, 409);
+    const noGig = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'attested' });
+    expect(noGig.isError).toBe(true);
+    expect(noGig.body.code).toBe('NO_PENDING_GIG');
+    expect(noGig.body.error).toContain('fulfilled');
+  });
+
+  it('answers send_back and declined as the Signer would, and relays the memo refusal', async () => {
+    const client = await connect();
+    const { workspaceId, matterId } = await matterIn(client);
+    await toReserved(client, workspaceId, matterId);
+    expectRefusal(await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'send_back' }), 422);
+    const back = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'send_back', memo: 'claims 3-5 are indefinite' });
+    expect(back.body.matter.status).toBe('prepare');
+    const pending = await toReserved(client, workspaceId, matterId);
+    const wrongGig = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'declined', memo: 'no', gigId: 'gig_other' });
+    expectRefusal(wrongGig, 409);
+    const declined = await call(client, 'sandbox_gig_result', { workspaceId, matterId, outcome: 'declined', memo: 'outside my practice', gigId: pending.matter.pendingGigId });
+    expect(declined.body.matter.status).toBe('needs_client_direction');
+    expect(declined.body.matter.needsClientDirection).toBe(true);
+  });
+
+  it('ticks a notice-eve ladder and reads the reminder off the tail', async () => {
+    const client = await connect();
+    const { workspaceId, assetId } = await matterIn(client, { assetTitle: `${FIXTURE.noticeEvePrefix} rehearsal`, clientName: 'Ada' });
+    const tick = await call(client, 'sandbox_tick_ladder', { workspaceId, assetId, days: 1 });
+    expect(tick.isError).toBe(false);
+    expect(tick.body.daysUntilDeadline).toBe(30);
+    const reminders = await call(client, 'sandbox_read_events', { workspaceId, feed: 'reminders' });
+    expect(reminders.body.type).toBe('OK');
+    expect(reminders.body.results.map((e: { kind: string }) => e.kind)).toContain('reminder.notice');
+    const notice = reminders.body.results.find((e: { kind: string }) => e.kind === 'reminder.notice');
+    expect(notice.subject).toBe(assetId);
+    expect(notice.data.atDaysRemaining).toBe(30);
+
+    const timeline = await call(client, 'sandbox_read_events', { workspaceId, after: 0, limit: 2 });
+    expect(timeline.body.results.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
+    const tail = await call(client, 'sandbox_read_events', { workspaceId, after: timeline.body.latestSeq });
+    expect(tail.body.type).toBe('EMPTY');
+
+    expectRefusal(await call(client, 'sandbox_tick_ladder', { workspaceId, assetId: 'as_unknown', days: 1 }), 404);
+    expectInvalidArguments(await call(client, 'sandbox_tick_ladder', { workspaceId, assetId, days: 1.5 }), /days|int/i);
+    expectInvalidArguments(await call(client, 'sandbox_read_events', { workspaceId, feed: 'everything' }), /feed/);
+  });
+
+  it('refuses an unknown workspace with the typed 404 naming the fix', async () => {
+    const client = await connect();
+    const gone = await call(client, 'sandbox_create_matter', { workspaceId: 'ws_gone', matterType: 'demand_letter' });
+    expectRefusal(gone, 404);
+    expect(gone.body.fix).toBe('POST /workspaces');
+    expectInvalidArguments(await call(client, 'sandbox_create_matter', { workspaceId: 'ws_gone', matterType: 'divorce' }), /matterType/);
+  });
+
+  it('keeps rehearsal keyless even when a key is configured', async () => {
+    const client = await connect({ key: 'lwk_' + 'y'.repeat(43) });
+    const { workspaceId, matterId } = await matterIn(client);
+    expect((await call(client, 'sandbox_advance_matter', { workspaceId, matterId })).body.matter.stage).toBe('prepare');
+  });
+});
