@@ -64,6 +64,8 @@ const nameOf = (p: string | { name: string }) => (typeof p === 'string' ? p : p.
 export class Matters {
   /** Streams other modules add to a Matter's opening transaction (a ladder per Asset). */
   readonly mintExtensions: MintExtension[] = [];
+  /** Tenant Guardrails a grain adds to every Matter in it (a Tenant's routing `maxFeeUsd`): the Gate applies them at creation and at every advance. */
+  grainGuardrails?: (grain: string) => Promise<Guardrails | undefined>;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -80,7 +82,7 @@ export class Matters {
     const matterId = newId('mt');
     const assetId = newId('as');
     const jurisdiction = deriveJurisdiction({ rail, matterType: request.matterType, clientState: request.clientState });
-    const refusal = mechanicsRefusal({ listFeeUsd: request.listFeeUsd, jurisdiction }, request.tenantGuardrails);
+    const refusal = mechanicsRefusal({ listFeeUsd: request.listFeeUsd, jurisdiction }, request.tenantGuardrails, await this.grainGuardrails?.(grain));
     if (refusal) throw refusal;
     const adverse = request.adverseParties ?? [];
     const facts: MatterFacts = {
@@ -138,7 +140,7 @@ export class Matters {
       refuseUnlessWritable(entity);
       refuseUnlessAdvanceable(entity);
       const facts = factsOf(entity);
-      const gate = mechanicsRefusal({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails) ?? meritsRefusal(body.merits, facts.clientMandates);
+      const gate = mechanicsRefusal({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails, await this.grainGuardrails?.(grain)) ?? meritsRefusal(body.merits, facts.clientMandates);
       if (gate) throw gate;
       const status = statusOf(entity);
       if (status === 'review' || status === 'sign') return this.escalate(entity);

@@ -8,19 +8,22 @@ import { newId } from '../domain/ids.ts';
 import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
 import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
 import { createBus } from '../engine/bus.ts';
-import { Ladders } from '../engine/ladders.ts';
 import { Keys } from '../engine/keys.ts';
+import { Ladders } from '../engine/ladders.ts';
 import { Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
+import { Tenants } from '../engine/tenants.ts';
 import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
+import { installContract } from './openapi.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
 import { eventRoutes } from './routes/events.ts';
-import { keyRoutes } from './routes/keys.ts';
 import { matterRoutes } from './routes/matters.ts';
+import { tenantRoutes } from './routes/tenants.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
 import type { Services } from './services.ts';
@@ -59,6 +62,9 @@ export function createServices(options: BuildOptions): Services {
   const ladders = new Ladders(supervisor);
   // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
   matters.mintExtensions.push(ladders.mintExtension);
+  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow);
+  // A Tenant's routing cap is a mechanics Guardrail on every Matter in its grain.
+  matters.grainGuardrails = (grain) => tenants.guardrailsOf(grain);
   return {
     journal: options.journal,
     clock,
@@ -71,6 +77,7 @@ export function createServices(options: BuildOptions): Services {
     keys: new Keys(supervisor),
     workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
+    tenants,
   };
 }
 
@@ -87,6 +94,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   installValidation(app);
   installErrorHandling(app);
   installAuth(app, services);
+  await installContract(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('request-id', request.id);
   });
@@ -98,9 +106,15 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
 
   await app.register(keyRoutes, { services });
   await app.register(workspaceRoutes, { services });
+  await app.register(tenantRoutes, { services });
   for (const prefix of ['', '/workspaces/:workspaceId']) {
     await app.register(matterRoutes, { services, prefix });
     await app.register(deadlineRoutes, { services, prefix });
+    await app.register(eventRoutes, { services, sse, prefix });
+  }
+  // A Tenant's grain has its own tail, and its Matters mint their ladders there.
+  await app.register(deadlineRoutes, { services, prefix: '/tenants/:tenantId' });
+  for (const prefix of ['/tenants/:tenantId']) {
     await app.register(eventRoutes, { services, sse, prefix });
   }
   return app as FastifyInstance & { services: Services };

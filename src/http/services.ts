@@ -4,10 +4,11 @@ import type { SignerRegistry } from '../domain/signer-registry.ts';
 import type { SupplyNetwork } from '../domain/supply-network.ts';
 import type { CommitBus } from '../engine/bus.ts';
 import type { CreationBound } from '../engine/creation-bound.ts';
-import type { Ladders } from '../engine/ladders.ts';
 import type { Keys } from '../engine/keys.ts';
+import type { Ladders } from '../engine/ladders.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
+import type { Tenants } from '../engine/tenants.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
 
@@ -23,4 +24,5 @@ export interface Services {
   workspaces: Workspaces;
   keys: Keys;
   creationBound: CreationBound;
+  tenants: Tenants;
 }

@@ -1,0 +1,131 @@
+/**
+ * Sandbox Tenants: open one (per-caller bound), read it, declare its flat
+ * Offers and its routing mechanics, and mint and drive its Matters. The Matter
+ * doors are the same plugin as at the top level, mounted under
+ * `/tenants/{tenantId}`, with two Tenant rules in front of them:
+ * - a mint (POST …/matters, POST …/orders) names a declared Offer, which fixes
+ *   the flat price (`listFeeUsd`) and, when it names one, the matter type;
+ * - a Tenant's agent never consents, directs or withdraws for the Client: a
+ *   request whose `X-Actor` names anyone but `client` is refused on those doors.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuse } from '../../domain/refusal.ts';
+import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
+import { grainProvenance, grainView, type Grain } from '../../engine/workspaces.ts';
+import { ok } from '../envelopes.ts';
+import { admitCreation } from '../sandbox.ts';
+import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
+import { Type } from '@sinclair/typebox';
+import { Strict } from '../schemas/common.ts';
+import type { Services } from '../services.ts';
+import { matterRoutes } from './matters.ts';
+
+type Params = { tenantId: string };
+const PREFIX = '/tenants/:tenantId';
+/** The doors only the Client may speak through. */
+const CLIENT_DOORS = new Set([`${PREFIX}/matters/:id/consent`, `${PREFIX}/matters/:id/client-direction`, `${PREFIX}/matters/:id/terminal`]);
+
+export async function tenantRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { tenants, journal } = services;
+
+  const view = async (grain: Grain, state: TenantState = tenants.stateOf(grain)) => {
+    const id = grain.record.id;
+    const [matters, events] = await Promise.all([journal.countStreams(id, 'matter.opened'), journal.latestSeq(id)]);
+    return {
+      ...grainView(tenants, grain.record),
+      offers: state.offers,
+      routing: state.routing ?? { maxFeeUsd: null },
+      counts: { offers: state.offers.length, matters, events },
+    };
+  };
+
+  /** Resolves the tenant first, so an unknown or expired one is 404 before any body check. */
+  const resolveFirst = async (request: FastifyRequest) => {
+    const grain = await tenants.resolve((request.params as Params).tenantId);
+    request.grain = grain.record.id;
+  };
+
+  app.post('/tenants', async (request, reply) => {
+    admitCreation(services, 'tenant', request, reply);
+    const grain = await tenants.open();
+    request.grain = grain.record.id;
+    return reply.status(201).send(ok({ tenant: await view(grain), provenance: grainProvenance('tenant', grain.record.id) }));
+  });
+
+  app.get(PREFIX, { schema: { params: TenantParams } }, async (request) => {
+    const grain = await tenants.resolve((request.params as Params).tenantId);
+    request.grain = grain.record.id;
+    return ok({ tenant: await view(grain), provenance: grainProvenance('tenant', grain.record.id) });
+  });
+
+  app.put(`${PREFIX}/offers`, {
+    schema: { params: TenantParams, body: Type.Union([OffersBody, Strict({ offers: OffersBody })]) },
+    preValidation: async (request) => {
+      await resolveFirst(request);
+      const refusal = percentRefusal(request.body, ['priceUsd']);
+      if (refusal) throw refusal;
+    },
+  }, async (request) => {
+    const body = request.body as Offer[] | { offers: Offer[] };
+    const offers = Array.isArray(body) ? body : body.offers;
+    const state = await tenants.declareOffers(request.grain, offers);
+    const declared = { tenantId: request.grain, offers: state.offers, declaredSeq: state.offersSeq, provenance: grainProvenance('tenant', request.grain) };
+    return state.offers.length ? ok(declared) : { type: 'EMPTY' as const, results: [], message: `no Offer is declared: tenant ${request.grain} cannot mint Matters until one is`, ...declared };
+  });
+
+  app.put(`${PREFIX}/routing`, {
+    schema: { params: TenantParams, body: TenantRoutingBody },
+    preValidation: async (request) => {
+      await resolveFirst(request);
+      const refusal = meritsKeyRefusal(request.body, 'Tenant') ?? percentRefusal(request.body, ['maxFeeUsd']);
+      if (refusal) throw refusal;
+    },
+  }, async (request) => {
+    const state = await tenants.declareRouting(request.grain, request.body as TenantRouting);
+    return ok({ tenantId: request.grain, routing: state.routing, declaredSeq: state.routingSeq, provenance: grainProvenance('tenant', request.grain) });
+  });
+
+  // The Tenant's Matters: the shared Matter doors, behind the Tenant's own rules.
+  await app.register(async (scoped) => {
+    scoped.addHook('preValidation', async (request) => {
+      const url = request.routeOptions.url ?? '';
+      if (request.method !== 'POST') return;
+      if (url === `${PREFIX}/matters` || url === `${PREFIX}/orders`) return applyOffer(services, request, url.endsWith('/orders'));
+      if (CLIENT_DOORS.has(url)) refuseTenantActor(request, url);
+    });
+    await scoped.register(matterRoutes, { services, prefix: PREFIX });
+  });
+}
+
+/** Fills the mint body from the named Offer, or refuses 422 when it names none the Tenant declared. */
+async function applyOffer(services: Services, request: FastifyRequest, isOrder: boolean) {
+  const tenantId = (request.params as Params).tenantId;
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    await services.tenants.resolve(tenantId);
+    return; // the body schema words the refusal
+  }
+  const mint = body as Record<string, unknown>;
+  const terms = await services.tenants.mintTerms(tenantId, mint, isOrder ? 'patent_provisional' : undefined);
+  if (mint.tenant !== undefined && mint.tenant !== tenantId) {
+    throw refuse.unprocessable('TENANT_MISMATCH', `this Matter is minted on tenant ${tenantId}; "tenant" cannot name ${JSON.stringify(mint.tenant)}`);
+  }
+  mint.listFeeUsd = terms.listFeeUsd;
+  if (!isOrder) {
+    mint.tenant = tenantId;
+    if (mint.matterType === undefined && terms.matterType) mint.matterType = terms.matterType;
+  }
+}
+
+/** A Tenant's agent cannot consent for, direct, or withdraw for the Client. */
+function refuseTenantActor(request: FastifyRequest, url: string) {
+  const actor = request.headers['x-actor'];
+  if (actor === undefined || actor === 'client') return;
+  const door = url.slice(url.lastIndexOf('/') + 1);
+  if (door === 'terminal') {
+    const outcome = (request.body as { outcome?: unknown } | null)?.outcome;
+    if (outcome !== 'withdrawn') return;
+  }
+  const act = door === 'consent' ? 'consent for' : door === 'client-direction' ? 'direct for' : 'withdraw for';
+  throw refuse.unprocessable('ACTOR_NOT_CLIENT', `X-Actor ${JSON.stringify(actor)} cannot ${act} the Client: on a Tenant's Matters only the Client (X-Actor: client) speaks through this door`, { rule: 'actor', actor });
+}

@@ -1,0 +1,127 @@
+/**
+ * Request schemas of the sandbox grains (tenants, firms, conflicts ledgers),
+ * and the key screens that word the refusals a strict schema would only call
+ * "unknown field": a Tenant or firm may declare mechanics, never the merits,
+ * never an actor's act, and never a percent-of-outcome price.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { MATTER_TYPES } from '../../domain/matter-types.ts';
+import { refuse, type Refusal } from '../../domain/refusal.ts';
+import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
+import { Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+
+const Opt = Type.Optional;
+const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+export const TenantParams = Type.Object({ tenantId: Id });
+export const FirmParams = Type.Object({ firmId: Id });
+export const FirmMemberParams = Type.Object({ firmId: Id, memberId: Id });
+export const PractitionerParams = Type.Object({ practitionerId: Id });
+
+/** A flat price: a number of USD. A percent-of-outcome price has no way to be written here. */
+export const Offer = Strict({
+  id: Id,
+  title: Text(200),
+  priceUsd: Money,
+  matterType: Opt(Enum(MATTER_TYPES, 'the ratified matter type this Offer mints')),
+  proofPredicate: Opt(Text(500)),
+});
+export type Offer = Static<typeof Offer>;
+export const OffersBody = Type.Array(Offer, { maxItems: 100, description: 'the Offers a Tenant declares; the list replaces the previous declaration' });
+
+export const TenantRoutingBody = Strict({
+  maxFeeUsd: Money,
+  jurisdictions: Opt(Type.Array(Text(20), { maxItems: 60, uniqueItems: true })),
+});
+export type TenantRouting = Static<typeof TenantRoutingBody>;
+
+export const EnrollmentBody = Strict({
+  memberId: Id,
+  // The enum is checked by the route so an unknown grant is refused by name.
+  grants: Opt(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: ENROLLMENT_GRANTS.length, uniqueItems: true })),
+});
+
+const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '24-hour HH:MM' });
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export const ParticipationWindow = Strict({ day: Enum(WEEKDAYS), from: HHMM, to: HHMM, timezone: Opt(Text(64)) });
+export const MemberOptIn = Strict({ memberId: Id, matterTypes: Opt(Type.Array(Enum(MATTER_TYPES), { maxItems: MATTER_TYPES.length, uniqueItems: true })) });
+export const FirmRoutingBody = Strict({
+  participationWindows: Opt(Type.Array(ParticipationWindow, { maxItems: 70 })),
+  memberOptIns: Opt(Type.Array(MemberOptIn, { maxItems: 100 })),
+  // `firm` is in the enum so the door can answer it 403 BLOCKED rather than 422.
+  remittanceDesignation: Opt(Enum(['individual', 'firm'] as const)),
+});
+export type FirmRouting = Static<typeof FirmRoutingBody>;
+
+export const ConflictEntryBody = Strict({ nameHash: Sha256Hex });
+export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minItems: 1, maxItems: 1000 }) });
+
+/** Keys that would bind the merits: only Client Mandates may. */
+const MERITS_KEY = /settle|disclos|merit|mandate|advice|advise|strategy|verdict/i;
+/** Keys that would make a firm act as a marketplace actor. */
+const ACTOR_KEY = /claim|substitut|reserv|attest|scor(e|ing)|^(sign|signs|signed|signing|signature|signer)$/i;
+/** Keys that would express a price as a share of something. */
+const PERCENT_KEY = /percent|pct|share|contingen|commission|ofoutcome|basispoint|bps|ratio|fraction/i;
+
+/** Every key of a JSON value at any depth, with its dotted path. */
+function* keysOf(value: unknown, path: string): Generator<[string, string]> {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) yield* keysOf(value[i], `${path}[${i}]`);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      yield [key, `${path}.${key}`];
+      yield* keysOf(inner, `${path}.${key}`);
+    }
+  }
+}
+
+/** 422 for a merits-bearing key anywhere in a Tenant's or firm's declaration. */
+export function meritsKeyRefusal(body: unknown, who: 'Tenant' | 'firm'): Refusal | null {
+  for (const [key, path] of keysOf(body, 'body')) {
+    if (MERITS_KEY.test(key)) {
+      return refuse.unprocessable('MERITS_BEARING_KEY', `${path} is merits-bearing: a ${who} declares mechanics only (fee caps, windows, allowlists); only the Client's Mandates bind the merits`, { rule: 'mechanics', key });
+    }
+  }
+  return null;
+}
+
+/** 422 for an actor-shaped key in a firm's declaration: a firm is an envelope, never an actor. */
+export function actorKeyRefusal(body: unknown): Refusal | null {
+  for (const [key, path] of keysOf(body, 'body')) {
+    if (ACTOR_KEY.test(key)) {
+      return refuse.unprocessable('ACTOR_SHAPED_KEY', `${path} is actor-shaped: a firm holds member-executed Enrollment grants and never claims, substitutes, reserves, signs, attests or scores`, { rule: 'envelope', key });
+    }
+  }
+  return null;
+}
+
+/** 422 for anything percent-shaped in a price declaration: prices are flat USD only. */
+export function percentRefusal(body: unknown, priceKeys: readonly string[]): Refusal | null {
+  for (const [key, path] of keysOf(body, 'body')) {
+    if (PERCENT_KEY.test(key)) {
+      return refuse.unprocessable('PERCENTAGE_PRICE', `${path} expresses a share: prices are flat USD amounts only, never a percent of an outcome`, { rule: 'fee_shape', key });
+    }
+  }
+  const walk = (value: unknown, path: string): Refusal | null => {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const r = walk(value[i], `${path}[${i}]`);
+        if (r) return r;
+      }
+      return null;
+    }
+    if (value === null || typeof value !== 'object') return null;
+    for (const key of priceKeys) {
+      if (!(key in value)) continue;
+      const price = (value as Record<string, unknown>)[key];
+      if (typeof price === 'string' && /%|percent|pct/i.test(price)) {
+        return refuse.unprocessable('PERCENTAGE_PRICE', `${path}.${key} is percent-shaped (${JSON.stringify(price)}): a price is a flat number of USD, never a percent of an outcome`, { rule: 'fee_shape', key });
+      }
+      if (price !== null && typeof price === 'object') {
+        return refuse.unprocessable('PERCENTAGE_PRICE', `${path}.${key} must be a flat number of USD, not an object: no percent-of-outcome or formula price exists`, { rule: 'fee_shape', key });
+      }
+    }
+    return null;
+  };
+  return walk(body, 'body');
+}
