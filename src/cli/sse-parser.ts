@@ -19,6 +19,7 @@ export class SseParser {
   private data: string[] = [];
   private event = '';
   private first = true;
+  private afterCr = false;
   /** The last event id seen, as the standard keeps it: it persists until another `id` field. */
   lastEventId: string | undefined;
   /** The reconnection delay the server asked for with a `retry` field, in milliseconds. */
@@ -26,22 +27,28 @@ export class SseParser {
 
   /** Feeds a chunk; returns the frames it completed. */
   push(chunk: string): SseFrame[] {
-    if (this.first && chunk.length) {
+    if (!chunk) return [];
+    if (this.first) {
       // A leading byte-order mark is not part of the stream.
       if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
       this.first = false;
     }
+    // A `\r` that ended the previous chunk was a whole line ending; if this
+    // chunk opens with `\n`, the pair was one `\r\n`, already counted.
+    if (this.afterCr && chunk.charCodeAt(0) === 10) chunk = chunk.slice(1);
+    this.afterCr = false;
     const text = this.buffer + chunk;
     const frames: SseFrame[] = [];
     let start = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      // A `\r` at the very end may be the first half of `\r\n`: wait for more.
-      if (c === 13 && i === text.length - 1) break;
       const frame = this.line(text.slice(start, i));
       if (frame) frames.push(frame);
-      if (c === 13 && text.charCodeAt(i + 1) === 10) i++;
+      if (c === 13) {
+        if (i === text.length - 1) this.afterCr = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
+      }
       start = i + 1;
     }
     this.buffer = text.slice(start);
