@@ -1,6 +1,6 @@
 /**
  * The Enrollment lifecycle of the spec (`enrolled → amended → revoked`,
- * append-only), as data. `test/enrollment.table.test.ts` holds
+ * append-only), as data. `test/enrollment.test.ts` holds
  * `enrollmentMachine`'s edges equal to these rows.
  */
 import type { Edge } from './edges.ts';

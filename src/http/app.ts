@@ -13,6 +13,7 @@ import { Ladders } from '../engine/ladders.ts';
 import { Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
+import { Firms } from '../engine/firms.ts';
 import { Tenants } from '../engine/tenants.ts';
 import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
@@ -23,6 +24,7 @@ import { keyRoutes } from './routes/keys.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
 import { eventRoutes } from './routes/events.ts';
 import { matterRoutes } from './routes/matters.ts';
+import { firmRoutes } from './routes/firms.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
@@ -78,6 +80,7 @@ export function createServices(options: BuildOptions): Services {
     workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
     tenants,
+    firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
   };
 }
 
@@ -107,14 +110,15 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   await app.register(keyRoutes, { services });
   await app.register(workspaceRoutes, { services });
   await app.register(tenantRoutes, { services });
+  await app.register(firmRoutes, { services });
   for (const prefix of ['', '/workspaces/:workspaceId']) {
     await app.register(matterRoutes, { services, prefix });
     await app.register(deadlineRoutes, { services, prefix });
     await app.register(eventRoutes, { services, sse, prefix });
   }
-  // A Tenant's grain has its own tail, and its Matters mint their ladders there.
+  // Tenant and firm grains have their own tails; a Tenant's Matters mint their ladders in its grain.
   await app.register(deadlineRoutes, { services, prefix: '/tenants/:tenantId' });
-  for (const prefix of ['/tenants/:tenantId']) {
+  for (const prefix of ['/tenants/:tenantId', '/firms/:firmId']) {
     await app.register(eventRoutes, { services, sse, prefix });
   }
   return app as FastifyInstance & { services: Services };

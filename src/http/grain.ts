@@ -21,6 +21,7 @@ export function resolveGrain(services: Services) {
     const { workspaceId, tenantId, firmId } = request.params as { workspaceId?: string; tenantId?: string; firmId?: string };
     if (workspaceId !== undefined) request.grain = (await services.workspaces.resolve(workspaceId)).record.id;
     else if (tenantId !== undefined) request.grain = (await services.tenants.resolve(tenantId)).record.id;
+    else if (firmId !== undefined) request.grain = (await services.firms.resolve(firmId)).record.id;
     else request.grain = ROOT_GRAIN;
   };
 }

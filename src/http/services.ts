@@ -8,6 +8,7 @@ import type { Keys } from '../engine/keys.ts';
 import type { Ladders } from '../engine/ladders.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
+import type { Firms } from '../engine/firms.ts';
 import type { Tenants } from '../engine/tenants.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
@@ -25,4 +26,5 @@ export interface Services {
   keys: Keys;
   creationBound: CreationBound;
   tenants: Tenants;
+  firms: Firms;
 }

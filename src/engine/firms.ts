@@ -1,0 +1,289 @@
+/**
+ * Sandbox firms. A firm is an envelope, never a marketplace actor: it holds
+ * member-executed Enrollment grants (`roster`, `remittance`, `routing`), not
+ * accounts. No firm door signs, claims, attests or scores.
+ *
+ * Each member Enrollment is an actor of `machines/enrollment.ts`, run by the
+ * supervisor in its own mailbox and journaled in the firm's grain. Every
+ * command on a firm (enroll, amend, revoke, declare routing) also runs under
+ * the firm's grain lock, so a routing declaration is decided against the
+ * Enrollments as they stand and two enrollments of one member cannot race.
+ *
+ * Everything shown is derived from the journal: the roster (Enrollment status
+ * plus the member's binary facts), the enrollment counts, the routing with
+ * each opt-in's countersignature, the remittance lines.
+ */
+import { enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, isGrant, type EnrollmentContext, type EnrollmentStatus, type Grant } from '../../machines/enrollment.ts';
+import { deriveRosterRow, memberOf, type RosterRow } from '../domain/firm-members.ts';
+import { newId } from '../domain/ids.ts';
+import { RAIL_OF } from '../domain/matter-types.ts';
+import { POSTED_PRICES } from '../domain/pricing.ts';
+import { refuse } from '../domain/refusal.ts';
+import type { JournalEvent } from '../journal/store.ts';
+import type { Entity, EntityDefinition } from './entity.ts';
+import type { Supervisor } from './supervisor.ts';
+import { SandboxGrains, type Grain } from './workspaces.ts';
+
+export const ENROLLMENT: EntityDefinition<typeof enrollmentMachine> = { openedKind: 'enrollment.opened', machine: enrollmentMachine };
+export type EnrollmentEntity = Entity<typeof enrollmentMachine>;
+
+/** The journaled instrument of one member act, as the 201 and 200 answers show it. */
+export interface Ceremony {
+  instrument: 'enrollment' | 'amendment' | 'revocation';
+  enrollmentId: string;
+  firmId: string;
+  memberId: string;
+  granted?: Grant[];
+  revoked?: Grant[];
+  grants?: Grant[];
+  executedBy: string;
+  executedAt: string;
+  seq: number;
+}
+
+export interface FirmRouting {
+  participationWindows?: Array<{ day: string; from: string; to: string; timezone?: string }>;
+  memberOptIns?: Array<{ memberId: string; matterTypes?: string[] }>;
+  remittanceDesignation?: 'individual' | 'firm';
+}
+
+export const statusOfEnrollment = (e: EnrollmentEntity): EnrollmentStatus => enrollmentStatus(e.snapshot().value);
+const contextOfEnrollment = (e: EnrollmentEntity): EnrollmentContext => e.snapshot().context;
+const isLive = (e: EnrollmentEntity) => statusOfEnrollment(e) !== 'revoked';
+
+export function ceremonyOf(event: JournalEvent): Ceremony {
+  const d = event.data;
+  return {
+    instrument: d.instrument as Ceremony['instrument'],
+    enrollmentId: event.stream,
+    firmId: d.firmId as string,
+    memberId: d.memberId as string,
+    ...(d.granted ? { granted: d.granted as Grant[] } : {}),
+    ...(d.revoked ? { revoked: d.revoked as Grant[] } : {}),
+    ...(d.grants ? { grants: d.grants as Grant[] } : {}),
+    executedBy: d.executedBy as string,
+    executedAt: event.at,
+    seq: event.seq,
+  };
+}
+
+/** One member's current Enrollment as the enrollments list shows it. */
+export function enrollmentRow(e: EnrollmentEntity) {
+  const ctx = contextOfEnrollment(e);
+  const status = statusOfEnrollment(e);
+  const member = memberOf(ctx.memberId)!;
+  const row = deriveRosterRow(ctx.memberId, status, ctx.grants, member.facts);
+  const revoked = e.journal.find((j) => j.kind === 'enrollment.revoked');
+  return {
+    memberId: ctx.memberId,
+    enrollmentId: e.id,
+    status,
+    grants: status === 'revoked' ? [] : ctx.grants,
+    standing: member.facts,
+    eligible: row.eligible,
+    ...(row.failingPredicate ? { failingPredicate: row.failingPredicate } : {}),
+    enrolledAt: e.opened.at,
+    ...(revoked ? { revokedAt: revoked.at } : {}),
+    ceremonies: e.journal.map(ceremonyOf),
+  };
+}
+
+export class Firms extends SandboxGrains {
+  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number) {
+    super('firm', supervisor, ttlSeconds, now);
+  }
+
+  /** Every Enrollment ever opened in the firm, oldest first. */
+  async allEnrollments(firmId: string): Promise<EnrollmentEntity[]> {
+    const out: EnrollmentEntity[] = [];
+    let after = 0;
+    for (;;) {
+      const heads = await this.supervisor.journal.streamHeads(firmId, ENROLLMENT.openedKind, after, 500);
+      for (const head of heads) {
+        const entity = await this.supervisor.load(ENROLLMENT, head.stream);
+        if (entity) out.push(entity);
+        after = head.seq;
+      }
+      if (heads.length < 500) return out;
+    }
+  }
+
+  /** Each member's current (latest) Enrollment, in the order members first enrolled. */
+  async currentEnrollments(firmId: string): Promise<EnrollmentEntity[]> {
+    const latest = new Map<string, EnrollmentEntity>();
+    for (const e of await this.allEnrollments(firmId)) {
+      const memberId = contextOfEnrollment(e).memberId;
+      latest.delete(memberId);
+      latest.set(memberId, e);
+    }
+    return [...latest.values()].sort((a, b) => a.opened.seq - b.opened.seq);
+  }
+
+  private async currentOf(firmId: string, memberId: string): Promise<EnrollmentEntity | undefined> {
+    return (await this.currentEnrollments(firmId)).find((e) => contextOfEnrollment(e).memberId === memberId);
+  }
+
+  async counts(firmId: string) {
+    const all = await this.allEnrollments(firmId);
+    const revoked = all.filter((e) => !isLive(e)).length;
+    return { enrolled: all.length - revoked, revoked };
+  }
+
+  /**
+   * A member executes grants: a fresh Enrollment when the member holds no live
+   * one, an amendment adding grants when it does. Returns the ceremony; for the
+   * revoking fixture member, also the revocation it executes right after.
+   */
+  enroll(firmId: string, memberId: string, asked: string[] | undefined) {
+    return this.withGrain(firmId, async () => {
+      refuseUnknownMember(memberId);
+      const grants = asked ?? ['roster'];
+      if (grants.length === 0) throw refuse.unprocessable('NO_GRANT', `an Enrollment executes at least one grant: ${ENROLLMENT_GRANTS.join(', ')}`);
+      const unknown = grants.find((g) => !isGrant(g));
+      if (unknown !== undefined) throw refuse.unprocessable('UNKNOWN_GRANT', `unknown grant "${unknown}": the grants a member may execute are ${ENROLLMENT_GRANTS.join(', ')}`, { allowed: ENROLLMENT_GRANTS });
+      const current = await this.currentOf(firmId, memberId);
+      if (current && isLive(current)) return { ...(await this.amend(firmId, current, grants as Grant[])), act: 'amended' as const };
+
+      const enrollmentId = newId('en');
+      const granted = ENROLLMENT_GRANTS.filter((g) => grants.includes(g));
+      const entity = await this.supervisor.open(ENROLLMENT, firmId, enrollmentId, { firmId, memberId, grants: granted }, {
+        kind: ENROLLMENT.openedKind,
+        verb: 'enrolled',
+        by: 'member',
+        actor: memberId,
+        note: `${memberId} executed an enrollment granting ${granted.join(', ')}`,
+        data: { instrument: 'enrollment', firmId, memberId, granted, grants: granted, executedBy: memberId },
+      });
+      const ceremony = ceremonyOf(entity.opened);
+      if (!memberOf(memberId)!.revokesAfterEnrolling) return { entity, ceremony, act: 'enrolled' as const };
+      const [revocation] = await this.supervisor.dispatch(ENROLLMENT, enrollmentId, firmId, notFound(memberId), (e) =>
+        this.supervisor.commit(e, [{ type: 'REVOKE', executedBy: memberId, reason: 'the fixture member revokes mid-scenario' }]),
+      );
+      return { entity, ceremony, act: 'enrolled' as const, then: ceremonyOf(revocation) };
+    });
+  }
+
+  private amend(firmId: string, current: EnrollmentEntity, grants: Grant[]) {
+    const memberId = contextOfEnrollment(current).memberId;
+    return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
+      const event = { type: 'AMEND' as const, grants, executedBy: memberId };
+      if (!this.supervisor.preview(entity, [event])) {
+        throw refuse.conflict('NOTHING_TO_AMEND', `${memberId}'s live Enrollment already holds ${grants.join(', ')}: an amendment must execute a grant not yet held (held: ${contextOfEnrollment(entity).grants.join(', ')})`, { grants: contextOfEnrollment(entity).grants });
+      }
+      const [written] = await this.supervisor.commit(entity, [event]);
+      return { entity, ceremony: ceremonyOf(written) };
+    });
+  }
+
+  /** The member withdraws every grant: the Enrollment ends. Revoking again is 409. */
+  revoke(firmId: string, memberId: string) {
+    return this.withGrain(firmId, async () => {
+      refuseUnknownMember(memberId);
+      const current = await this.currentOf(firmId, memberId);
+      if (!current) throw refuse.notFound('ENROLLMENT_NOT_FOUND', `${memberId} holds no Enrollment in firm ${firmId}: POST /firms/${firmId}/enrollments executes one`, { memberId });
+      return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
+        if (!isLive(entity)) {
+          const at = entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at;
+          throw refuse.conflict('ALREADY_REVOKED', `${memberId}'s Enrollment ${entity.id} was already revoked${at ? ` at ${at}` : ''}; a fresh enrollment is a new member act (POST /firms/${firmId}/enrollments)`, { memberId, enrollmentId: entity.id });
+        }
+        const [written] = await this.supervisor.commit(entity, [{ type: 'REVOKE', executedBy: memberId }]);
+        return { entity, revocation: ceremonyOf(written) };
+      });
+    });
+  }
+
+  /** Roster rows: live Enrollments holding the `roster` grant; a revoked row is blanked (derived, not deleted). */
+  async roster(firmId: string): Promise<{ rows: RosterRow[]; blanked: number }> {
+    const rows: RosterRow[] = [];
+    let blanked = 0;
+    for (const e of await this.currentEnrollments(firmId)) {
+      const ctx = contextOfEnrollment(e);
+      if (!isLive(e)) {
+        if (ctx.grants.includes('roster')) blanked++;
+        continue;
+      }
+      if (!ctx.grants.includes('roster')) continue;
+      rows.push(deriveRosterRow(ctx.memberId, statusOfEnrollment(e), ctx.grants, memberOf(ctx.memberId)!.facts));
+    }
+    return { rows, blanked };
+  }
+
+  /** Members whose live Enrollment holds `grant`. */
+  async holding(firmId: string, grant: Grant): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const e of await this.currentEnrollments(firmId)) {
+      if (isLive(e) && contextOfEnrollment(e).grants.includes(grant)) out.add(contextOfEnrollment(e).memberId);
+    }
+    return out;
+  }
+
+  /**
+   * Declares the firm's routing preferences (mechanics only; the caller has
+   * screened merits-bearing and actor-shaped keys). Remittance goes to each
+   * individual: a `firm` designation is 403 BLOCKED. Each opt-in must be
+   * countersigned by that member's live `routing` grant.
+   */
+  declareRouting(firmId: string, routing: FirmRouting) {
+    return this.withGrain(firmId, async (grain) => {
+      if (routing.remittanceDesignation === 'firm') {
+        throw refuse.blocked(403, 'REMITTANCE_TO_FIRM', 'remittanceDesignation "firm" is refused: a firm is an envelope, never the Merchant of Record or a payee; remittances go to each individual member (use "individual")', { accepted: ['individual'] });
+      }
+      for (const [i, w] of (routing.participationWindows ?? []).entries()) {
+        if (w.from >= w.to) throw refuse.unprocessable('MALFORMED_MECHANICS', `body.participationWindows[${i}] opens at ${w.from} and closes at ${w.to}: a window must close after it opens (split a window that crosses midnight in two)`, { rule: 'mechanics' });
+      }
+      const seen = new Set<string>();
+      const routingHolders = await this.holding(firmId, 'routing');
+      for (const [i, optIn] of (routing.memberOptIns ?? []).entries()) {
+        if (seen.has(optIn.memberId)) throw refuse.unprocessable('MALFORMED_MECHANICS', `body.memberOptIns[${i}] repeats ${optIn.memberId}: one opt-in per member`, { rule: 'mechanics' });
+        seen.add(optIn.memberId);
+        if (!routingHolders.has(optIn.memberId)) {
+          throw refuse.unprocessable('OPT_IN_NOT_COUNTERSIGNED', `body.memberOptIns[${i}]: ${optIn.memberId} holds no live Enrollment with the routing grant, so the opt-in is not countersigned; the member executes it first (POST /firms/${firmId}/enrollments {"memberId":"${optIn.memberId}","grants":["routing"]})`, { rule: 'countersignature', memberId: optIn.memberId });
+        }
+      }
+      const declared = { ...routing, remittanceDesignation: routing.remittanceDesignation ?? 'individual' };
+      const written = await this.declare(grain, { kind: 'firm.routing.declared', by: 'firm', note: 'routing preferences declared (mechanics only)', data: { routing: declared } });
+      return { routing: declared, seq: written.seq };
+    });
+  }
+
+  /** The latest routing declaration, each opt-in marked by whether its countersignature is still live. */
+  async routingOf(grain: Grain) {
+    const last = [...grain.stream].reverse().find((e) => e.kind === 'firm.routing.declared');
+    if (!last) return null;
+    const routing = last.data.routing as FirmRouting;
+    const holders = await this.holding(grain.record.id, 'routing');
+    return {
+      routing: { ...routing, ...(routing.memberOptIns ? { memberOptIns: routing.memberOptIns.map((o) => ({ ...o, countersigned: holders.has(o.memberId) })) } : {}) },
+      declaredSeq: last.seq,
+      declaredAt: last.at,
+    };
+  }
+
+  /**
+   * Per-member remittance lines for members whose live Enrollment grants
+   * `remittance`, aggregated from their settled acts (synthetic in the
+   * sandbox). The view aggregates only: each line's Merchant of Record is the
+   * platform (patent rail) or the individual Signer (state rail), never the firm.
+   */
+  async remittances(firmId: string) {
+    const members = [...(await this.holding(firmId, 'remittance'))];
+    const rows = members.map((memberId) => {
+      const lines = memberOf(memberId)!.settled.map(({ matterType, attestedActs }) => {
+        const rail = RAIL_OF[matterType];
+        const perAct = POSTED_PRICES[matterType].legalFeePerActUsd;
+        return { matterType, rail, attestedActs, legalFeePerActUsd: perAct, legalFeeUsd: perAct * attestedActs, merchantOfRecord: rail === 'patent' ? 'platform' : memberId };
+      });
+      return { memberId, lines, attestedActs: sum(lines.map((l) => l.attestedActs)), legalFeeUsd: sum(lines.map((l) => l.legalFeeUsd)) };
+    });
+    return { rows, totals: { members: rows.length, attestedActs: sum(rows.map((r) => r.attestedActs)), legalFeeUsd: sum(rows.map((r) => r.legalFeeUsd)) } };
+  }
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const notFound = (memberId: string) => `${memberId} holds no Enrollment here`;
+
+function refuseUnknownMember(memberId: string) {
+  if (!memberOf(memberId)) {
+    throw refuse.unprocessable('UNKNOWN_MEMBER', `unknown member "${memberId}": the sandbox member directory lists mb_fixture_eligible, mb_fixture_suspended and mb_fixture_revoking (GET /firms/{id}/fixtures)`, { memberId });
+  }
+}
