@@ -92,6 +92,8 @@ describe('help and usage', () => {
     [['keys', 'create'], /--email is required/],
     [['events', 'tail', '--after', '-1'], /--after/],
     [['events', 'tail', '--workspace', ''], /--workspace needs a workspace id/],
+    [['events', 'tail', '--follow', '--limit', '5'], /--limit pages the tail without --follow/],
+    [['events', 'tail', '--idle-timeout', '500'], /only with --follow/],
   ])('%j is a usage error: exit 2, worded on stderr, nothing on stdout', async (argv, words) => {
     const { code, stdout, stderr } = await inProcess(argv);
     expect(code).toBe(2);

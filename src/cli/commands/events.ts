@@ -1,5 +1,5 @@
 /** `legalwork events tail [--follow]`: a grain's event tail, once or live. */
-import { optionalInt, optionalString, type Command } from '../command.ts';
+import { optionalInt, optionalString, UsageError, type Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS, followEvents } from '../follow.ts';
 
@@ -28,6 +28,8 @@ const tail: Command = {
   async run(ctx) {
     const after = optionalInt(ctx.values, 'after', { min: 0 });
     const feed = optionalString(ctx.values, 'feed');
+    if (ctx.values.follow && ctx.values.limit !== undefined) throw new UsageError('--limit pages the tail without --follow; a follower takes every event');
+    if (!ctx.values.follow && ctx.values['idle-timeout'] !== undefined) throw new UsageError('--idle-timeout applies only with --follow');
     const client = ctx.client();
     if (!ctx.values.follow) {
       const limit = optionalInt(ctx.values, 'limit', { min: 1, max: 500 });
