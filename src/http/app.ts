@@ -12,6 +12,7 @@ import { Keys } from '../engine/keys.ts';
 import { Ladders } from '../engine/ladders.ts';
 import { Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
+import { Conflicts } from '../engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
 import { Firms } from '../engine/firms.ts';
 import { Tenants } from '../engine/tenants.ts';
@@ -24,6 +25,7 @@ import { keyRoutes } from './routes/keys.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
 import { eventRoutes } from './routes/events.ts';
 import { matterRoutes } from './routes/matters.ts';
+import { conflictRoutes } from './routes/conflicts.ts';
 import { firmRoutes } from './routes/firms.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
@@ -81,6 +83,7 @@ export function createServices(options: BuildOptions): Services {
     creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
     tenants,
     firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
+    conflicts: new Conflicts(supervisor),
   };
 }
 
@@ -115,6 +118,10 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
     await app.register(matterRoutes, { services, prefix });
     await app.register(deadlineRoutes, { services, prefix });
     await app.register(eventRoutes, { services, sse, prefix });
+  }
+  // Per-practitioner conflicts ledgers: 403 at the top level, open on synthetic state in a workspace.
+  for (const prefix of ['', '/workspaces/:workspaceId']) {
+    await app.register(conflictRoutes, { services, prefix });
   }
   // Tenant and firm grains have their own tails; a Tenant's Matters mint their ladders in its grain.
   await app.register(deadlineRoutes, { services, prefix: '/tenants/:tenantId' });

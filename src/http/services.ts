@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import type { SupplyNetwork } from '../domain/supply-network.ts';
 import type { CommitBus } from '../engine/bus.ts';
+import type { Conflicts } from '../engine/conflicts.ts';
 import type { CreationBound } from '../engine/creation-bound.ts';
 import type { Keys } from '../engine/keys.ts';
 import type { Ladders } from '../engine/ladders.ts';
@@ -27,4 +28,5 @@ export interface Services {
   creationBound: CreationBound;
   tenants: Tenants;
   firms: Firms;
+  conflicts: Conflicts;
 }

@@ -13,6 +13,7 @@ import { Type } from '@sinclair/typebox';
 import { Strict, Text } from '../schemas/common.ts';
 import { actorKeyRefusal, EnrollmentBody, FirmMemberParams, FirmParams, FirmRoutingBody, meritsKeyRefusal } from '../schemas/grains.ts';
 import type { Services } from '../services.ts';
+import { firmConflictRoutes } from './conflicts.ts';
 
 type Params = { firmId: string; memberId?: string };
 const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
@@ -89,5 +90,8 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
       const note = 'aggregation only: each line\'s Merchant of Record is the platform (patent rail) or the individual Signer (state rail), never the firm';
       return rows.length ? ok({ firmId: request.grain, results: rows, totals, merchantOfRecord: note, synthetic: true }) : empty(`no member has granted remittance: a member executes it with POST /firms/${request.grain}/enrollments {"memberId": …, "grants": ["remittance"]}`, { firmId: request.grain });
     });
+
+    // The firm's own conflicts ledger and prescreen, behind the same resolution.
+    await firm.register(firmConflictRoutes, { services });
   });
 }

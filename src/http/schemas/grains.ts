@@ -56,6 +56,28 @@ export type FirmRouting = Static<typeof FirmRoutingBody>;
 export const ConflictEntryBody = Strict({ nameHash: Sha256Hex });
 export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minItems: 1, maxItems: 1000 }) });
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * 422 naming the rule when a conflicts hash is not sha256 hex: the platform
+ * holds hashes only, so a plaintext name (or any other shape) is refused by
+ * name before the schema speaks.
+ */
+export function nameHashRefusal(body: unknown): Refusal | null {
+  if (body === null || typeof body !== 'object') return null;
+  const b = body as { nameHash?: unknown; nameHashes?: unknown };
+  const hint = 'send the sha256 of the name as 64 lowercase hex characters; the platform holds hashes only, the plaintext stays with you';
+  if ('nameHash' in b && (typeof b.nameHash !== 'string' || !SHA256_HEX.test(b.nameHash))) {
+    return refuse.unprocessable('NAME_HASH_NOT_SHA256', `body.nameHash is not sha256 hex: ${hint}`, { rule: 'hashes_only' });
+  }
+  if ('nameHashes' in b && Array.isArray(b.nameHashes)) {
+    if (b.nameHashes.length === 0) return refuse.unprocessable('NAME_HASHES_EMPTY', 'body.nameHashes is empty: a prescreen checks at least one hash', { rule: 'hashes_only' });
+    const i = b.nameHashes.findIndex((h) => typeof h !== 'string' || !SHA256_HEX.test(h));
+    if (i >= 0) return refuse.unprocessable('NAME_HASH_NOT_SHA256', `body.nameHashes[${i}] is not sha256 hex: ${hint}`, { rule: 'hashes_only' });
+  }
+  return null;
+}
+
 /** Keys that would bind the merits: only Client Mandates may. */
 const MERITS_KEY = /settle|disclos|merit|mandate|advice|advise|strategy|verdict/i;
 /** Keys that would make a firm act as a marketplace actor. */

@@ -1,0 +1,97 @@
+/**
+ * Conflicts ledgers: hashes only, append-only, never pooled.
+ *
+ * Per-practitioner ledgers (`conflictRoutes`) mount at the top level and under
+ * `/workspaces/{workspaceId}`. On the top-level surface they answer 403
+ * BLOCKED naming the upgrade path (`credential_verified`, not live in this
+ * preview); inside a workspace they are open on synthetic state. The pooled
+ * `GET /conflicts` is 403 BLOCKED everywhere, naming the per-practitioner address.
+ *
+ * Firm ledgers (`firmConflictRoutes`) live under `/firms/{firmId}`, with the
+ * prescreen, which never replaces the Signer's own full check.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { refuse } from '../../domain/refusal.ts';
+import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
+import { empty, ok } from '../envelopes.ts';
+import { resolveGrain, ROOT_GRAIN } from '../grain.ts';
+import { Strict } from '../schemas/common.ts';
+import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
+import type { Services } from '../services.ts';
+
+const LedgerQuery = Strict({
+  after: Type.Optional(Type.Integer({ minimum: 0, description: 'entries with seq greater than this' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+});
+type Query = { after?: number; limit: number };
+const PRESCREEN_CAVEAT = "a prescreen of this one ledger; it never replaces the Signer's own full conflicts check";
+
+/** One page of a ledger, OK or a typed EMPTY, always stating that it is append-only. */
+function page(entries: ConflictEntry[], query: Query, ledger: Record<string, unknown>, emptyMessage: string) {
+  const after = query.after ?? 0;
+  const rest = entries.filter((e) => e.seq > after);
+  const results = rest.slice(0, query.limit);
+  const extra = { appendOnly: true, ledger, ledgerEntries: entries.length, nextAfter: rest.length > results.length ? results[results.length - 1].seq : null };
+  return results.length ? { type: 'OK' as const, results, ...extra } : empty(after > 0 && entries.length ? 'no entries after that seq' : emptyMessage, extra);
+}
+
+export async function conflictRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { conflicts } = services;
+  // Resolved before validation, so the top-level 403 answers ahead of any body or query check.
+  app.addHook('preValidation', resolveGrain(services));
+  const where = (request: FastifyRequest) => (request.grain === ROOT_GRAIN ? '' : `/workspaces/${request.grain}`);
+
+  const refuseTopLevel = async (request: FastifyRequest) => {
+    if (request.grain !== ROOT_GRAIN) return refuseNonHash(request);
+    const { practitionerId } = request.params as { practitionerId: string };
+    throw refuse.blocked(403, 'CREDENTIAL_VERIFICATION_REQUIRED', `the per-practitioner conflicts ledger of ${practitionerId} opens on the top-level surface only at the credential_verified tier (license verification by the identity provider), which is not live in this preview; rehearse on synthetic state inside a sandbox workspace: POST /workspaces, then /workspaces/{id}/conflicts/${practitionerId}`, {
+      upgrade: { tier: 'credential_verified', how: 'license verification by the identity provider, fresh at act-class; not live in this preview' },
+      sandbox: `POST /workspaces, then /workspaces/{id}/conflicts/${practitionerId}`,
+    });
+  };
+
+  app.get('/conflicts', async (request) => {
+    const at = `${where(request)}/conflicts/{practitionerId}`;
+    throw refuse.blocked(403, 'CONFLICTS_NOT_POOLED', `conflicts ledgers are never pooled: each practitioner's ledger has its own address, GET ${at}`, { address: at });
+  });
+
+  app.get('/conflicts/:practitionerId', { schema: { params: PractitionerParams, querystring: LedgerQuery }, preValidation: refuseTopLevel }, async (request) => {
+    const { practitionerId } = request.params as { practitionerId: string };
+    const owner: LedgerOwner = { kind: 'practitioner', id: practitionerId };
+    const entries = await conflicts.entries(request.grain, owner);
+    return page(entries, request.query as Query, { practitioner: practitionerId }, `no entries on ${practitionerId}'s ledger: POST ${where(request)}/conflicts/${practitionerId}/entries {"nameHash": <sha256 hex>} records one`);
+  });
+
+  app.post('/conflicts/:practitionerId/entries', { schema: { params: PractitionerParams, body: ConflictEntryBody }, preValidation: refuseTopLevel }, async (request, reply) => {
+    const { practitionerId } = request.params as { practitionerId: string };
+    const entry = await conflicts.record(request.grain, { kind: 'practitioner', id: practitionerId }, (request.body as { nameHash: string }).nameHash);
+    return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { practitioner: practitionerId } }));
+  });
+}
+
+async function refuseNonHash(request: FastifyRequest) {
+  const refusal = nameHashRefusal(request.body);
+  if (refusal) throw refusal;
+}
+
+/** The firm's own ledger and its prescreen. Mounted by the firm routes, behind the firm's resolution. */
+export async function firmConflictRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { conflicts } = services;
+  const ownerOf = (request: FastifyRequest): LedgerOwner => ({ kind: 'firm', id: request.grain });
+
+  app.get('/firms/:firmId/conflicts', { schema: { params: FirmParams, querystring: LedgerQuery } }, async (request) => {
+    const entries = await conflicts.entries(request.grain, ownerOf(request));
+    return page(entries, request.query as Query, { firm: request.grain }, `no entries on firm ${request.grain}'s ledger: POST /firms/${request.grain}/conflicts/entries {"nameHash": <sha256 hex>} records one`);
+  });
+
+  app.post('/firms/:firmId/conflicts/entries', { schema: { params: FirmParams, body: ConflictEntryBody }, preValidation: refuseNonHash }, async (request, reply) => {
+    const entry = await conflicts.record(request.grain, ownerOf(request), (request.body as { nameHash: string }).nameHash);
+    return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { firm: request.grain } }));
+  });
+
+  app.post('/firms/:firmId/conflicts/prescreen', { schema: { params: FirmParams, body: PrescreenBody }, preValidation: refuseNonHash }, async (request) => {
+    const verdict = await conflicts.prescreen(request.grain, ownerOf(request), (request.body as { nameHashes: string[] }).nameHashes);
+    return ok({ ...verdict, ledger: { firm: request.grain }, caveat: PRESCREEN_CAVEAT });
+  });
+}
