@@ -143,6 +143,10 @@ export function percentRefusal(body: unknown, priceKeys: readonly string[]): Ref
         return refuse.unprocessable('PERCENTAGE_PRICE', `${path}.${key} must be a flat number of USD, not an object: no percent-of-outcome or formula price exists`, { rule: 'fee_shape', key });
       }
     }
+    for (const [key, inner] of Object.entries(value)) {
+      const r = walk(inner, `${path}.${key}`);
+      if (r) return r;
+    }
     return null;
   };
   return walk(body, 'body');
