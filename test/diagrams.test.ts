@@ -1,0 +1,94 @@
+/**
+ * The committed diagrams are always current: regenerate everything under
+ * `visualizations/` in memory from the machines and hold it byte-equal to the
+ * files. Also checks the diagrams draw every transition of each machine (event
+ * and guard), its terminals and its compound states, and that generation is
+ * deterministic.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { machineEdges, stateNodes } from '../machines/edges.ts';
+import { edgeLabel, diagramOf } from '../src/diagrams/graph.ts';
+import { generateDiagrams, OUT_DIR, type GeneratedFile } from '../src/diagrams/generate.ts';
+import { MACHINES } from '../src/diagrams/registry.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+let files: GeneratedFile[];
+const fileOf = (path: string) => files.find((f) => f.path === path)!.content;
+
+beforeAll(async () => {
+  files = await generateDiagrams();
+});
+
+describe('visualizations/', () => {
+  it('is exactly what the machines generate (run `npm run diagrams` after changing a machine)', () => {
+    const stale = files.filter((f) => {
+      try {
+        return readFileSync(join(root, f.path), 'utf8') !== f.content;
+      } catch {
+        return true;
+      }
+    });
+    expect(stale.map((f) => f.path)).toEqual([]);
+    // No leftover diagram of a machine that is gone.
+    const onDisk = readdirSync(join(root, OUT_DIR)).map((f) => `${OUT_DIR}/${f}`).sort();
+    expect(onDisk).toEqual(files.map((f) => f.path).sort());
+  });
+
+  it('is byte-identical from run to run', async () => {
+    const again = await generateDiagrams();
+    expect(again).toEqual(files);
+  });
+
+  it('has a Mermaid, a Markdown and an SVG diagram for every registered machine', () => {
+    expect(MACHINES.map((m) => m.name)).toEqual(['matter', 'deadline-ladder', 'enrollment']);
+    for (const { name } of MACHINES) {
+      expect(fileOf(`${OUT_DIR}/${name}.mmd`).startsWith('stateDiagram-v2\n')).toBe(true);
+      expect(fileOf(`${OUT_DIR}/${name}.md`)).toContain(`\`\`\`mermaid\n${fileOf(`${OUT_DIR}/${name}.mmd`)}\`\`\``);
+      expect(fileOf(`${OUT_DIR}/${name}.svg`)).toMatch(/^<\?xml[\s\S]*<svg[\s\S]*<\/svg>\n$/);
+    }
+  });
+});
+
+describe.each(MACHINES.map((m) => [m.name, m] as const))('the %s diagrams', (name, entry) => {
+  const edges = machineEdges(entry.machine);
+  const mermaid = () => fileOf(`${OUT_DIR}/${name}.mmd`);
+  const svg = () => fileOf(`${OUT_DIR}/${name}.svg`);
+  /** SVG text is XML-escaped; Graphviz also splits an edge label into one <text> per line. */
+  const svgTexts = () => [...svg().matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1].replace(/&#45;/g, '-').replace(/&amp;/g, '&'));
+
+  it('label every transition with its event and guard', () => {
+    for (const e of edges) {
+      const label = edgeLabel({ event: e.event, guard: e.guard, kind: e.to === null ? (e.refuses ? 'refuses' : 'stays') : 'move' });
+      expect(mermaid(), `${e.from} ${e.event}`).toContain(label);
+      const texts = svgTexts();
+      expect(texts.some((t) => t === e.event || t.startsWith(`${e.event} `) || t === `${e.event} [${e.guard}]`), `${e.from} ${e.event} in the SVG`).toBe(true);
+      if (e.guard) expect(texts.some((t) => t.includes(`[${e.guard}]`)), `guard ${e.guard} in the SVG`).toBe(true);
+    }
+  });
+
+  it('show every state, the compound states as groups and the terminals as terminals', () => {
+    const diagram = diagramOf(entry.machine);
+    for (const node of stateNodes(entry.machine).filter((n) => n.path.length)) {
+      expect(mermaid()).toContain(`state "${node.key}" as ${node.path.join('_')}`);
+      expect(svgTexts()).toContain(node.key);
+    }
+    for (const c of diagram.nodes.filter((n) => n.kind === 'compound')) {
+      expect(mermaid()).toContain(`state ${c.path.replace(/\./g, '_')} {`);
+      expect(svg()).toContain(`<title>cluster_${c.path}</title>`);
+    }
+    const terminals = diagram.nodes.filter((n) => n.kind === 'final');
+    expect(terminals.length).toBeGreaterThan(0);
+    for (const t of terminals) {
+      expect(mermaid()).toContain(`${t.path.replace(/\./g, '_')} --> [*]`);
+      expect(mermaid()).toMatch(new RegExp(`class [^\\n]*\\b${t.path.replace(/\./g, '_')}\\b[^\\n]* terminal`));
+    }
+  });
+
+  it('count every transition and state in the README', () => {
+    const diagram = diagramOf(entry.machine);
+    expect(fileOf(`${OUT_DIR}/README.md`)).toContain(`| [${entry.title}](./${name}.md) | ${diagram.nodes.length} | ${edges.length} |`);
+  });
+});
