@@ -21,7 +21,12 @@ import type { JournalStore } from '../journal/store.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { installContract } from './openapi.ts';
+import { installContract } from './openapi.ts';
+import { capabilityRoutes } from './routes/capabilities.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { verifyRoutes } from './routes/verify.ts';
+import { pageRoutes } from './pages/routes.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
 import { eventRoutes } from './routes/events.ts';
 import { matterRoutes } from './routes/matters.ts';
@@ -101,6 +106,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   installErrorHandling(app);
   installAuth(app, services);
   await installContract(app);
+  await installContract(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('request-id', request.id);
   });
@@ -111,6 +117,13 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   app.addHook('preSerialization', stampProvenance);
 
   await app.register(keyRoutes, { services });
+  await app.register(discoveryRoutes, { services });
+  await app.register(verifyRoutes);
+  await app.register(pageRoutes);
+  // The listed capability catalog: top level (writes need a key) and inside workspaces (keyless).
+  for (const prefix of ['', '/workspaces/:workspaceId']) {
+    await app.register(capabilityRoutes, { services, prefix });
+  }
   await app.register(workspaceRoutes, { services });
   await app.register(tenantRoutes, { services });
   await app.register(firmRoutes, { services });

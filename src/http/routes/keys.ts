@@ -51,7 +51,7 @@ export async function keyRoutes(app: FastifyInstance, { services }: { services: 
         tags: ['keys'],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: IssueKeyBody,
-        response: { 201: KeyIssued, '4XX': ErrorBody },
+        response: { 201: KeyIssued, '4xx': ErrorBody },
       },
       preValidation: normalizeForm,
     },

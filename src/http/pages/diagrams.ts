@@ -1,0 +1,58 @@
+/**
+ * The generated state diagrams (`visualizations/*.svg`, drawn from the
+ * machines by another module). They are read at request time, so a page
+ * shows whatever was generated last; a diagram that is missing degrades to a
+ * link with a note, never to a broken page.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const DEFAULT_VISUALIZATIONS_DIR = fileURLToPath(new URL('../../../visualizations/', import.meta.url));
+
+/** The machines whose diagrams the docs page always names, in reading order. */
+const KNOWN: Array<{ name: string; title: string; about: string }> = [
+  { name: 'matter', title: 'Matter', about: 'intake → prepare → examine → review → sign → file; reserved acts wait on a Signer; four terminals' },
+  { name: 'deadline-ladder', title: 'Deadline Ladder', about: 'moves on explicit ticks only: the notice rung at 30 days, daily acks from 7 to 1, the terminal rung at 0' },
+  { name: 'enrollment', title: 'Enrollment', about: 'a member\'s grants in a firm: enrolled, amended, revoked' },
+];
+
+export const DIAGRAM_NAME = '^[a-z0-9][a-z0-9-]{0,63}\\.svg$';
+
+export interface DiagramEntry {
+  name: string;
+  file: string;
+  title: string;
+  about: string;
+  available: boolean;
+}
+
+const titleOf = (name: string) => name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase());
+
+/** An SVG that could carry script is not served: the generator never writes one. */
+export const isCleanSvg = (text: string) => /<svg[\s>]/i.test(text) && !/<script|\son[a-z]+\s*=|javascript:|<foreignObject/i.test(text);
+
+/** The known diagrams plus any other SVG found, each marked available or not. */
+export async function listDiagrams(dir = DEFAULT_VISUALIZATIONS_DIR): Promise<DiagramEntry[]> {
+  let files: string[] = [];
+  try {
+    files = (await readdir(dir)).filter((f) => new RegExp(DIAGRAM_NAME).test(f)).sort();
+  } catch {
+    files = [];
+  }
+  const known = KNOWN.map((k) => ({ ...k, file: `${k.name}.svg`, available: files.includes(`${k.name}.svg`) }));
+  const others = files.filter((f) => !KNOWN.some((k) => `${k.name}.svg` === f)).map((f) => ({ name: f.slice(0, -4), file: f, title: titleOf(f.slice(0, -4)), about: 'generated from its machine', available: true }));
+  return [...known, ...others];
+}
+
+/** The SVG's bytes, or null when it is missing or not clean. */
+export async function readDiagram(file: string, dir = DEFAULT_VISUALIZATIONS_DIR): Promise<Buffer | null> {
+  if (!new RegExp(DIAGRAM_NAME).test(file)) return null;
+  try {
+    // The name pattern admits no separator, so the join cannot leave `dir`.
+    const bytes = await readFile(join(dir, file));
+    return isCleanSvg(bytes.toString('utf8')) ? bytes : null;
+  } catch {
+    return null;
+  }
+}

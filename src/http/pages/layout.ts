@@ -1,0 +1,82 @@
+/**
+ * The shell every human page shares: one stylesheet inline, no external
+ * resource (a page must load without a network error in the console), a
+ * navigation bar, and a per-response nonce for the page's own script.
+ */
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const STYLE = `
+:root { --ink:#1d2430; --muted:#5b6575; --line:#d9dee6; --accent:#2f5fb3; --ok:#1f7a4d; --warn:#9a5b00; --bad:#a32626; --paper:#fbfcfe; }
+* { box-sizing: border-box; }
+body { margin:0; font:16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--ink); background:var(--paper); }
+header { background:#1d2430; color:#fff; padding:.8rem 1.2rem; display:flex; gap:1.4rem; align-items:baseline; flex-wrap:wrap; }
+header strong { font-size:1.15rem; letter-spacing:.02em; }
+header a { color:#cfe0ff; text-decoration:none; }
+header a[aria-current=page] { color:#fff; text-decoration:underline; }
+main { max-width:68rem; margin:0 auto; padding:1.2rem 1.2rem 3rem; }
+h1 { font-size:1.7rem; margin:.6rem 0 .4rem; } h2 { font-size:1.3rem; margin-top:2rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
+code, pre { font:13.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
+pre { background:#f0f3f8; border:1px solid var(--line); padding:.8rem; overflow:auto; border-radius:6px; }
+table { border-collapse:collapse; width:100%; margin:.6rem 0; font-size:.94rem; }
+th, td { text-align:left; border-bottom:1px solid var(--line); padding:.35rem .5rem; vertical-align:top; }
+figure { margin:1rem 0; padding:.6rem; background:#fff; border:1px solid var(--line); border-radius:6px; }
+figure img { max-width:100%; height:auto; display:block; margin:0 auto; }
+figcaption { color:var(--muted); font-size:.9rem; margin-top:.4rem; }
+.note { color:var(--muted); }
+.pill { display:inline-block; padding:.05rem .55rem; border-radius:999px; background:#e7ecf5; font-size:.85rem; }
+.pill.ok { background:#dff3e8; color:var(--ok); } .pill.warn { background:#fff1d6; color:var(--warn); } .pill.bad { background:#fbe1e1; color:var(--bad); }
+button { font:inherit; padding:.45rem .9rem; border-radius:6px; border:1px solid var(--accent); background:var(--accent); color:#fff; cursor:pointer; }
+button[disabled] { opacity:.45; cursor:not-allowed; }
+button.secondary { background:#fff; color:var(--accent); }
+label { display:block; margin:.5rem 0 .2rem; font-weight:600; }
+input, select { font:inherit; padding:.4rem; border:1px solid var(--line); border-radius:6px; min-width:18rem; }
+.row { display:flex; gap:.6rem; flex-wrap:wrap; align-items:center; margin:.6rem 0; }
+.card { background:#fff; border:1px solid var(--line); border-radius:8px; padding:1rem; margin:1rem 0; }
+`;
+
+export interface Page {
+  title: string;
+  path: string;
+  body: string;
+  script?: string;
+}
+
+const NAV: Array<[string, string]> = [
+  ['/docs', 'Docs'],
+  ['/sandbox', 'Sandbox'],
+  ['/verify', 'Contract suite'],
+  ['/openapi.json', 'OpenAPI'],
+  ['/pricing', 'Pricing'],
+  ['/llms.txt', 'llms.txt'],
+];
+
+export function renderPage(page: Page, nonce: string): string {
+  const nav = NAV.map(([href, label]) => `<a href="${href}"${href === page.path ? ' aria-current="page"' : ''}>${label}</a>`).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(page.title)} · legalwork</title>
+<link rel="icon" href="data:,">
+<style>${STYLE}</style>
+</head>
+<body>
+<header><strong>legalwork</strong><nav style="display:flex;gap:1rem;flex-wrap:wrap">${nav}</nav><span class="pill">preview · not legal advice</span></header>
+<main>
+${page.body}
+</main>
+${page.script ? `<script nonce="${nonce}">\n${page.script}\n</script>` : ''}
+</body>
+</html>
+`;
+}
+
+/** Headers for a page: its own script only, nothing from elsewhere. */
+export const pageHeaders = (nonce: string) => ({
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+});

@@ -1,0 +1,39 @@
+/** The pages for people: /docs (with the generated diagrams) and /sandbox. */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Refusal } from '../../domain/refusal.ts';
+import { Media } from '../schemas/responses.ts';
+import { Type } from '@sinclair/typebox';
+import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
+import { docsPage } from './docs.ts';
+import { pageHeaders, renderPage, type Page } from './layout.ts';
+import { sandboxPage } from './sandbox.ts';
+
+export async function pageRoutes(app: FastifyInstance) {
+  const send = (page: Page) => {
+    const nonce = randomBytes(16).toString('base64');
+    return { headers: pageHeaders(nonce), html: renderPage(page, nonce) };
+  };
+
+  app.get('/docs', { schema: { summary: 'The docs page for people', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => {
+    const { headers, html } = send(docsPage(await listDiagrams()));
+    return reply.headers(headers).send(html);
+  });
+
+  app.get('/sandbox', { schema: { summary: 'The sandbox page: walk a Matter in the browser', tags: ['discovery'], response: { 200: Media('text/html', 'the sandbox page') } } }, async (_request, reply) => {
+    const { headers, html } = send(sandboxPage());
+    return reply.headers(headers).send(html);
+  });
+
+  app.get(
+    '/docs/diagrams/:file',
+    { schema: { summary: 'A generated state diagram (SVG)', tags: ['discovery'], params: Type.Object({ file: Type.String({ pattern: DIAGRAM_NAME }) }), response: { 200: Media('image/svg+xml', 'the diagram, generated from its machine') } } },
+    async (request, reply) => {
+      const { file } = request.params as { file: string };
+      const svg = await readDiagram(file);
+      if (!svg) throw new Refusal(404, 'DIAGRAM_NOT_GENERATED', `${file} is not generated in this build: npm run diagrams draws the state diagrams from the machines into visualizations/`, { results: [] }, 'EMPTY');
+      // Served as an image: no script may run in it even if opened directly.
+      return reply.type('image/svg+xml').headers({ 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).send(svg);
+    },
+  );
+}

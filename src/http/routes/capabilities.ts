@@ -1,0 +1,254 @@
+/**
+ * The listed capability catalog. Mounted at the top level and inside sandbox
+ * workspaces (same routes, same envelopes). Every route of the catalog data
+ * (`domain/capabilities/catalog.ts`) is served here, and a test holds the two
+ * equal.
+ *
+ * - Reads answer typed results from the synthetic data set, with
+ *   `meta{gate, effect, metered}`. Nothing meters in this preview (the SKU
+ *   catalog is empty), and a not-found never would.
+ * - `requiresAccess` doors answer 403 BLOCKED naming the access: no credential
+ *   for a restricted upstream is live, and BLOCKED is never degraded.
+ * - Record routes journal a draft artifact's metadata (its sha256, never its
+ *   text) and answer the artifact; nothing in it is legal advice.
+ * - Unreserved acts complete on a simulated registry and journal their receipt.
+ * - `requiresSigner` acts are posted to the supply network as a Gig and answer
+ *   the typed pending state: the service never performs a reserved act.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { accessBlocked } from '../../domain/access.ts';
+import { capabilityAt, gateView, type Capability } from '../../domain/capabilities/catalog.ts';
+import { citedBy, DATASET_AS_OF, entityOf, patentOf, PATENTS, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
+import * as drafts from '../../domain/capabilities/drafts.ts';
+import { newId } from '../../domain/ids.ts';
+import { refuse, Refusal } from '../../domain/refusal.ts';
+import { SupplyRefused } from '../../domain/supply-network.ts';
+import { VersionConflict } from '../../journal/store.ts';
+import { listed, ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
+import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
+import type { Services } from '../services.ts';
+
+type Params = Record<string, string>;
+type Body = Record<string, any>;
+
+const metaOf = (c: Capability) => ({ gate: gateView(c.gate), effect: c.effect, metered: false, ...(c.effect === 'read' ? { dataset: 'synthetic', asOf: DATASET_AS_OF } : {}) });
+
+/** A not-found read: a typed EMPTY that never meters. */
+function missing(c: Capability, what: string, code: string) {
+  return new Refusal(404, code, `${what} is not in the data set (synthetic, as of ${DATASET_AS_OF}); a not-found never meters`, { results: [], meta: metaOf(c) }, 'EMPTY');
+}
+
+const summary = (p: PatentRecord) => ({ number: p.number, title: p.title, assignee: p.assignee, grantedOn: p.grantedOn });
+
+export async function capabilityRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  app.addHook('preHandler', resolveGrain(services));
+
+  /** Registers one catalog route; `schema` documents and validates it. */
+  const route = (path: string, method: 'GET' | 'POST', schema: FastifySchema, handler: (request: FastifyRequest, reply: FastifyReply, c: Capability) => Promise<unknown>, extra: Record<string, unknown> = {}) => {
+    const c = capabilityAt(method, path);
+    app.route({ method, url: path, schema: { summary: c.purpose, tags: ['capabilities'], ...schema }, ...extra, handler: (request, reply) => handler(request, reply, c) });
+  };
+
+  const patentRead = (suffix: string, response: unknown, answer: (p: PatentRecord, c: Capability) => unknown) =>
+    route(`/patent/:number${suffix}`, 'GET', { params: PatentParams, response: { 200: response } }, async (request, _reply, c) => {
+      const p = patentOf((request.params as Params).number);
+      if (!p) throw missing(c, `patent ${(request.params as Params).number}`, 'PATENT_NOT_FOUND');
+      return answer(p, c);
+    });
+
+  // Reads.
+  route('/patent/search', 'GET', { querystring: SearchQuery, response: { 200: ReadResponses.search } }, async (request, _reply, c) => {
+    const { q } = request.query as { q: string };
+    return listed(searchPatents(q), `no patent in the data set matches every word of "${q}"`, { q, meta: metaOf(c) });
+  });
+  patentRead('', ReadResponses.patent, (p, c) => ok({ patent: { number: p.number, title: p.title, abstract: p.abstract, assignee: p.assignee, inventors: p.inventors, filedOn: p.filedOn, grantedOn: p.grantedOn, cpc: p.cpc }, meta: metaOf(c) }));
+  patentRead('/family', ReadResponses.family, (p, c) =>
+    ok({ number: p.number, family: { familyId: p.familyId, members: familyOf(p).map((m) => ({ number: m.number, relation: m.relation, title: m.title })) }, meta: metaOf(c) }),
+  );
+  patentRead('/status', ReadResponses.status, (p, c) => ok({ number: p.number, status: p.status, meta: metaOf(c) }));
+  patentRead('/assignment', ReadResponses.assignment, (p, c) => listed(p.assignments, `no assignment of ${p.number} is recorded`, { number: p.number, meta: metaOf(c) }));
+  patentRead('/citations', ReadResponses.citations, (p, c) =>
+    ok({ number: p.number, cites: p.cites.map((n) => summary(patentOf(n)!)), citedBy: citedBy(p.number).map((n) => summary(patentOf(n)!)), meta: metaOf(c) }),
+  );
+  patentRead('/ptab', ReadResponses.ptab, (p, c) => listed(p.ptab, `no trial proceeding names ${p.number}`, { number: p.number, meta: metaOf(c) }));
+  patentRead('/maintenance', ReadResponses.maintenance, (p, c) => ok({ number: p.number, windows: p.maintenance, meta: metaOf(c) }));
+
+  route('/trademark/:serial/status', 'GET', { params: TrademarkParams, response: { 200: ReadResponses.trademark } }, async (request, _reply, c) => {
+    const t = trademarkOf((request.params as Params).serial);
+    if (!t) throw missing(c, `trademark serial ${(request.params as Params).serial}`, 'TRADEMARK_NOT_FOUND');
+    return ok({ trademark: t, meta: metaOf(c) });
+  });
+  route('/entity/:state/:id/standing', 'GET', { params: EntityParams, response: { 200: ReadResponses.entity } }, async (request, _reply, c) => {
+    const { state, id } = request.params as Params;
+    const e = entityOf(state, id);
+    if (!e) throw missing(c, `entity ${id} in ${state.toUpperCase()}`, 'ENTITY_NOT_FOUND');
+    return ok({ entity: e, meta: metaOf(c) });
+  });
+  route('/lien/ucc/:state/:filing', 'GET', { params: UccParams, response: { 200: ReadResponses.ucc } }, async (request, _reply, c) => {
+    const { state, filing } = request.params as Params;
+    const f = uccFilingOf(state, filing);
+    if (!f) throw missing(c, `UCC filing ${filing} in ${state.toUpperCase()}`, 'UCC_FILING_NOT_FOUND');
+    const { filing: number, ...rest } = f;
+    return ok({ filing: { ...rest, number }, meta: metaOf(c) });
+  });
+
+  // Doors behind a restricted upstream: BLOCKED for every caller, ahead of
+  // body checks and of any key (a key cannot open them).
+  const blocked = (c: Capability) => async () => {
+    if (c.gate.kind === 'requiresAccess') throw accessBlocked(c.gate.access, `${c.method} ${c.path}`);
+  };
+  const blockedResponses = { 403: { $ref: 'Refusal#', description: 'BLOCKED: the restricted upstream needs a live credential (credential_verified, not live)' } };
+  route('/court/:district/:case/docket', 'GET', { params: DocketParams, response: blockedResponses }, async () => undefined, { preValidation: blocked(capabilityAt('GET', '/court/:district/:case/docket')) });
+  for (const path of ['/docket-watch', '/patent/docket-watch'] as const) {
+    route(path, 'POST', { body: RecordBodies[path], response: blockedResponses }, async () => undefined, {
+      preValidation: blocked(capabilityAt('POST', path)),
+      config: { keyless: 'blocked to every caller until the practitioner credential is live' },
+    });
+  }
+
+  // Records: a draft artifact, its metadata journaled.
+  const record = (path: keyof typeof RecordBodies, make: (body: Body) => drafts.Draft) =>
+    route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse } }, async (request, reply, c) => {
+      const { kind, title, content, ...extra } = make(request.body as Body) as drafts.Draft & Record<string, unknown>;
+      const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
+      const [written] = await services.supervisor.append(request.grain, [
+        {
+          stream: artifact.id,
+          expectedVersion: 0,
+          events: [services.supervisor.stamp({ kind: 'capability.recorded', by: 'gate', note: `${c.method} ${c.path}: ${artifact.kind} drafted (sha256 ${artifact.sha256})`, data: { route: `${c.method} ${c.path}`, artifactId: artifact.id, kind: artifact.kind, title: artifact.title, sha256: artifact.sha256, bytes: artifact.bytes, ...provenanceData(request) } }, artifact.id)],
+        },
+      ]);
+      return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq: written.seq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
+    });
+
+  record('/patent/draft-claims', (b) => drafts.draftClaims(b as never));
+  record('/patent/draft-spec', (b) => drafts.draftSpec(b as never));
+  record('/patent/prior-art-report', (b) => drafts.priorArtReport(b as never));
+  record('/patent/oa-response', (b) => drafts.oaResponseOutline(b as never));
+  record('/patent/ids', (b) => drafts.idsListing(b as never));
+  record('/trademark/oa-response-draft', (b) => drafts.trademarkOaResponse(b as never));
+  record('/contract/review', (b) => drafts.contractReview(b as never));
+  record('/demand-letter/draft', (b) => drafts.demandLetterDraft(b as never));
+  record('/entity/de/formation-docs', (b) => {
+    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) {
+      throw refuse.unprocessable('ENTITY_NAME_SUFFIX', b.entityType === 'llc' ? `an LLC's name must end with "LLC", "L.L.C." or "Limited Liability Company"; "${b.entityName}" does not` : `a corporation's name must end with a word such as "Inc.", "Corporation", "Corp." or "Company"; "${b.entityName}" does not`);
+    }
+    return drafts.formationDocs(b as never);
+  });
+
+  // Unreserved acts: completed on the simulated registry, receipt journaled.
+  const paid = (c: Capability) => ({ paidAct: () => ({ priceUsd: c.priceUsd!, act: `${c.method} ${c.path}` }) });
+  const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) => {
+    const c = capabilityAt('POST', path);
+    route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply) => {
+      const body = request.body as Body;
+      const { stream, ...receipt } = await receiptOf(body, request);
+      const actId = newId('rc');
+      try {
+        await services.supervisor.append(request.grain, [
+          {
+            stream: stream ?? actId,
+            expectedVersion: 0,
+            events: [services.supervisor.stamp({ kind: 'capability.acted', by: 'gate', note: `${c.method} ${c.path}: completed on the simulated registry, receipt ${receipt.id}`, data: { route: `${c.method} ${c.path}`, actId, priceUsd: c.priceUsd, receipt: { ...receipt, synthetic: true }, ...provenanceData(request) } }, actId)],
+          },
+        ]);
+      } catch (error) {
+        // Two identical acts raced on one named stream: the later one lost.
+        if (error instanceof VersionConflict) throw refuse.conflict('ACT_ALREADY_TAKEN', `${c.method} ${c.path}: the same act was just taken here by another request; nothing was written`);
+        throw error;
+      }
+      return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: `${c.method} ${c.path}`, priceUsd: c.priceUsd }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
+    }, { config: paid(c) });
+  };
+
+  act('/entity/de/form', async (b) => {
+    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw refuse.unprocessable('ENTITY_NAME_SUFFIX', `"${b.entityName}" lacks the suffix a Delaware ${b.entityType === 'llc' ? 'LLC' : 'corporation'} name requires`);
+    return { id: `DE-${digits(`${b.entityName}/${b.formationDocsSha256}/${newId('rc')}`, 7)}`, registry: 'Delaware Division of Corporations (simulated)', entityName: b.entityName, entityType: b.entityType };
+  });
+  act('/patent/file-provisional', async (b) => {
+    const n = digits(`${b.title}/${b.specificationSha256}/${newId('rc')}`, 6);
+    return { id: `63/${n.slice(0, 3)},${n.slice(3)}`, registry: 'patent office (simulated)', title: b.title, inventors: b.inventors };
+  });
+  act('/patent/pay-maintenance', async (b, request) => {
+    const c = capabilityAt('POST', '/patent/pay-maintenance');
+    const p = patentOf(b.patentNumber);
+    if (!p) throw missing(c, `patent ${b.patentNumber}`, 'PATENT_NOT_FOUND');
+    const w = p.maintenance.find((m) => m.window === b.window)!;
+    if (w.state !== 'open') {
+      throw refuse.conflict('MAINTENANCE_WINDOW_NOT_OPEN', `the ${w.window}-year window of ${p.number} is ${w.state} (it opens ${w.opensOn} and takes payment, with surcharge, until ${w.surchargeUntil})`, { window: w });
+    }
+    // One payment per window and grain: the stream is named by both, so a
+    // second payment finds it (and a race loses on the expected version).
+    const stream = `maintenance:${request.grain}:${p.number}:${w.window}`;
+    if ((await services.journal.readStream(stream)).length) throw refuse.conflict('MAINTENANCE_ALREADY_PAID', `the ${w.window}-year maintenance fee of ${p.number} is already paid here`);
+    return { id: `MF-${digits(`${stream}/${newId('rc')}`, 8)}`, registry: 'patent office fee system (simulated)', patentNumber: p.number, window: w.window, stream };
+  });
+
+  // Reserved acts: posted to the supply network as a Gig; a Signer performs them.
+  for (const path of ['/patent/file-utility', '/patent/record-assignment', '/trademark/file-oa-response', '/demand-letter/send', '/contract/advise'] as const) {
+    const c = capabilityAt('POST', path);
+    if (c.gate.kind !== 'requiresSigner' || !c.reservedAct) throw new Error(`${path} is listed as a reserved act without its Signer gate`);
+    const { credential } = c.gate;
+    const reservedAct = c.reservedAct;
+    route(path, 'POST', { body: ActBodies[path], response: { 202: PendingResponse, 403: { $ref: 'Refusal#', description: 'BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)' } } }, async (request, reply) => {
+      const body = request.body as Body;
+      if (body.signerId !== undefined) {
+        const verdict = await services.signers.verify(body.signerId);
+        if (!verdict.eligible) {
+          throw refuse.blocked(403, 'SIGNER_CREDENTIAL_NOT_LIVE', `${verdict.error}: a reserved act is routed only to a Signer whose ${credential} credential is live, so this is BLOCKED, never degraded. Cure: ${verdict.cure}`, { predicate: verdict.predicate, credential, cure: verdict.cure });
+        }
+      }
+      const actId = newId('rc');
+      let gigId: string;
+      try {
+        gigId = (await services.supply.post({ matterId: actId, reservedAct, rail: credential === 'uspto-registration' ? 'patent' : 'state', matterType: c.matterType ?? 'patent_assignment', clientFixture: null })).gigId;
+      } catch (error) {
+        if (error instanceof SupplyRefused) throw refuse.supplyRefused(`the supply network refused the Gig for ${c.method} ${c.path}: ${error.message}; nothing was written`, { route: `${c.method} ${c.path}` });
+        throw error;
+      }
+      await services.supervisor.append(request.grain, [
+        {
+          stream: actId,
+          expectedVersion: 0,
+          events: [services.supervisor.stamp({ kind: 'capability.escalated', by: 'gate', note: `${c.method} ${c.path}: reserved act posted as Gig ${gigId} for a ${credential} Signer`, data: { route: `${c.method} ${c.path}`, actId, gigId, credential, reservedAct, priceUsd: c.priceUsd, ...(body.signerId ? { preferredSigner: body.signerId } : {}), ...provenanceData(request) } }, actId)],
+        },
+      ]);
+      return reply.status(202).send(
+        ok({
+          status: 'waiting_on_signer',
+          effect: 'act',
+          gate: { requiresSigner: credential },
+          act: { id: actId, route: `${c.method} ${c.path}`, priceUsd: c.priceUsd },
+          gigId,
+          signer: { routed: true, credential, verification: { mode: 'registry', liveness: 'checked fresh at call time, against the authoritative registry' } },
+          eta: 'PT24H',
+          then: {
+            attestation: 'the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)',
+            receipt: 'the government receipt of the filing or delivery, once the Signer performs the act',
+            webhook: 'outcome.filed: the signed artifact, a verifiable Attestation and the government receipt',
+          },
+          meta: metaOf(c),
+        }),
+      );
+    }, { config: paid(c) });
+  }
+}
+
+/** The family members of a patent, parent first. */
+function familyOf(p: PatentRecord) {
+  return PATENTS.filter((m) => m.familyId === p.familyId).sort((a, b) => a.filedOn.localeCompare(b.filedOn));
+}
+
+/** `n` decimal digits derived from a seed: synthetic registry numbers. */
+function digits(seed: string, n: number): string {
+  const h = BigInt(`0x${createHash('sha256').update(seed).digest('hex').slice(0, 15)}`);
+  return (h % 10n ** BigInt(n)).toString().padStart(n, '0');
+}
+
+/** X-Actor / X-Mandate, journaled as provenance only (never verified). */
+function provenanceData(request: FastifyRequest) {
+  const p = request.access?.provenance;
+  return p ? { callerProvenance: { ...(p.actor ? { actor: p.actor } : {}), ...(p.mandate ? { mandate: p.mandate } : {}), verified: false } } : {};
+}

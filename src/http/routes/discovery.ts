@@ -1,0 +1,180 @@
+/**
+ * Discovery: liveness, the Pricing Document, the agent classes and tier
+ * ladder, the capability card (ours and the A2A shape), llms.txt and the SKU
+ * catalog. Each is derived from the data it describes (posted prices, the
+ * capability catalog, the tier ladder, the registered routes, the verify
+ * suite), never hand-copied.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CONSUMER_PATTERNS } from '../../../machines/matter.ts';
+import { TIER_LADDER } from '../../domain/access.ts';
+import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';
+import { MATTER_TYPES, RAIL_OF } from '../../domain/matter-types.ts';
+import { PER_ACT_INSURANCE_USD, POSTED_PRICES } from '../../domain/pricing.ts';
+import { SPEC_TOOLS } from '../../mcp/server.ts';
+import { SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
+import { empty, ok } from '../envelopes.ts';
+import { CONTRACT_VERSION, OPENAPI_VERSION } from '../openapi.ts';
+import { Any, Media, Ok, Str } from '../schemas/responses.ts';
+import type { Services } from '../services.ts';
+
+const SUMMARY = 'An HTTP service through which software agents open, advance and settle legal work: a Matter moves through six stages (intake, prepare, examine, review, sign, file); acts reserved to licensed humans are posted as Gigs to a supply network, where an independent Signer attests, sends back or declines. Every answer is typed OK, EMPTY or BLOCKED; a 2xx means the journal committed. This build is a preview: synthetic supply network, no live filings, nothing is legal advice.';
+
+const MCP = { command: 'npx', args: ['-y', 'legalwork', 'mcp', 'serve'], env: { LEGALWORK_URL: 'the service base address (default http://127.0.0.1:3000)', LEGALWORK_KEY: 'an API key, for top-level writes' }, transport: 'stdio', tools: [...SPEC_TOOLS] };
+
+const AGENT_CLASSES = [
+  { consumerPattern: 'B2A', who: 'the agent is the customer', how: 'the agent opens and advances its own Matters with its key' },
+  { consumerPattern: 'B2H2A', who: 'a human user, served by an agent, with a licensed human at the reserved act', how: 'the agent drives the open stages; reserved acts go to a Signer as Gigs' },
+  { consumerPattern: 'B2A2D', who: "a platform's agents serving downstream clients", how: "each client's Matter carries its own journaled consent (POST /matters/{id}/consent with actor client) before it can pass intake" },
+] as const;
+
+/** The base address the caller reached us at, for absolute links in cards. */
+const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+
+const Document = (description: string) => Type.Object({}, { description, additionalProperties: true });
+
+export async function discoveryRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const started = Date.now();
+
+  /** Every route the app serves, as OpenAPI paths (collected at ready, after every plugin registered). */
+  const routes = () => {
+    const doc = app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })));
+  };
+
+  app.get('/healthz', { schema: { summary: 'Typed liveness', tags: ['discovery'], response: { 200: Ok({ status: Type.Literal('live'), service: Str, version: Str, build: Str, journal: Type.Object({ reachable: Type.Boolean(), rootSeq: Type.Integer() }), uptimeSeconds: Type.Integer() }, 'the service is live and its journal answers') } } }, async () => {
+    const rootSeq = await services.journal.latestSeq('root');
+    return ok({ status: 'live', service: 'legalwork', version: CONTRACT_VERSION, build: 'preview', journal: { reachable: true, rootSeq }, uptimeSeconds: Math.floor((Date.now() - started) / 1000) });
+  });
+
+  app.get('/pricing', { schema: { summary: 'The Pricing Document', tags: ['discovery'], response: { 200: Ok({ $type: Type.Literal('PricingDocument'), currency: Type.Literal('USD'), model: Str, feeShape: Type.Literal('flat'), postedPrices: Type.Object({ provisionalFilingUsd: Type.Number(), utilityFilingUsd: Type.Number() }), matterTypes: Type.Array(Any), acts: Type.Array(Any) }, 'posted flat prices; the preview charges nothing') } } }, async () =>
+    ok({
+      $type: 'PricingDocument',
+      currency: 'USD',
+      model: 'free',
+      preview: true,
+      note: 'This preview charges nothing: the pricing model is free, and the figures are the posted flat targets.',
+      feeShape: 'flat',
+      hourly: false,
+      percentOfOutcome: false,
+      reads: { priceUsd: 0, metered: false },
+      postedPrices: { provisionalFilingUsd: POSTED_PRICES.patent_provisional.productFeeUsd, utilityFilingUsd: POSTED_PRICES.patent_utility.productFeeUsd },
+      meter: { releasesOn: 'fulfilled', promise: 'no filing, no charge: the Meter releases only when a Matter is fulfilled (receipt on file)' },
+      matterTypes: MATTER_TYPES.map((matterType) => {
+        const rail = RAIL_OF[matterType];
+        return {
+          matterType,
+          rail,
+          productFeeUsd: POSTED_PRICES[matterType].productFeeUsd,
+          legalFeePerActUsd: POSTED_PRICES[matterType].legalFeePerActUsd,
+          perActInsuranceUsd: PER_ACT_INSURANCE_USD,
+          merchantOfRecord: rail === 'patent' ? 'platform (Product Fee and Legal Fee)' : 'platform for the Product Fee; the Signer for the Legal Fee, recorded and never platform revenue',
+        };
+      }),
+      acts: CAPABILITIES.filter((c) => c.effect === 'act').map((c) => ({ method: c.method, path: openapiPath(c.path), priceUsd: c.priceUsd, gate: gateView(c.gate) })),
+      spendCeiling: { setBy: 'the caller', how: 'POST /keys with spendCeilingUsd', hard: true, counts: 'the posted price of each paid act taken with the key: opening a Matter (POST /matters, POST /orders: its Product Fee) and the act routes of the capability catalog', refusal: '403 BLOCKED naming the ceiling; nothing is written' },
+    }),
+  );
+
+  app.get('/icp.json', { schema: { summary: 'Agent classes and the access-tier ladder', tags: ['discovery'], response: { 200: Ok({ agentClasses: Type.Array(Any), accessTiers: Type.Array(Type.Object({ tier: Str, live: Type.Boolean() })) }, 'who the service is for, and how access rises') } } }, async () =>
+    ok({ $type: 'IdealCustomerProfile', service: 'legalwork', agentClasses: AGENT_CLASSES.filter((a) => (CONSUMER_PATTERNS as readonly string[]).includes(a.consumerPattern)), accessTiers: TIER_LADDER, reservedActs: 'a filing signature, a demand letter on attorney letterhead, legal advice: never performed by the agent or the service; posted as Gigs to licensed Signers' }),
+  );
+
+  app.get('/.well-known/agents.json', { schema: { summary: 'The capability card and probe manifest', tags: ['discovery'], response: { 200: Document('capability card: HTTP routes, the MCP command, the tier ladder, probes') } } }, async (request) => {
+    const base = baseOf(request);
+    return {
+      $type: 'AgentCapabilityCard',
+      name: 'legalwork',
+      description: SUMMARY,
+      version: CONTRACT_VERSION,
+      url: base,
+      contract: { openapi: `${base}/openapi.json`, openapiVersion: OPENAPI_VERSION, version: CONTRACT_VERSION, suite: `${base}/verify/suite.json`, suiteId: SUITE_ID, pin: SUITE_PIN },
+      auth: { scheme: 'bearer', header: 'Authorization: Bearer <key>', issue: 'POST /keys (form field email; optional building, spendCeilingUsd)', keyless: 'every read, and everything inside a sandbox grain' },
+      tiers: TIER_LADDER,
+      http: { routes: routes() },
+      capabilities: CAPABILITIES.map((c) => ({ method: c.method, path: openapiPath(c.path), effect: c.effect, gate: gateView(c.gate), ...(c.priceUsd !== undefined ? { priceUsd: c.priceUsd } : {}) })),
+      mcp: MCP,
+      probes: suiteDocument().requirements.map((r) => ({ id: r.id, method: r.method, path: r.path, status: r.status })),
+      docs: { humans: `${base}/docs`, sandbox: `${base}/sandbox`, llms: `${base}/llms.txt` },
+    };
+  });
+
+  app.get('/.well-known/agent-card.json', { schema: { summary: 'The capability card in the A2A AgentCard shape', tags: ['discovery'], response: { 200: Document('an A2A AgentCard') } } }, async (request) => {
+    const base = baseOf(request);
+    return {
+      protocolVersion: '0.3.0',
+      name: 'legalwork',
+      description: `${SUMMARY} The interface is the HTTP+JSON contract at /openapi.json (REST resources, not A2A tasks).`,
+      url: base,
+      preferredTransport: 'HTTP+JSON',
+      provider: { organization: 'legalwork', url: base },
+      version: CONTRACT_VERSION,
+      documentationUrl: `${base}/docs`,
+      capabilities: { streaming: true, pushNotifications: false, stateTransitionHistory: true },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key from POST /keys; reads and sandbox grains need none' } },
+      security: [{ bearer: [] }],
+      defaultInputModes: ['application/json'],
+      defaultOutputModes: ['application/json', 'text/event-stream'],
+      skills: [
+        { id: 'matters', name: 'Open and advance Matters', description: 'Open a Matter of a ratified type, advance it through intake, prepare, examine, review; reserved acts (sign, file) escalate to licensed Signers.', tags: ['legal', 'matters', 'patent', 'trademark'], examples: ['POST /matters {"matterType":"patent_provisional"}', 'POST /matters/{id}/advance'] },
+        { id: 'orders', name: 'Order a provisional filing', description: 'Mint a patent-rail provisional Matter and advance it until it waits on a Signer.', tags: ['patent', 'order'], examples: ['POST /orders'] },
+        { id: 'sandbox', name: 'Rehearse in a sandbox', description: 'Keyless, synthetic, TTL-bound workspaces with magic fixtures.', tags: ['sandbox'], examples: ['POST /workspaces'] },
+        ...CAPABILITIES.map((c) => ({ id: `${c.method.toLowerCase()}${openapiPath(c.path).replace(/[{}]/g, '').replace(/\//g, '-')}`, name: `${c.method} ${openapiPath(c.path)}`, description: `${c.purpose} (effect ${c.effect}, gate ${JSON.stringify(gateView(c.gate))})`, tags: [c.effect, ...(c.gate.kind === 'none' ? [] : [c.gate.kind])] })),
+      ],
+    };
+  });
+
+  app.get('/llms.txt', { schema: { summary: 'Plain-text overview for models (llms.txt)', tags: ['discovery'], response: { 200: Media('text/plain', 'the llms.txt overview') } } }, async (request, reply) => {
+    const base = baseOf(request);
+    reply.type('text/plain; charset=utf-8');
+    return [
+      '# legalwork',
+      '',
+      `> ${SUMMARY}`,
+      '',
+      'Reads are keyless; so is everything inside a sandbox grain (POST /workspaces). Top-level writes need an API key: POST /keys (form field email), then Authorization: Bearer <key>. Refusals are JSON with a worded `error` and a machine `code`.',
+      '',
+      '## Contract',
+      '',
+      `- [OpenAPI ${OPENAPI_VERSION} contract](${base}/openapi.json): every route, its parameters, request and response schemas, version ${CONTRACT_VERSION}`,
+      `- [Contract suite ${SUITE_ID}](${base}/verify/suite.json): declarative GET rows; pin sha256 ${SUITE_PIN}; run with \`legalwork verify --url ${base}\``,
+      `- [Capability card](${base}/.well-known/agents.json): routes, the MCP command, the access tiers, probes`,
+      '',
+      '## Docs',
+      '',
+      `- [Docs for people](${base}/docs): the Matter lifecycle, state diagrams and a walk-through`,
+      `- [Sandbox](${base}/sandbox): open a workspace and walk a Matter in the browser`,
+      `- [Pricing](${base}/pricing): posted flat prices (the preview charges nothing)`,
+      '',
+      '## Optional',
+      '',
+      `- [Agent classes and tiers](${base}/icp.json)`,
+      `- [SKU catalog](${base}/catalog): empty in this preview`,
+      `- MCP: \`${MCP.command} ${MCP.args.join(' ')}\` with LEGALWORK_URL=${base}`,
+      '',
+    ].join('\n');
+  });
+
+  app.get('/catalog', { schema: { summary: 'The SKU catalog (typed EMPTY: zero SKUs) and the SKU declaration contract', tags: ['discovery'], response: { 200: Type.Object({ type: Type.Literal('EMPTY'), skus: Type.Array(Any, { maxItems: 0 }), message: Str, meterPromise: Type.Object({ promise: Str }), skuContract: Type.Object({ fields: Type.Array(Any) }) }, { description: 'no SKU is declared yet' }) } } }, async () => ({
+    ...empty('no SKU is declared in this preview: nothing meters. A SKU appears here once declared under the contract below.'),
+    skus: [],
+    meterPromise: {
+      promise: 'no record, no charge: a served record releases the meter, and an empty result inside a stated scope counts as a record; a not-found, an unreachable upstream or a retried failed call never meters',
+      releasesOn: ['a served record', 'an empty result inside the stated scope'],
+      neverOn: ['not found', 'unreachable upstream', 'a retried failed call'],
+    },
+    skuContract: {
+      fields: [
+        { name: 'name', means: 'the SKU name' },
+        { name: 'whatYouGet', means: 'what the caller receives, in words' },
+        { name: 'priceUsd', means: 'the posted flat price; never hourly, never a percent of outcome' },
+        { name: 'gate', means: 'none, requiresAccess or requiresSigner' },
+        { name: 'feeLine', means: 'which fee line the price lands on (Product Fee, Legal Fee, insurance)' },
+        { name: 'merchantOfRecord', means: 'the platform (patent rail) or the individual Signer (state rail, Legal Fee)' },
+        { name: 'meterGrain', means: 'what one metered unit is' },
+        { name: 'proofPredicate', means: 'the data predicate that proves a record was served: no record, no charge' },
+      ],
+    },
+  }));
+}

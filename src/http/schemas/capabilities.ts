@@ -1,0 +1,110 @@
+/** Request and response schemas of the listed capability catalog. */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Money, Sha256Hex, Strict, Text } from './common.ts';
+import { Any, Bool, Int, Listed, Num, Ok, Str } from './responses.ts';
+
+const Opt = Type.Optional;
+const Enum = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+
+// Path parameters: shapes only; whether a record exists is the handler's 404.
+// Not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.
+const PatentNumber = Type.String({ pattern: '^[A-Za-z]{2}[0-9]{5,11}[A-Za-z][0-9]?$', description: 'a patent number, e.g. US10000101B2' });
+export const PatentParams = Type.Object({ number: PatentNumber });
+export const TrademarkParams = Type.Object({ serial: Type.String({ pattern: '^[0-9]{8}$', description: 'an 8-digit serial number' }) });
+const StateCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter state code' });
+export const EntityParams = Type.Object({ state: StateCode, id: Type.String({ pattern: '^[0-9]{5,12}$', description: 'the state registry file number' }) });
+export const UccParams = Type.Object({ state: StateCode, filing: Type.String({ pattern: '^[0-9A-Za-z-]{4,24}$', description: 'the financing statement number' }) });
+export const DocketParams = Type.Object({ district: Type.String({ pattern: '^[A-Za-z]{2,8}$' }), case: Type.String({ pattern: '^[0-9A-Za-z:.-]{1,40}$' }) });
+export const SearchQuery = Strict({ q: Text(200) });
+
+const Person = Strict({ name: Text() });
+const Names = (max: number) => Type.Array(Text(), { minItems: 1, maxItems: max });
+const SignerChoice = { signerId: Opt(Type.String({ minLength: 1, maxLength: 64, description: 'a Signer the caller prefers; checked fresh against the Signer registry' })) };
+
+export const RecordBodies = {
+  '/patent/draft-claims': Strict({ title: Text(300), summary: Text(5000), features: Type.Array(Text(1000), { minItems: 1, maxItems: 30 }), optionalFeatures: Opt(Type.Array(Text(1000), { maxItems: 30 })) }),
+  '/patent/draft-spec': Strict({ title: Text(300), field: Text(1000), background: Opt(Text(10000)), summary: Text(10000), figures: Opt(Type.Array(Text(500), { maxItems: 50 })) }),
+  '/patent/prior-art-report': Strict({ query: Text(2000), cpc: Opt(Text(30)) }),
+  '/patent/oa-response': Strict({
+    applicationNumber: Text(30),
+    rejections: Type.Array(Strict({ basis: Enum(['101', '102', '103', '112'] as const), claims: Type.Array(Type.Integer({ minimum: 1, maximum: 500 }), { minItems: 1, maxItems: 200 }), reference: Opt(Text(100)) }), { minItems: 1, maxItems: 30 }),
+  }),
+  '/patent/ids': Strict({
+    applicationNumber: Text(30),
+    references: Type.Array(Strict({ citation: Text(300), kind: Enum(['us_patent', 'foreign_patent', 'npl'] as const), date: Opt(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })) }), { minItems: 1, maxItems: 200 }),
+  }),
+  '/trademark/oa-response-draft': Strict({
+    serial: Type.String({ pattern: '^[0-9]{8}$' }),
+    refusals: Type.Array(Strict({ basis: Enum(['2(d)', '2(e)(1)', 'specimen', 'identification', 'disclaimer'] as const), note: Opt(Text(2000)) }), { minItems: 1, maxItems: 20 }),
+  }),
+  '/contract/review': Strict({ title: Text(300), text: Type.String({ minLength: 1, maxLength: 200_000 }) }),
+  '/demand-letter/draft': Strict({ from: Person, to: Person, amountUsd: Opt(Money), facts: Text(10000), deadlineDays: Opt(Type.Integer({ minimum: 1, maximum: 90 })) }),
+  '/entity/de/formation-docs': Strict({
+    entityName: Text(200),
+    entityType: Enum(['llc', 'corporation'] as const),
+    registeredAgent: Strict({ name: Text(), address: Text(500) }),
+    organizer: Person,
+    purpose: Opt(Text(2000)),
+  }),
+  '/docket-watch': Strict({ court: Text(50), case: Text(50), notify: Opt(Text(200)) }),
+  '/patent/docket-watch': Strict({ applicationNumber: Text(30), notify: Opt(Text(200)) }),
+} as const;
+
+export const ActBodies = {
+  '/entity/de/form': Strict({ entityName: Text(200), entityType: Enum(['llc', 'corporation'] as const), formationDocsSha256: Sha256Hex }),
+  '/patent/file-provisional': Strict({ title: Text(500), inventors: Names(50), specificationSha256: Sha256Hex }),
+  '/patent/pay-maintenance': Strict({ patentNumber: PatentNumber, window: Enum(['3.5', '7.5', '11.5'] as const) }),
+  '/patent/file-utility': Strict({ title: Text(500), inventors: Names(50), applicationSha256: Sha256Hex, ...SignerChoice }),
+  '/patent/record-assignment': Strict({ patentNumber: PatentNumber, assignor: Text(), assignee: Text(), instrumentSha256: Sha256Hex, ...SignerChoice }),
+  '/trademark/file-oa-response': Strict({ serial: Type.String({ pattern: '^[0-9]{8}$' }), responseSha256: Sha256Hex, ...SignerChoice }),
+  '/demand-letter/send': Strict({ to: Strict({ name: Text(), address: Opt(Text(500)) }), letterSha256: Sha256Hex, ...SignerChoice }),
+  '/contract/advise': Strict({ question: Text(5000), contractSha256: Opt(Sha256Hex), ...SignerChoice }),
+} as const;
+
+// Responses.
+const Gate = Type.Union([Type.Literal('none'), Type.Object({ requiresAccess: Str }), Type.Object({ requiresSigner: Str })]);
+export const Meta = Type.Object({ gate: Gate, effect: Enum(['read', 'record', 'act'] as const), metered: Bool, dataset: Opt(Str), asOf: Opt(Str) }, { description: 'how the answer was gated, its effect, and whether it metered' });
+
+const read = (props: Record<string, TSchema>, description: string) => Ok({ ...props, meta: Meta }, description);
+
+const PatentSummary = Type.Object({ number: Str, title: Str, assignee: Str, grantedOn: Str });
+export const ReadResponses = {
+  search: Listed(Type.Object({ number: Str, title: Str, assignee: Str, grantedOn: Str, matched: Type.Array(Str) }), { q: Str, meta: Meta }, 'patents matching every word of q, or a typed EMPTY'),
+  patent: read({ patent: Type.Object({ number: Str, title: Str, abstract: Str, assignee: Str, inventors: Type.Array(Str), filedOn: Str, grantedOn: Str, cpc: Type.Array(Str) }) }, 'the bibliographic record'),
+  family: read({ number: Str, family: Type.Object({ familyId: Str, members: Type.Array(Type.Object({ number: Str, relation: Str, title: Str })) }) }, 'the patent family'),
+  status: read({ number: Str, status: Type.Object({ current: Str, history: Type.Array(Type.Object({ on: Str, status: Str })) }) }, 'legal status and its history'),
+  assignment: Listed(Type.Object({ recordedOn: Str, reelFrame: Str, assignor: Str, assignee: Str, conveyance: Str }), { number: Str, meta: Meta }, 'recorded assignments, or a typed EMPTY'),
+  citations: read({ number: Str, cites: Type.Array(PatentSummary), citedBy: Type.Array(PatentSummary) }, 'references cited and citing, within the data set'),
+  ptab: Listed(Type.Object({ proceeding: Str, type: Str, filedOn: Str, petitioner: Str, status: Str }), { number: Str, meta: Meta }, 'trial proceedings, or a typed EMPTY'),
+  maintenance: read({ number: Str, windows: Type.Array(Type.Object({ window: Str, opensOn: Str, dueOn: Str, surchargeUntil: Str, state: Str })) }, 'maintenance-fee windows'),
+  trademark: read({ trademark: Type.Object({ serial: Str, mark: Str, owner: Str, classes: Type.Array(Int), status: Str, statusDate: Str, history: Type.Array(Type.Object({ on: Str, event: Str })) }) }, 'a trademark application\'s status'),
+  entity: read({ entity: Type.Object({ state: Str, id: Str, name: Str, kind: Str, formedOn: Str, standing: Str, registeredAgent: Str, lastAnnualFiling: Type.Union([Str, Type.Null()]) }) }, 'an entity\'s standing'),
+  ucc: read({ filing: Type.Object({ state: Str, number: Str, filedOn: Str, lapsesOn: Str, debtor: Str, securedParty: Str, collateral: Str, status: Str }) }, 'a UCC financing statement'),
+};
+
+export const ArtifactSchema = Type.Object({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }), bytes: Int });
+
+export const RecordResponse = Ok(
+  { effect: Type.Literal('record'), gate: Type.Literal('none'), artifact: ArtifactSchema, advice: Type.Literal(false), notice: Str, recordedSeq: Int, meta: Meta, extra: Opt(Any) },
+  'a draft artifact with its sha256; the journal holds only its metadata',
+);
+
+export const ActResponse = Ok(
+  { effect: Type.Literal('act'), gate: Type.Literal('none'), status: Type.Literal('completed'), act: Type.Object({ id: Str, route: Str, priceUsd: Num }), receipt: Type.Object({ id: Str, registry: Str, synthetic: Type.Literal(true) }), preview: Type.Literal(true), note: Str, meta: Meta },
+  'the act, completed on the simulated registry (the preview files nothing live)',
+);
+
+export const PendingResponse = Ok(
+  {
+    status: Type.Literal('waiting_on_signer'),
+    effect: Type.Literal('act'),
+    gate: Type.Object({ requiresSigner: Str }),
+    act: Type.Object({ id: Str, route: Str, priceUsd: Num }),
+    gigId: Str,
+    signer: Type.Object({ routed: Bool, credential: Str, verification: Type.Object({ mode: Str, liveness: Str }) }),
+    eta: Type.Literal('PT24H'),
+    then: Type.Object({ attestation: Str, receipt: Str, webhook: Str }),
+    meta: Meta,
+  },
+  'the reserved act, posted to the supply network: a licensed Signer performs it, never the service',
+);

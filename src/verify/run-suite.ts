@@ -1,0 +1,119 @@
+/**
+ * Runs a published contract suite against a running service: fetches the
+ * suite the service publishes (or takes one given), computes its pin from the
+ * exact bytes served, checks the /verify page prints that pin, then checks
+ * every declarative row against the live service. Pure `fetch`; no state.
+ */
+import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { Requirement, SuiteDocument } from './suite.ts';
+
+export interface RowResult {
+  id: string;
+  method: string;
+  path: string;
+  ok: boolean;
+  status: number | null;
+  problems: string[];
+}
+
+export interface SuiteRun {
+  baseUrl: string;
+  suite: { name: string; version: number; id: string; pin: string };
+  /** The /verify page names the suite and prints the pin of the bytes served. */
+  pagePinned: boolean;
+  results: RowResult[];
+  passed: number;
+  failed: number;
+  ok: boolean;
+}
+
+export interface RunOptions {
+  fetch?: typeof fetch;
+  /** Per-request timeout in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** The value at a dotted path (`a.0.b`), or undefined. */
+export function at(value: unknown, path: string): unknown {
+  let cur: unknown = value;
+  for (const key of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+/** Every problem the answer has against the row; empty when it holds. */
+export function check(row: Requirement, status: number, contentType: string, body: string): string[] {
+  const problems: string[] = [];
+  const e = row.expect;
+  if (status !== row.status) problems.push(`status ${status}, expected ${row.status}`);
+  if (!contentType.toLowerCase().startsWith(e.contentType)) problems.push(`content-type "${contentType}", expected ${e.contentType}`);
+  for (const needle of e.contains ?? []) if (!body.includes(needle)) problems.push(`body does not contain ${JSON.stringify(needle)}`);
+  if (e.type === undefined && !e.has && !e.equals) return problems;
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return [...problems, 'body is not JSON'];
+  }
+  if (e.type !== undefined) {
+    const allowed = Array.isArray(e.type) ? e.type : [e.type];
+    const type = at(json, 'type');
+    if (!allowed.includes(type as string)) problems.push(`type ${JSON.stringify(type)}, expected ${allowed.join(' or ')}`);
+  }
+  for (const path of e.has ?? []) if (at(json, path) === undefined) problems.push(`${path} is missing`);
+  for (const [path, expected] of Object.entries(e.equals ?? {})) {
+    const actual = at(json, path);
+    if (!isDeepStrictEqual(actual, expected)) problems.push(`${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+  }
+  return problems;
+}
+
+/** A base address with a trailing slash, so a service mounted under a path keeps it. */
+const baseOf = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+
+async function get(base: string, path: string, headers: Record<string, string>, options: RunOptions) {
+  const res = await (options.fetch ?? fetch)(new URL(path.replace(/^\//, ''), baseOf(base)), { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000), redirect: 'manual' });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', bytes, text: bytes.toString('utf8') };
+}
+
+/** Fetches the published suite; its pin is the sha256 of the exact bytes served. */
+export async function fetchSuite(baseUrl: string, options: RunOptions = {}): Promise<{ suite: SuiteDocument; pin: string }> {
+  const res = await get(baseUrl, '/verify/suite.json', { accept: 'application/json' }, options);
+  if (res.status !== 200) throw new Error(`GET /verify/suite.json answered ${res.status}`);
+  const suite = JSON.parse(res.text) as SuiteDocument;
+  if (suite?.$type !== 'Suite' || typeof suite.name !== 'string' || !Array.isArray(suite.requirements)) throw new Error('GET /verify/suite.json is not a Suite document');
+  return { suite, pin: createHash('sha256').update(res.bytes).digest('hex') };
+}
+
+/**
+ * Runs the suite `baseUrl` publishes (or `given`, with its pin) against it.
+ * Rows run one after another so a small service is never flooded.
+ */
+export async function runSuite(baseUrl: string, options: RunOptions & { given?: { suite: SuiteDocument; pin: string } } = {}): Promise<SuiteRun> {
+  const base = baseOf(baseUrl);
+  const { suite, pin } = options.given ?? (await fetchSuite(base, options));
+  const id = `${suite.name}@${suite.version}`;
+  let pagePinned = false;
+  try {
+    const page = await get(base, '/verify', { accept: 'text/html' }, options);
+    pagePinned = page.status === 200 && page.text.includes(id) && page.text.includes(pin);
+  } catch {
+    pagePinned = false;
+  }
+  const results: RowResult[] = [];
+  for (const row of suite.requirements) {
+    try {
+      const res = await get(base, row.path, { accept: row.expect.contentType === 'application/json' ? 'application/json' : '*/*', ...(row.headers ?? {}) }, options);
+      const problems = check(row, res.status, res.contentType, res.text);
+      results.push({ id: row.id, method: row.method, path: row.path, ok: problems.length === 0, status: res.status, problems });
+    } catch (error) {
+      results.push({ id: row.id, method: row.method, path: row.path, ok: false, status: null, problems: [`no answer: ${(error as Error).message}`] });
+    }
+  }
+  const passed = results.filter((r) => r.ok).length;
+  return { baseUrl, suite: { name: suite.name, version: suite.version, id, pin }, pagePinned, results, passed, failed: results.length - passed, ok: pagePinned && passed === results.length };
+}

@@ -1,0 +1,142 @@
+/**
+ * The published public-contract suite, `legalwork-contract@1`: declarative
+ * GET rows over live doors, each of which must hold against any running
+ * legalwork service, whatever state it is in (empty or busy). Rows that need
+ * an id use a well-formed id no service ever issues, so they pin the typed
+ * not-found answer; rows over the capability catalog pin the synthetic data.
+ *
+ * The pin is the sha256 of the exact bytes `GET /verify/suite.json` serves;
+ * those bytes are made here, once, so the page, the document and the runner
+ * agree on them.
+ */
+import { createHash } from 'node:crypto';
+
+export const SUITE_NAME = 'legalwork-contract';
+export const SUITE_VERSION = 1;
+export const SUITE_ID = `${SUITE_NAME}@${SUITE_VERSION}`;
+
+/** What a row expects of the answer, beyond its status. */
+export interface Expectation {
+  /** Media type the Content-Type header must start with. */
+  contentType: string;
+  /** JSON: the `type` field, or one of several. */
+  type?: string | string[];
+  /** JSON: dotted paths that must be present. */
+  has?: string[];
+  /** JSON: dotted paths and the exact (deep-equal) value each must hold. */
+  equals?: Record<string, unknown>;
+  /** Text: substrings the body must contain. */
+  contains?: string[];
+}
+
+export interface Requirement {
+  id: string;
+  method: 'GET';
+  path: string;
+  status: number;
+  headers?: Record<string, string>;
+  expect: Expectation;
+  why: string;
+}
+
+export interface SuiteDocument {
+  $type: 'Suite';
+  name: string;
+  version: number;
+  description: string;
+  requirements: Requirement[];
+}
+
+/** Well-formed ids that no service issues (issued ids carry 128 random bits). */
+export const ABSENT = { matter: 'mt_0000000000000000000000000', asset: 'as_0000000000000000000000000', workspace: 'ws_0000000000000000000000000', tenant: 'tn_0000000000000000000000000', firm: 'fm_0000000000000000000000000' };
+
+const JSON_ = 'application/json';
+const row = (id: string, path: string, status: number, expect: Partial<Expectation>, why: string, headers?: Record<string, string>): Requirement => ({
+  id,
+  method: 'GET',
+  path,
+  status,
+  ...(headers ? { headers } : {}),
+  expect: { contentType: JSON_, ...expect },
+  why,
+});
+
+const WS = `/workspaces/${ABSENT.workspace}`;
+const goneWorkspace = { type: 'EMPTY', equals: { fix: 'POST /workspaces' } };
+const M = `/matters/${ABSENT.matter}`;
+const P = '/patent/US10000101B2';
+
+const REQUIREMENTS: Requirement[] = [
+  // Discovery and proof.
+  row('healthz', '/healthz', 200, { type: 'OK', equals: { status: 'live', service: 'legalwork' } }, 'typed liveness'),
+  row('pricing', '/pricing', 200, { type: 'OK', equals: { $type: 'PricingDocument', currency: 'USD', model: 'free', 'postedPrices.provisionalFilingUsd': 199, 'postedPrices.utilityFilingUsd': 799, feeShape: 'flat' } }, 'the Pricing Document posts the flat prices'),
+  row('icp', '/icp.json', 200, { has: ['agentClasses', 'accessTiers'], equals: { 'accessTiers.0.tier': 'anonymous', 'accessTiers.3.tier': 'delegated' } }, 'agent classes and the access-tier ladder'),
+  row('agents-card', '/.well-known/agents.json', 200, { has: ['http.routes', 'mcp.command', 'tiers', 'probes'], equals: { name: 'legalwork' } }, 'the capability card and probe manifest'),
+  row('a2a-card', '/.well-known/agent-card.json', 200, { has: ['skills', 'capabilities', 'defaultInputModes', 'defaultOutputModes', 'url', 'version'], equals: { name: 'legalwork' } }, 'the capability card in the A2A shape'),
+  row('llms-txt', '/llms.txt', 200, { contentType: 'text/plain', contains: ['# legalwork', '/openapi.json'] }, 'plain text for models, per the llms.txt convention'),
+  row('catalog', '/catalog', 200, { type: 'EMPTY', has: ['meterPromise.promise', 'skuContract', 'message'], equals: { skus: [] } }, 'typed EMPTY: zero SKUs, with the SKU declaration contract'),
+  row('openapi', '/openapi.json', 200, { equals: { openapi: '3.1.0', 'info.version': '0.3.0' }, has: ['paths./matters.post', 'components.securitySchemes.bearer'] }, 'the machine contract'),
+  row('suite', '/verify/suite.json', 200, { equals: { $type: 'Suite', name: SUITE_NAME, version: SUITE_VERSION }, has: ['requirements.0.path'] }, 'this suite'),
+  row('verify-page', '/verify', 200, { contentType: 'text/html', contains: [SUITE_ID, 'sha256'] }, 'the suite page names the suite and its pin'),
+  row('docs-page', '/docs', 200, { contentType: 'text/html', contains: ['legalwork', '/openapi.json'] }, 'the docs page for people'),
+  row('sandbox-page', '/sandbox', 200, { contentType: 'text/html', contains: ['legalwork', 'workspace'] }, 'the sandbox page for people'),
+  // Matters and assets at the top level.
+  row('matters-list', '/matters', 200, { type: ['OK', 'EMPTY'] }, 'OK with Matters, or a truthful EMPTY'),
+  row('matters-tag-empty', '/matters?tag=no_such_tag', 200, { type: 'EMPTY' }, 'a tag matching nothing is a typed EMPTY, never a bare array'),
+  row('matters-scope-blocked', '/matters?scope=admin', 403, { type: 'BLOCKED', has: ['error', 'code'] }, 'reserved scopes are BLOCKED'),
+  row('matter-404', M, 404, { has: ['error', 'code'] }, 'an unknown Matter is 404 with a worded error'),
+  row('matter-journal-404', `${M}/journal`, 404, { has: ['error'] }, 'journal of an unknown Matter'),
+  row('matter-attestations-404', `${M}/attestations`, 404, { has: ['error'] }, 'attestations of an unknown Matter'),
+  row('matter-documents-404', `${M}/documents`, 404, { has: ['error'] }, 'documents of an unknown Matter'),
+  row('matter-settlement-404', `${M}/settlement`, 404, { has: ['error'] }, 'settlement of an unknown Matter'),
+  row('assets-list', '/assets', 200, { type: ['OK', 'EMPTY'] }, 'OK with Assets, or a truthful EMPTY'),
+  row('asset-404', `/assets/${ABSENT.asset}`, 404, { has: ['error', 'code'] }, 'an unknown Asset is 404'),
+  // Sandbox workspaces: an unknown one is a typed EMPTY naming the fix.
+  row('workspace-404', WS, 404, goneWorkspace, 'an unknown or expired workspace names the fix'),
+  row('workspace-fixtures-404', `${WS}/fixtures`, 404, goneWorkspace, 'fixtures of an unknown workspace'),
+  row('workspace-matters-404', `${WS}/matters`, 404, goneWorkspace, 'Matters of an unknown workspace'),
+  row('workspace-matter-404', `${WS}${M}`, 404, goneWorkspace, 'a Matter of an unknown workspace'),
+  row('workspace-matter-journal-404', `${WS}${M}/journal`, 404, goneWorkspace, 'a journal in an unknown workspace'),
+  row('workspace-matter-attestations-404', `${WS}${M}/attestations`, 404, goneWorkspace, 'attestations in an unknown workspace'),
+  row('workspace-matter-documents-404', `${WS}${M}/documents`, 404, goneWorkspace, 'documents in an unknown workspace'),
+  row('workspace-matter-settlement-404', `${WS}${M}/settlement`, 404, goneWorkspace, 'a settlement in an unknown workspace'),
+  row('workspace-assets-404', `${WS}/assets`, 404, goneWorkspace, 'Assets of an unknown workspace'),
+  row('workspace-asset-404', `${WS}/assets/${ABSENT.asset}`, 404, goneWorkspace, 'an Asset of an unknown workspace'),
+  // The capability catalog over the synthetic data set.
+  row('patent-search', '/patent/search?q=folding%20map', 200, { type: 'OK', equals: { 'results.0.number': 'US10000101B2', 'meta.effect': 'read', 'meta.gate': 'none', 'meta.metered': false } }, 'search answers typed results with meta'),
+  row('patent-search-empty', '/patent/search?q=zeppelin', 200, { type: 'EMPTY', equals: { 'meta.effect': 'read' } }, 'no match is a typed EMPTY'),
+  row('patent', P, 200, { type: 'OK', equals: { 'patent.number': 'US10000101B2', 'patent.title': 'Self-folding paper map with memory creases', 'meta.gate': 'none' } }, 'a patent record'),
+  row('patent-404', '/patent/US99999999B2', 404, { type: 'EMPTY', equals: { 'meta.metered': false } }, 'a not-found never meters'),
+  row('patent-family', `${P}/family`, 200, { type: 'OK', equals: { 'family.familyId': 'FAM-0001', 'family.members.1.number': 'US10000202B2' } }, 'the family'),
+  row('patent-status', `${P}/status`, 200, { type: 'OK', equals: { 'status.current': 'active' } }, 'legal status'),
+  row('patent-assignment', `${P}/assignment`, 200, { type: 'OK', equals: { 'results.0.assignee': 'Cartofold Synthetic Inc.' } }, 'recorded assignments'),
+  row('patent-citations', `${P}/citations`, 200, { type: 'OK', equals: { 'citedBy.0.number': 'US10000202B2' } }, 'citations, both directions'),
+  row('patent-ptab-empty', `${P}/ptab`, 200, { type: 'EMPTY' }, 'no trial proceeding is a typed EMPTY'),
+  row('patent-maintenance', `${P}/maintenance`, 200, { type: 'OK', equals: { 'windows.0.window': '3.5', 'windows.0.state': 'paid' } }, 'maintenance windows'),
+  row('trademark-status', '/trademark/97000101/status', 200, { type: 'OK', equals: { 'trademark.mark': 'CARTOFOLD' } }, 'a trademark status'),
+  row('entity-standing', '/entity/DE/7000101/standing', 200, { type: 'OK', equals: { 'entity.standing': 'good standing' } }, 'an entity standing'),
+  row('ucc-filing', '/lien/ucc/DE/20230001010', 200, { type: 'OK', equals: { 'filing.status': 'active' } }, 'a UCC financing statement'),
+  row('court-docket-blocked', '/court/nysd/1:23-cv-00001/docket', 403, { type: 'BLOCKED', equals: { requiresAccess: 'pacer', code: 'ACCESS_REQUIRED' } }, 'a restricted upstream is BLOCKED, never degraded'),
+  row('workspace-patent-search-404', `${WS}/patent/search?q=map`, 404, goneWorkspace, 'the catalog inside an unknown workspace'),
+  row('workspace-patent-404', `${WS}${P}`, 404, goneWorkspace, 'a patent read inside an unknown workspace'),
+  ...['family', 'status', 'assignment', 'citations', 'ptab', 'maintenance'].map((s) => row(`workspace-patent-${s}-404`, `${WS}${P}/${s}`, 404, goneWorkspace, `patent ${s} inside an unknown workspace`)),
+  row('workspace-trademark-404', `${WS}/trademark/97000101/status`, 404, goneWorkspace, 'a trademark read inside an unknown workspace'),
+  row('workspace-entity-404', `${WS}/entity/DE/7000101/standing`, 404, goneWorkspace, 'an entity read inside an unknown workspace'),
+  row('workspace-ucc-404', `${WS}/lien/ucc/DE/20230001010`, 404, goneWorkspace, 'a UCC read inside an unknown workspace'),
+  row('workspace-court-blocked', `${WS}/court/nysd/1:23-cv-00001/docket`, 403, { type: 'BLOCKED', equals: { requiresAccess: 'pacer' } }, 'the restricted upstream is BLOCKED in every grain'),
+];
+
+export function suiteDocument(): SuiteDocument {
+  return {
+    $type: 'Suite',
+    name: SUITE_NAME,
+    version: SUITE_VERSION,
+    description: 'Declarative GET rows over the live doors of a legalwork service. Each row holds against any running service, empty or busy; `legalwork verify --url <base>` runs them.',
+    requirements: REQUIREMENTS,
+  };
+}
+
+/** The exact bytes served at /verify/suite.json. */
+export const SUITE_BYTES = Buffer.from(`${JSON.stringify(suiteDocument(), null, 2)}\n`, 'utf8');
+/** The pin: sha256 hex of those bytes. */
+export const SUITE_PIN = createHash('sha256').update(SUITE_BYTES).digest('hex');
