@@ -21,7 +21,6 @@ import type { JournalStore } from '../journal/store.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { installContract } from './openapi.ts';
-import { installContract } from './openapi.ts';
 import { capabilityRoutes } from './routes/capabilities.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -105,7 +104,6 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   installValidation(app);
   installErrorHandling(app);
   installAuth(app, services);
-  await installContract(app);
   await installContract(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('request-id', request.id);
