@@ -1,0 +1,44 @@
+/**
+ * The baseline the Matter doors are measured against: a bare Fastify process
+ * with the service's own plumbing (body limit, poisoning guards, request ids,
+ * the strict Ajv validator, the error handler) and routes that validate a
+ * request with the very schemas of the Matter doors and echo it back. No
+ * engine, no journal: what is left of a Matter door's cost beyond this is the
+ * engine's own (mailbox, Gate, machine, durable commit, views).
+ *
+ * Run as a child process by `bench/lib/service.ts`; prints
+ * `bare-fastify listening on <url>` on stderr, like the service.
+ */
+import Fastify from 'fastify';
+import { newId } from '../src/domain/ids.ts';
+import { DEFAULT_BODY_LIMIT } from '../src/http/app.ts';
+import { ok } from '../src/http/envelopes.ts';
+import { installErrorHandling } from '../src/http/errors.ts';
+import { MatterParams } from '../src/http/schemas/common.ts';
+import { AdvanceBody, CreateMatterBody } from '../src/http/schemas/matters.ts';
+import { installValidation } from '../src/http/validation.ts';
+
+const app = Fastify({
+  logger: false,
+  bodyLimit: DEFAULT_BODY_LIMIT,
+  onProtoPoisoning: 'error',
+  onConstructorPoisoning: 'error',
+  genReqId: () => newId('rq'),
+  return503OnClosing: true,
+});
+installValidation(app);
+installErrorHandling(app);
+app.addHook('onSend', async (request, reply) => {
+  reply.header('request-id', request.id);
+});
+
+// Beside POST /matters: the creation body, validated and echoed (201, like a create).
+app.post('/echo/matters', { schema: { body: CreateMatterBody } }, async (request, reply) => reply.status(201).send(ok({ echo: request.body as Record<string, unknown> })));
+// Beside POST /matters/:id/advance: the id and the advance body.
+app.post('/echo/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody } }, async (request) => ok({ id: (request.params as { id: string }).id, echo: (request.body ?? {}) as Record<string, unknown> }));
+// Beside GET /matters/:id: the validated id.
+app.get('/echo/matters/:id', { schema: { params: MatterParams } }, async (request) => ok({ id: (request.params as { id: string }).id }));
+
+const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
+process.stderr.write(`bare-fastify listening on ${address}\n`);
+process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -1,0 +1,93 @@
+/**
+ * autocannon, wrapped: one call drives one door with a request generator and
+ * returns the figures the benchmarks print. Throughput counts only 2xx answers
+ * (a 409 is not work done); latency percentiles cover the 2xx answers only.
+ */
+import autocannon, { type RequestSpec } from 'autocannon';
+
+export interface Load {
+  title: string;
+  /** Base address of the process under test. */
+  url: string;
+  method: 'GET' | 'POST';
+  /** The i-th request's path (and body): lets a run cycle through many Matters. */
+  path: (i: number) => string;
+  body?: (i: number) => unknown;
+  connections?: number;
+  /** Seconds; the run also ends after `amount` requests, whichever comes first. */
+  duration?: number;
+  amount?: number;
+  /** Sees each answer (status, raw body); used to collect ids as they are minted. */
+  onResponse?: (status: number, body: string) => void;
+  /** CPU seconds used so far by the process under test: gives CPU time per answer. */
+  cpu?: () => number;
+}
+
+export interface Figures {
+  title: string;
+  connections: number;
+  seconds: number;
+  ok: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** CPU time the process under test spent per answer (any status), in microseconds. */
+  cpuUs: number;
+  non2xx: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+export async function drive(load: Load): Promise<Figures> {
+  let i = 0;
+  const request: RequestSpec = {
+    method: load.method,
+    setupRequest: (req) => {
+      const n = i++;
+      req.path = load.path(n);
+      if (load.body) {
+        req.body = JSON.stringify(load.body(n));
+        req.headers = JSON_HEADERS;
+      }
+      return req;
+    },
+    ...(load.onResponse ? { onResponse: (status: number, body: string) => load.onResponse!(status, body) } : {}),
+  };
+  const connections = load.connections ?? 50;
+  const duration = load.duration ?? 10;
+  const run = autocannon({
+    url: load.url,
+    connections,
+    // `amount` alone would ignore the duration; the timer below enforces it.
+    ...(load.amount !== undefined ? { amount: load.amount } : { duration }),
+    timeout: 30,
+    excludeErrorStats: true,
+    requests: [request],
+  });
+  const cpuBefore = load.cpu?.() ?? 0;
+  const timer = load.amount !== undefined ? setTimeout(() => run.stop(), duration * 1000) : undefined;
+  const result = await run;
+  if (timer) clearTimeout(timer);
+  const cpu = (load.cpu?.() ?? 0) - cpuBefore;
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
+  const ok = Object.entries(statuses)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((sum, [, count]) => sum + count, 0);
+  return {
+    title: load.title,
+    connections,
+    seconds: result.duration,
+    ok,
+    rps: ok / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    cpuUs: load.cpu ? (cpu * 1e6) / Math.max(1, result.requests.total) : NaN,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    statuses,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Runs the real service (or the bare Fastify baseline) as a child process on
+ * a temp data directory and an ephemeral loopback port, the way an operator
+ * would: `node bin/legalwork.js serve`. Used by the benchmarks and by the
+ * crash test, which must be able to SIGKILL a real process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Child {
+  proc: ChildProcess;
+  pid: number;
+  /** Base address, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** `performance.now()` when the process was spawned and when it announced its address. */
+  spawnedAt: number;
+  listeningAt: number;
+  /** Everything the child wrote to stderr so far (for failure messages). */
+  stderr(): string;
+  /** Resident set size now (VmRSS) and its peak (VmHWM), in bytes. */
+  memory(): { rss: number; peak: number };
+  /** CPU time the process has used so far (user + system), in seconds. */
+  cpuSeconds(): number;
+  /** SIGTERM, then wait for the exit (the service drains). */
+  stop(): Promise<void>;
+  /** SIGKILL: no drain, no flush, no goodbye. */
+  kill(): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export function tempDataDir(prefix = 'legalwork-bench-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** `VmRSS` and `VmHWM` of a process, from /proc (Linux). */
+export function processMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** utime + stime of a process, from /proc/<pid>/stat (Linux clock ticks of 10 ms). */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface SpawnOptions {
+  /** Arguments after `node`; the address line must match `listening on <url>`. */
+  args: string[];
+  env?: Record<string, string>;
+  /** How long to wait for the address line. */
+  timeoutMs?: number;
+}
+
+async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOptions): Promise<Child> {
+  const spawnedAt = performance.now();
+  const proc = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LEGALWORK_LOG: 'off', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const exited = new Promise<number | null>((done) => proc.once('exit', (code) => done(code)));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no "listening on" line within ${timeoutMs} ms:\n${err}`)), timeoutMs);
+    proc.stderr!.setEncoding('utf8');
+    proc.stderr!.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /listening on (http:\/\/[^\s]+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`child exited (${code}) before listening:\n${err}`));
+    });
+  });
+  const listeningAt = performance.now();
+  const pid = proc.pid!;
+  const signal = async (sig: NodeJS.Signals) => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
+    await exited;
+  };
+  return {
+    proc,
+    pid,
+    url,
+    spawnedAt,
+    listeningAt,
+    stderr: () => err,
+    memory: () => processMemory(pid),
+    cpuSeconds: () => processCpuSeconds(pid),
+    stop: () => signal('SIGTERM'),
+    kill: () => signal('SIGKILL'),
+    exited,
+  };
+}
+
+/** The legalwork service on the embedded journal in `dataDir`; `nodeArgs` go before the script (e.g. `--cpu-prof`). */
+export function spawnService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Child> {
+  return spawnChild({ args: [...nodeArgs, join(ROOT, 'bin/legalwork.js'), 'serve'], env: { LEGALWORK_DATA: dataDir, ...env } });
+}
+
+/** The bare Fastify baseline (`bench/bare-fastify.ts`). */
+export function spawnBare(): Promise<Child> {
+  return spawnChild({ args: ['--import', 'tsx', join(ROOT, 'bench/bare-fastify.ts')] });
+}

@@ -1,0 +1,32 @@
+/** Plain-text tables for the benchmark's figures: what `npm run bench` prints. */
+import type { Figures } from './load.ts';
+
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+}
+
+export const num = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 1)} ms`;
+export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+export const us = (n: number) => (Number.isFinite(n) ? `${n.toFixed(0)} µs` : '-');
+export const pct = (r: number) => `${(r * 100).toFixed(0)}%`;
+
+/** A measured door beside its bare-Fastify twin. */
+export interface Pair {
+  door: Figures;
+  bare: Figures;
+}
+
+export function pairTable(pairs: Pair[]): string[] {
+  const rows: string[][] = [];
+  for (const { door, bare } of pairs) {
+    rows.push([door.title, num(door.rps), ms(door.p50), ms(door.p99), pct(door.rps / bare.rps), us(door.cpuUs), num(door.ok), num(door.non2xx)]);
+    rows.push([`  bare: ${bare.title}`, num(bare.rps), ms(bare.p50), ms(bare.p99), '', us(bare.cpuUs), num(bare.ok), num(bare.non2xx)]);
+  }
+  return table(['door (50 connections)', 'req/s (2xx)', 'p50', 'p99', 'vs bare', 'CPU/req', '2xx', 'non-2xx'], rows);
+}
+
+/** "target: met/MISSED" wording for a figure against its target. */
+export const verdict = (met: boolean) => (met ? 'met' : 'MISSED');

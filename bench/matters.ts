@@ -1,0 +1,89 @@
+/**
+ * Create, advance and GET of a Matter over HTTP, each beside its bare-Fastify
+ * twin (`bench/bare-fastify.ts`), measured in the same run at 50 connections.
+ *
+ * - create: `POST /workspaces/{ws}/matters` opens a Matter and mints its Asset
+ *   in one durable transaction.
+ * - advance: `POST .../matters/{id}/advance` over a pool of the Matters the
+ *   create run minted, round-robin, so no two in-flight requests touch one
+ *   Matter. A plain (non-fixture) Matter takes four successful advances:
+ *   three stage commits (intake -> prepare -> examine -> review) and one
+ *   escalation (a Gig posted for `sign`, journaled as `gig.posted`); each is a
+ *   durable commit. The run stops after 4 x pool requests, so every answer is
+ *   a 2xx unless something went wrong (non-2xx are printed, never counted).
+ * - GET: `GET .../matters/{id}` over the same pool (journal, view and Asset).
+ */
+import { drive, type Figures } from './lib/load.ts';
+import { spawnBare, spawnService, removeDir, tempDataDir } from './lib/service.ts';
+import { pairTable, ms, pct, verdict, type Pair } from './lib/table.ts';
+
+export const CREATE_BODY = {
+  matterType: 'patent_provisional',
+  offer: 'bench-offer',
+  mint: 'bench-mint',
+  listFeeUsd: 199,
+  clientState: 'CA',
+  asset: { title: 'A widget that benchmarks itself' },
+};
+const ADVANCE_BODY = { note: 'advanced by the benchmark' };
+const MATTER_ID = /"matter":\{"id":"(mt_[0-9a-z]+)"/;
+
+export interface MatterFigures {
+  create: Pair;
+  advance: Pair;
+  get: Pair;
+  pool: number;
+}
+
+export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Promise<MatterFigures> {
+  const dir = tempDataDir();
+  const [service, bare] = await Promise.all([spawnService(dir), spawnBare()]);
+  try {
+    const ws = (await (await fetch(`${service.url}/workspaces`, { method: 'POST' })).json()) as { workspace: { id: string } };
+    const prefix = `/workspaces/${ws.workspace.id}`;
+    const pool: string[] = [];
+    const collect = (status: number, body: string) => {
+      const m = status === 201 ? MATTER_ID.exec(body) : null;
+      if (m) pool.push(m[1]);
+    };
+    const createDoor = (title: string, s: number, onResponse?: typeof collect) =>
+      drive({ title, url: service.url, cpu: service.cpuSeconds, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, duration: s, onResponse });
+    const createBare = (s: number) => drive({ title: 'POST /echo/matters', url: bare.url, cpu: bare.cpuSeconds, method: 'POST', path: () => '/echo/matters', body: () => CREATE_BODY, duration: s });
+
+    // Warm both processes (JIT, SQLite page cache) before anything is measured.
+    await createDoor('warm-up', 2);
+    await createBare(2);
+
+    const create: Pair = { door: await createDoor('POST /matters (create + Asset)', seconds, collect), bare: await createBare(seconds) };
+    const n = pool.length;
+    const advance: Pair = {
+      door: await drive({ title: 'POST /matters/:id/advance', url: service.url, cpu: service.cpuSeconds, method: 'POST', path: (i) => `${prefix}/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, amount: 4 * n, duration: seconds }),
+      bare: await drive({ title: 'POST /echo/matters/:id/advance', url: bare.url, cpu: bare.cpuSeconds, method: 'POST', path: (i) => `/echo/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds }),
+    };
+    const get: Pair = {
+      door: await drive({ title: 'GET /matters/:id', url: service.url, cpu: service.cpuSeconds, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
+      bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, cpu: bare.cpuSeconds, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
+    };
+    return { create, advance, get, pool: n };
+  } finally {
+    await Promise.all([service.stop(), bare.stop()]);
+    removeDir(dir);
+  }
+}
+
+export async function bench(): Promise<string[]> {
+  const f = await measureMatters();
+  const a = f.advance.door;
+  const ratio = a.rps / f.advance.bare.rps;
+  return [
+    'Matter doors beside a bare Fastify route (same validator, same plumbing), one run',
+    ...pairTable([f.create, f.advance, f.get]),
+    `pool: ${f.pool.toLocaleString('en-US')} Matters minted by the create run; advance = 3 stage commits + 1 escalation per Matter, each a durable commit`,
+    `target advance >= 50% of bare at p99 <= 10 ms: ${pct(ratio)} of bare, p99 ${ms(a.p99)} -> ${verdict(ratio >= 0.5 && a.p99 <= 10)}`,
+    ...statusNotes([f.create.door, f.advance.door, f.get.door]),
+  ];
+}
+
+function statusNotes(figures: Figures[]): string[] {
+  return figures.filter((f) => f.non2xx || f.errors).map((f) => `note: ${f.title} answered ${JSON.stringify(f.statuses)} with ${f.errors} connection errors`);
+}

@@ -1,0 +1,50 @@
+/**
+ * `npm run bench`: every benchmark of the service, one after another, each
+ * printing its figures. Figures, never pass/fail tests: a missed target is
+ * printed as MISSED and the run goes on. See docs/benchmarks.md.
+ *
+ * Environment knobs for quick runs while developing: BENCH_SECONDS (per door,
+ * default 10), BENCH_MATTERS (default 100000), BENCH_SAMPLE (default 20000),
+ * BENCH_EVENTS (default 1000000), BENCH_ONLY (comma list of bench names).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './lib/service.ts';
+
+type Bench = () => Promise<string[]>;
+
+const own: Array<[string, () => Promise<{ bench: Bench }>]> = [
+  ['matters', () => import('./matters.ts')],
+  ['memory', () => import('./memory.ts')],
+  ['restart', () => import('./restart.ts')],
+];
+// Benchmarks other parts of the service bring along, when present.
+const optional = ['sse', 'events-paging'];
+
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const wanted = (name: string) => !only || only.includes(name);
+
+const started = performance.now();
+console.log(`legalwork benchmarks — node ${process.version}, ${(await import('node:os')).cpus().length} cores, ${new Date().toISOString()}\n`);
+
+const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [...own];
+for (const name of optional) {
+  const file = join(ROOT, 'bench', `${name}.ts`);
+  if (existsSync(file)) benches.push([name, () => import(pathToFileURL(file).href) as Promise<{ bench: Bench }>]);
+}
+
+let failed = false;
+for (const [name, load] of benches) {
+  if (!wanted(name)) continue;
+  const t = performance.now();
+  try {
+    const lines = await (await load()).bench();
+    console.log(`== ${name} (${((performance.now() - t) / 1000).toFixed(0)} s)\n${lines.join('\n')}\n`);
+  } catch (error) {
+    failed = true;
+    console.log(`== ${name}: the benchmark itself failed\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+}
+console.log(`all benchmarks done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+process.exitCode = failed ? 1 : 0;
