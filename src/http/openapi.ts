@@ -65,6 +65,19 @@ function transform({ schema, url, route }: { schema: FastifySchema; url: string;
   const s = { ...(schema ?? {}) } as FastifySchema & { operationId?: string; tags?: string[]; security?: unknown; response?: Record<string, unknown> };
   s.operationId ??= operationIdOf(method, url);
   s.tags ??= [tagOf(url)];
+  // A route's params schema names its own parameters; a grain prefix it is
+  // mounted under (`/workspaces/:workspaceId`) adds one the schema cannot know.
+  const params = s.params as { type?: string; properties?: Record<string, unknown>; required?: string[] } | undefined;
+  if (params?.properties) {
+    const missing = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]).filter((name) => !(name in params.properties!));
+    if (missing.length) {
+      s.params = {
+        ...params,
+        properties: { ...params.properties, ...Object.fromEntries(missing.map((name) => [name, { type: 'string', description: `the ${name.replace(/Id$/, '')} grain's id` }])) },
+        required: [...(params.required ?? []), ...missing],
+      };
+    }
+  }
   const response: Record<string, unknown> = { ...(s.response ?? {}) };
   if (needsKey(method, url, route.config?.keyless)) {
     s.security = [{ bearer: [] }];

@@ -18,6 +18,7 @@ import { empty, ok } from '../envelopes.ts';
 import { resolveGrain, ROOT_GRAIN } from '../grain.ts';
 import { Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
+import { ConflictResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 const LedgerQuery = Strict({
@@ -51,19 +52,19 @@ export async function conflictRoutes(app: FastifyInstance, { services }: { servi
     });
   };
 
-  app.get('/conflicts', async (request) => {
+  app.get('/conflicts', { schema: { response: R.pooled } }, async (request) => {
     const at = `${where(request)}/conflicts/{practitionerId}`;
     throw refuse.blocked(403, 'CONFLICTS_NOT_POOLED', `conflicts ledgers are never pooled: each practitioner's ledger has its own address, GET ${at}`, { address: at });
   });
 
-  app.get('/conflicts/:practitionerId', { schema: { params: PractitionerParams, querystring: LedgerQuery }, preValidation: refuseTopLevel }, async (request) => {
+  app.get('/conflicts/:practitionerId', { schema: { params: PractitionerParams, querystring: LedgerQuery, response: R.ledger }, preValidation: refuseTopLevel }, async (request) => {
     const { practitionerId } = request.params as { practitionerId: string };
     const owner: LedgerOwner = { kind: 'practitioner', id: practitionerId };
     const entries = await conflicts.entries(request.grain, owner);
     return page(entries, request.query as Query, { practitioner: practitionerId }, `no entries on ${practitionerId}'s ledger: POST ${where(request)}/conflicts/${practitionerId}/entries {"nameHash": <sha256 hex>} records one`);
   });
 
-  app.post('/conflicts/:practitionerId/entries', { schema: { params: PractitionerParams, body: ConflictEntryBody }, preValidation: refuseTopLevel }, async (request, reply) => {
+  app.post('/conflicts/:practitionerId/entries', { schema: { params: PractitionerParams, body: ConflictEntryBody, response: R.record }, preValidation: refuseTopLevel }, async (request, reply) => {
     const { practitionerId } = request.params as { practitionerId: string };
     const entry = await conflicts.record(request.grain, { kind: 'practitioner', id: practitionerId }, (request.body as { nameHash: string }).nameHash);
     return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { practitioner: practitionerId } }));
@@ -80,17 +81,17 @@ export async function firmConflictRoutes(app: FastifyInstance, { services }: { s
   const { conflicts } = services;
   const ownerOf = (request: FastifyRequest): LedgerOwner => ({ kind: 'firm', id: request.grain });
 
-  app.get('/firms/:firmId/conflicts', { schema: { params: FirmParams, querystring: LedgerQuery } }, async (request) => {
+  app.get('/firms/:firmId/conflicts', { schema: { params: FirmParams, querystring: LedgerQuery, response: R.firmLedger } }, async (request) => {
     const entries = await conflicts.entries(request.grain, ownerOf(request));
     return page(entries, request.query as Query, { firm: request.grain }, `no entries on firm ${request.grain}'s ledger: POST /firms/${request.grain}/conflicts/entries {"nameHash": <sha256 hex>} records one`);
   });
 
-  app.post('/firms/:firmId/conflicts/entries', { schema: { params: FirmParams, body: ConflictEntryBody }, preValidation: refuseNonHash }, async (request, reply) => {
+  app.post('/firms/:firmId/conflicts/entries', { schema: { params: FirmParams, body: ConflictEntryBody, response: R.firmRecord }, preValidation: refuseNonHash }, async (request, reply) => {
     const entry = await conflicts.record(request.grain, ownerOf(request), (request.body as { nameHash: string }).nameHash);
     return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { firm: request.grain } }));
   });
 
-  app.post('/firms/:firmId/conflicts/prescreen', { schema: { params: FirmParams, body: PrescreenBody }, preValidation: refuseNonHash }, async (request) => {
+  app.post('/firms/:firmId/conflicts/prescreen', { schema: { params: FirmParams, body: PrescreenBody, response: R.prescreen }, preValidation: refuseNonHash }, async (request) => {
     const verdict = await conflicts.prescreen(request.grain, ownerOf(request), (request.body as { nameHashes: string[] }).nameHashes);
     return ok({ ...verdict, ledger: { firm: request.grain }, caveat: PRESCREEN_CAVEAT });
   });

@@ -11,6 +11,7 @@ import { FEEDS, type Feed } from '../../journal/store.ts';
 import { ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
+import { EventResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { SSE_EVENT_NAME, type SseHub } from '../sse.ts';
 
@@ -29,12 +30,12 @@ function cursorOf(lastEventId: string | string[] | undefined, after: number): nu
 export async function eventRoutes(app: FastifyInstance, { services, sse }: { services: Services; sse: SseHub }) {
   app.addHook('preHandler', resolveGrain(services));
 
-  app.get('/events', { schema: { querystring: EventsQuery } }, async (request) => {
+  app.get('/events', { schema: { querystring: EventsQuery, response: R.tail } }, async (request) => {
     const query = request.query as TailQuery;
     return tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
   });
 
-  app.get('/events/stream', { schema: { querystring: EventStreamQuery } }, async (request, reply) => {
+  app.get('/events/stream', { schema: { querystring: EventStreamQuery, response: R.stream } }, async (request, reply) => {
     const { after, feed } = request.query as { after: number; feed: Feed };
     const cursor = cursorOf(request.headers['last-event-id'], after);
     if (!wantsEventStream(request.headers.accept)) {

@@ -12,6 +12,7 @@ import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { MatterParams } from '../schemas/common.ts';
 import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, TerminalBody } from '../schemas/matters.ts';
+import { MatterResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 type Id = { id: string };
@@ -25,7 +26,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return assetView(minted, [entity]);
   };
 
-  app.get('/matters', { schema: { querystring: ListMattersQuery } }, async (request) => {
+  app.get('/matters', { schema: { querystring: ListMattersQuery, response: R.list } }, async (request) => {
     const q = request.query as { filter?: string; tag?: string; scope?: string; after?: number; limit: number };
     if (q.scope !== undefined) {
       throw refuse.blocked(403, 'SCOPE_RESERVED', `scope "${q.scope}" is reserved: admin and internal views are not served on this surface`, { scope: q.scope });
@@ -36,7 +37,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
   });
 
   app.post('/matters', {
-    schema: { body: CreateMatterBody },
+    schema: { body: CreateMatterBody, response: R.create },
     config: { paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
@@ -50,34 +51,34 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
-  app.get('/matters/:id', { schema: { params: MatterParams } }, async (request) => {
+  app.get('/matters/:id', { schema: { params: MatterParams, response: R.get } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
   });
 
-  app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody }, preValidation: defaultBody }, async (request) => {
+  app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody, response: R.advance }, preValidation: defaultBody }, async (request) => {
     const result = await matters.advance(request.grain, (request.params as Id).id, request.body as { merits?: Record<string, unknown>; note?: string });
     return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
-  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody } }, async (request) => {
+  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, response: R.consent } }, async (request) => {
     const { entity, consentSeq } = await matters.consent(request.grain, (request.params as Id).id, request.body as { actor: string; scope: string });
     return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true }, consentSeq });
   });
 
-  app.post('/matters/:id/gig-result', { schema: { params: MatterParams, body: GigResultBody } }, async (request) => {
+  app.post('/matters/:id/gig-result', { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }, async (request) => {
     const entity = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never);
     return ok({ matter: matterView(entity) });
   });
 
-  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody } }, async (request) => {
+  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection } }, async (request) => {
     const body = request.body as { instruction: string; authorizes?: Record<string, unknown> };
     if (!body.instruction.trim()) throw refuse.unprocessable('INSTRUCTION_MISSING', 'a Client direction needs a non-empty instruction');
     const result = await matters.clientDirection(request.grain, (request.params as Id).id, body);
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}), ...(result.escalation ? { escalation: result.escalation } : {}) });
   });
 
-  app.get('/matters/:id/settlement', { schema: { params: MatterParams } }, async (request) => {
+  app.get('/matters/:id/settlement', { schema: { params: MatterParams, response: R.settlement } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     if (statusOf(entity) !== 'fulfilled') {
       throw refuse.conflict('MATTER_NOT_FULFILLED', `Matter ${entity.id} is ${statusOf(entity)}: settlement exists only once it is fulfilled (no filing, no charge)`, { matterId: entity.id });
@@ -85,43 +86,43 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matterId: entity.id, settlement: settlementOf(entity) });
   });
 
-  app.get('/matters/:id/journal', { schema: { params: MatterParams } }, async (request) => {
+  app.get('/matters/:id/journal', { schema: { params: MatterParams, response: R.journal } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return ok({ matterId: entity.id, stage: stageOf(entity), appendOnly: true, events: journalView(entity) });
   });
 
-  app.get('/matters/:id/attestations', { schema: { params: MatterParams } }, async (request) => {
+  app.get('/matters/:id/attestations', { schema: { params: MatterParams, response: R.attestations } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody } }, async (request) => {
+  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, response: R.terminal } }, async (request) => {
     const { entity, terminal } = await matters.terminal(request.grain, (request.params as Id).id, request.body as never);
     return ok({ matter: matterView(entity), terminal });
   });
 
-  app.get('/matters/:id/documents', { schema: { params: MatterParams } }, async (request) => {
+  app.get('/matters/:id/documents', { schema: { params: MatterParams, response: R.documents } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return listed(documentRows(entity), 'no document is recorded on this Matter', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody } }, async (request, reply) => {
+  app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody, response: R.recordDocument } }, async (request, reply) => {
     const document = await matters.recordDocument(request.grain, (request.params as Id).id, request.body as never);
     return reply.status(201).send(ok({ document }));
   });
 
-  app.post('/orders', { schema: { body: OrderBody }, config: { paidAct: () => matterOpening('patent_provisional', 'POST /orders') } }, async (request, reply) => {
+  app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { paidAct: () => matterOpening('patent_provisional', 'POST /orders') } }, async (request, reply) => {
     const body = request.body as OrderBody;
     const { entity, stoppedBy } = await matters.order(request.grain, body);
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
 
-  app.get('/assets', async (request) => {
+  app.get('/assets', { schema: { response: R.assets } }, async (request) => {
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
     return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), 'no Assets yet: each Matter mints one');
   });
 
-  app.get('/assets/:id', { schema: { params: MatterParams } }, async (request) => {
+  app.get('/assets/:id', { schema: { params: MatterParams, response: R.asset } }, async (request) => {
     const id = (request.params as Id).id;
     const [minted] = await services.journal.readStream(id);
     if (!minted || minted.kind !== 'asset.minted' || minted.grain !== request.grain) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);

@@ -17,6 +17,7 @@ import { admitCreation } from '../sandbox.ts';
 import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.ts';
+import { TenantResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { matterRoutes } from './matters.ts';
 
@@ -45,21 +46,21 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
     request.grain = grain.record.id;
   };
 
-  app.post('/tenants', async (request, reply) => {
+  app.post('/tenants', { schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;
     return reply.status(201).send(ok({ tenant: await view(grain), provenance: grainProvenance('tenant', grain.record.id) }));
   });
 
-  app.get(PREFIX, { schema: { params: TenantParams } }, async (request) => {
+  app.get(PREFIX, { schema: { params: TenantParams, response: R.get } }, async (request) => {
     const grain = await tenants.resolve((request.params as Params).tenantId);
     request.grain = grain.record.id;
     return ok({ tenant: await view(grain), provenance: grainProvenance('tenant', grain.record.id) });
   });
 
   app.put(`${PREFIX}/offers`, {
-    schema: { params: TenantParams, body: Type.Union([OffersBody, Strict({ offers: OffersBody })]) },
+    schema: { params: TenantParams, body: Type.Union([OffersBody, Strict({ offers: OffersBody })]), response: R.offers },
     preValidation: async (request) => {
       await resolveFirst(request);
       const refusal = percentRefusal(request.body, ['priceUsd']);
@@ -74,7 +75,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
   });
 
   app.put(`${PREFIX}/routing`, {
-    schema: { params: TenantParams, body: TenantRoutingBody },
+    schema: { params: TenantParams, body: TenantRoutingBody, response: R.routing },
     preValidation: async (request) => {
       await resolveFirst(request);
       const refusal = meritsKeyRefusal(request.body, 'Tenant') ?? percentRefusal(request.body, ['maxFeeUsd']);

@@ -5,6 +5,7 @@ import { grainProvenance, grainView } from '../../engine/workspaces.ts';
 import { ok } from '../envelopes.ts';
 import { admitCreation } from '../sandbox.ts';
 import { WorkspaceParams } from '../schemas/common.ts';
+import { WorkspaceResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 type Params = { workspaceId: string };
@@ -12,21 +13,21 @@ type Params = { workspaceId: string };
 export async function workspaceRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { workspaces, journal } = services;
 
-  app.post('/workspaces', async (request, reply) => {
+  app.post('/workspaces', { schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'workspace', request, reply);
     const { record } = await workspaces.open();
     request.grain = record.id;
     return reply.status(201).send(ok({ workspace: grainView(workspaces, record), provenance: grainProvenance('workspace', record.id) }));
   });
 
-  app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams } }, async (request) => {
+  app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, response: R.get } }, async (request) => {
     const { record } = await workspaces.resolve((request.params as Params).workspaceId);
     request.grain = record.id;
     const [matters, assets, events] = await Promise.all([journal.countStreams(record.id, 'matter.opened'), journal.countStreams(record.id, 'asset.minted'), journal.latestSeq(record.id)]);
     return ok({ workspace: { ...grainView(workspaces, record), counts: { matters, assets, events } }, provenance: grainProvenance('workspace', record.id) });
   });
 
-  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams } }, async (request) => {
+  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures } }, async (request) => {
     const { record } = await workspaces.resolve((request.params as Params).workspaceId);
     request.grain = record.id;
     return ok({ fixtures: FIXTURE_LISTING, provenance: grainProvenance('workspace', record.id) });
