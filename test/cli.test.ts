@@ -256,6 +256,18 @@ describe('against a running service', { timeout: 90_000 }, () => {
     expect({ ...pretty.json, workspace: { ...pretty.json.workspace, expiresInSeconds: 0 } }).toEqual({ ...plain.json, workspace: { ...plain.json.workspace, expiresInSeconds: 0 } });
   });
 
+  it('verify --url runs the published contract suite against the service', async () => {
+    const [json, lines] = await Promise.all([runCli(['verify', '--url', url, '--json']), runCli(['verify', '--url', url])]);
+    expect(json.code).toBe(0);
+    expect(json.json.failed).toBe(0);
+    expect(json.json.passed).toBeGreaterThan(0);
+    expect(lines.code).toBe(0);
+    expect(lines.stdout).toMatch(/(\d+) of \1 requirements hold/);
+    const help = await inProcess(['verify', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('legalwork verify');
+  });
+
   it('takes the address from LEGALWORK_URL when --url is absent', async () => {
     const run = await runCli(['workspaces', 'get', workspaceId], { env: { LEGALWORK_URL: url } });
     expect(run.code).toBe(0);
@@ -266,10 +278,12 @@ describe('against a running service', { timeout: 90_000 }, () => {
 describe('a service that cannot be reached', () => {
   it('is exit 3, with the reason as JSON on stdout and in words on stderr', async () => {
     const port = await freePort();
-    const [list, follow] = await Promise.all([
+    const [list, follow, verify] = await Promise.all([
       runCli(['matters', 'list', '--url', `http://127.0.0.1:${port}`]),
       runCli(['events', 'tail', '--follow', '--url', `http://127.0.0.1:${port}`]),
+      runCli(['verify', '--url', `http://127.0.0.1:${port}`]),
     ]);
+    expect(verify.code).toBe(3);
     for (const run of [list, follow]) {
       expect(run.code).toBe(3);
       expect(run.json.code).toBe('SERVICE_UNREACHABLE');

@@ -43,7 +43,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     streams.stdout.write(overview());
     return EXIT.ok;
   }
-  if (first === 'verify') return runVerify(argv.slice(1), streams.stderr);
+  if (first === 'verify') return runVerify(argv.slice(1), env, streams);
   const exact = COMMANDS.find((c) => c.path.length === 2 ? c.path[0] === first && c.path[1] === second : c.path[0] === first);
   if (exact) return runCommand(exact, argv.slice(exact.path.length), env, streams);
   const group = COMMANDS.filter((c) => c.path[0] === first && c.path.length === 2);
