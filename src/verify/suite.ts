@@ -62,7 +62,11 @@ const row = (id: string, path: string, status: number, expect: Partial<Expectati
 });
 
 const WS = `/workspaces/${ABSENT.workspace}`;
+const TN = `/tenants/${ABSENT.tenant}`;
+const FM = `/firms/${ABSENT.firm}`;
 const goneWorkspace = { type: 'EMPTY', equals: { fix: 'POST /workspaces' } };
+const goneTenant = { type: 'EMPTY', equals: { fix: 'POST /tenants' } };
+const goneFirm = { type: 'EMPTY', equals: { fix: 'POST /firms' } };
 const M = `/matters/${ABSENT.matter}`;
 const P = '/patent/US10000101B2';
 
@@ -124,6 +128,30 @@ const REQUIREMENTS: Requirement[] = [
   row('workspace-entity-404', `${WS}/entity/DE/7000101/standing`, 404, goneWorkspace, 'an entity read inside an unknown workspace'),
   row('workspace-ucc-404', `${WS}/lien/ucc/DE/20230001010`, 404, goneWorkspace, 'a UCC read inside an unknown workspace'),
   row('workspace-court-blocked', `${WS}/court/nysd/1:23-cv-00001/docket`, 403, { type: 'BLOCKED', equals: { requiresAccess: 'pacer' } }, 'the restricted upstream is BLOCKED in every grain'),
+  // Deadlines and the event tail.
+  row('deadline-404', `/deadlines/${ABSENT.asset}`, 404, { has: ['error', 'code'] }, 'an Asset without a ladder here is 404'),
+  row('workspace-deadline-404', `${WS}/deadlines/${ABSENT.asset}`, 404, goneWorkspace, 'a ladder of an unknown workspace'),
+  row('events', '/events', 200, { type: ['OK', 'EMPTY'], has: ['latestSeq'], equals: { appendOnly: true, feed: 'timeline' } }, 'the top-level tail: OK or a truthful EMPTY'),
+  row('events-reminders', '/events?feed=reminders&after=0&limit=5', 200, { type: ['OK', 'EMPTY'], equals: { feed: 'reminders' } }, 'a feed of the tail'),
+  row('events-feed-422', '/events?feed=gossip', 422, { has: ['error', 'code'] }, 'a feed off the enum is 422'),
+  row('events-stream-descriptor', '/events/stream', 200, { type: 'OK', equals: { 'subscription.accept': 'text/event-stream' }, has: ['latestSeq', 'subscription.resume'] }, 'without Accept: text/event-stream, the subscription contract (never a hung request)'),
+  row('workspace-events-404', `${WS}/events`, 404, goneWorkspace, 'the tail of an unknown workspace'),
+  row('workspace-events-stream-404', `${WS}/events/stream`, 404, goneWorkspace, 'the stream of an unknown workspace'),
+  // Conflicts ledgers: never pooled; per-practitioner ledgers BLOCKED on the top-level surface.
+  row('conflicts-pooled-blocked', '/conflicts', 403, { type: 'BLOCKED', has: ['error', 'code'] }, 'ledgers are never pooled'),
+  row('conflicts-ledger-blocked', '/conflicts/pr_example', 403, { type: 'BLOCKED', has: ['upgrade.tier'] }, 'the top-level ledger names the upgrade path'),
+  row('workspace-conflicts-404', `${WS}/conflicts`, 404, goneWorkspace, 'conflicts of an unknown workspace'),
+  row('workspace-conflicts-ledger-404', `${WS}/conflicts/pr_example`, 404, goneWorkspace, 'a ledger of an unknown workspace'),
+  // Tenants.
+  row('tenant-404', TN, 404, goneTenant, 'an unknown or expired tenant names the fix'),
+  ...['matters', `matters/${ABSENT.matter}`, `matters/${ABSENT.matter}/journal`, `matters/${ABSENT.matter}/attestations`, `matters/${ABSENT.matter}/documents`, `matters/${ABSENT.matter}/settlement`, 'assets', `assets/${ABSENT.asset}`, `deadlines/${ABSENT.asset}`, 'events', 'events/stream'].map((tail) =>
+    row(`tenant-${tail.replace(/[a-z]{2}_0+/g, 'x').replace(/\//g, '-')}-404`, `${TN}/${tail}`, 404, goneTenant, `${tail.split('/')[0]} of an unknown tenant`),
+  ),
+  // Firms.
+  row('firm-404', FM, 404, goneFirm, 'an unknown or expired firm names the fix'),
+  ...['enrollments', 'roster', 'fixtures', 'routing', 'remittances', 'conflicts', 'events', 'events/stream'].map((tail) => row(`firm-${tail.replace('/', '-')}-404`, `${FM}/${tail}`, 404, goneFirm, `${tail} of an unknown firm`)),
+  // The generated diagrams.
+  row('diagram-missing-404', '/docs/diagrams/no-such-machine.svg', 404, { type: 'EMPTY', equals: { code: 'DIAGRAM_NOT_GENERATED' } }, 'a diagram not generated is a typed EMPTY'),
 ];
 
 export function suiteDocument(): SuiteDocument {
