@@ -13,6 +13,7 @@ header { background:#1d2430; color:#fff; padding:.8rem 1.2rem; display:flex; gap
 header strong { font-size:1.15rem; letter-spacing:.02em; }
 header a { color:#cfe0ff; text-decoration:none; }
 header a[aria-current=page] { color:#fff; text-decoration:underline; }
+header .pill { color:var(--ink); }
 main { max-width:68rem; margin:0 auto; padding:1.2rem 1.2rem 3rem; }
 h1 { font-size:1.7rem; margin:.6rem 0 .4rem; } h2 { font-size:1.3rem; margin-top:2rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
 code, pre { font:13.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
