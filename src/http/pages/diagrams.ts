@@ -32,7 +32,7 @@ const titleOf = (name: string) => name.replace(/-/g, ' ').replace(/^./, (c) => c
 /** An SVG that could carry script is not served: the generator never writes one. */
 export const isCleanSvg = (text: string) => /<svg[\s>]/i.test(text) && !/<script|\son[a-z]+\s*=|javascript:|<foreignObject/i.test(text);
 
-/** The known diagrams plus any other SVG found, each marked available or not. */
+/** The known diagrams plus any other SVG found, each marked available when it can be served. */
 export async function listDiagrams(dir = DEFAULT_VISUALIZATIONS_DIR): Promise<DiagramEntry[]> {
   let files: string[] = [];
   try {
@@ -40,8 +40,10 @@ export async function listDiagrams(dir = DEFAULT_VISUALIZATIONS_DIR): Promise<Di
   } catch {
     files = [];
   }
-  const known = KNOWN.map((k) => ({ ...k, file: `${k.name}.svg`, available: files.includes(`${k.name}.svg`) }));
-  const others = files.filter((f) => !KNOWN.some((k) => `${k.name}.svg` === f)).map((f) => ({ name: f.slice(0, -4), file: f, title: titleOf(f.slice(0, -4)), about: 'generated from its machine', available: true }));
+  // Only what readDiagram would serve counts: the page must never show a broken image.
+  const servable = new Set((await Promise.all(files.map(async (f) => ((await readDiagram(f, dir)) ? f : null)))).filter((f): f is string => f !== null));
+  const known = KNOWN.map((k) => ({ ...k, file: `${k.name}.svg`, available: servable.has(`${k.name}.svg`) }));
+  const others = [...servable].filter((f) => !KNOWN.some((k) => `${k.name}.svg` === f)).map((f) => ({ name: f.slice(0, -4), file: f, title: titleOf(f.slice(0, -4)), about: 'generated from its machine', available: true }));
   return [...known, ...others];
 }
 
