@@ -280,7 +280,7 @@ export class Firms extends SandboxGrains {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const notFound = (memberId: string) => `${memberId} holds no Enrollment here`;
+const notFound = (memberId: string) => () => refuse.notFound('ENROLLMENT_NOT_FOUND', `${memberId} holds no Enrollment here`, { memberId });
 
 function refuseUnknownMember(memberId: string) {
   if (!memberOf(memberId)) {

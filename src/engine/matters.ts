@@ -131,7 +131,7 @@ export class Matters {
   }
 
   private run<T>(grain: string, id: string, work: (entity: MatterEntity) => Promise<T>): Promise<T> {
-    return this.supervisor.dispatch(MATTER, id, grain, `Matter ${id} does not exist here`, work);
+    return this.supervisor.dispatch(MATTER, id, grain, () => notFound(id), work);
   }
 
   /** Advances to the next stage, or escalates the reserved act as a Gig. */

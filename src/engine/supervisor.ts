@@ -11,7 +11,7 @@
  */
 import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refuse, type Refusal } from '../domain/refusal.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
 import { emittedFacts, Entity, factToEvent, fold, type EntityDefinition, type Fact } from './entity.ts';
@@ -80,12 +80,13 @@ export class Supervisor {
 
   /**
    * Runs `work` inside the entity's mailbox, strictly after every earlier
-   * command to the same entity. 404 when the entity does not exist in `grain`.
+   * command to the same entity. Throws the caller's `notFound` refusal when the
+   * entity does not exist in `grain`.
    */
-  dispatch<M extends AnyStateMachine, T>(definition: EntityDefinition<M>, id: string, grain: string, notFound: string, work: (entity: Entity<M>) => Promise<T>): Promise<T> {
+  dispatch<M extends AnyStateMachine, T>(definition: EntityDefinition<M>, id: string, grain: string, notFound: () => Refusal, work: (entity: Entity<M>) => Promise<T>): Promise<T> {
     return this.mailboxes.run(id, async () => {
       const entity = await this.load(definition, id);
-      if (!entity || entity.grain !== grain) throw refuse.notFound('NOT_FOUND', notFound);
+      if (!entity || entity.grain !== grain) throw notFound();
       return work(entity);
     });
   }
