@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
-import { deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderEvent, type Rung } from '../machines/deadline-ladder.ts';
+import { deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderEvent, type LadderInput, type Rung } from '../machines/deadline-ladder.ts';
+import { emittedFacts } from '../src/engine/entity.ts';
 import { call, testApp, type TestApp } from './helpers/app.ts';
 import { ladderAdapter } from './model/deadline-ladder.adapter.ts';
 import { Replay } from './model/runner.ts';
@@ -22,7 +23,7 @@ const command: fc.Arbitrary<LadderEvent> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...TERMINAL_OUTCOMES, 'settle').map((outcome) => ({ type: 'RESOLVE' as const, outcome: outcome as never })) },
 );
 
-const ladderInput = fc.record({
+const ladderInput: fc.Arbitrary<LadderInput> = fc.record({
   assetId: fc.constant('as_prop'),
   daysUntilDeadline: fc.integer({ min: 1, max: 70 }),
   recurEveryDays: fc.option(fc.integer({ min: 1, max: 60 }), { nil: null }),
@@ -37,7 +38,7 @@ interface Step {
   resolvedBefore: boolean;
 }
 
-function run(input: fc.infer<typeof ladderInput>, events: LadderEvent[]) {
+function run(input: LadderInput, events: LadderEvent[]) {
   let [snapshot] = initialTransition(deadlineLadderMachine, input);
   const steps: Step[] = [];
   for (const event of events) {
@@ -48,8 +49,8 @@ function run(input: fc.infer<typeof ladderInput>, events: LadderEvent[]) {
       continue;
     }
     const [next, actions] = transition(deadlineLadderMachine, snapshot, event);
-    const facts = actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: { kind: string; data: { rungs?: Rung[] } } }).event);
-    const notices = facts.flatMap((f) => f.data.rungs ?? []).filter((r) => r.rung === 'notice').length;
+    const facts = emittedFacts(actions as never);
+    const notices = facts.flatMap((f) => (f.data.rungs as Rung[] | undefined) ?? []).filter((r) => r.rung === 'notice').length;
     steps.push({ accepted: true, before, after: next.context.days, notices, resolvedBefore });
     snapshot = next;
   }

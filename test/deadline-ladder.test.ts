@@ -8,6 +8,7 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { deadlineLadderMachine, rungsCrossed, TERMINAL_OUTCOMES, type LadderEvent, type LadderInput } from '../machines/deadline-ladder.ts';
 import { ACK_DUE_FIXTURE_DAYS, LADDER_RULES, ladderRuleFor, NOTICE_EVE_FIXTURE_DAYS } from '../src/domain/ladder-rules.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
+import { emittedFacts } from '../src/engine/entity.ts';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 
 type Snap = ReturnType<typeof initialTransition<typeof deadlineLadderMachine>>[0];
@@ -20,7 +21,7 @@ function given(snapshot: Snap, ...events: LadderEvent[]) {
   for (const event of events) {
     expect((snapshot as AnyMachineSnapshot).can(event), `${JSON.stringify(event)} from ${JSON.stringify(snapshot.value)}`).toBe(true);
     const [next, actions] = transition(deadlineLadderMachine, snapshot, event);
-    facts.push(...actions.filter((a) => a.type === 'xstate.emit').map((a) => (a.params as { event: { kind: string; data: Record<string, unknown> } }).event));
+    facts.push(...emittedFacts(actions as never));
     snapshot = next;
   }
   return { snapshot, facts };
