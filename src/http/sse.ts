@@ -2,9 +2,10 @@
  * Server-Sent Events for the event tail (`GET /events/stream`).
  *
  * One hub per app listens to the commit bus once and fans each committed batch
- * out to the subscribers of that grain. A frame is encoded once per event and
- * the same bytes are written to every subscriber, so a fan-out costs one socket
- * write per subscriber and nothing else.
+ * out to the subscribers of that grain, on the loop turn after the commit (the
+ * writer's answer goes first). A frame is encoded once per event and the same
+ * bytes are written straight to every subscriber's socket, so a fan-out costs
+ * one socket write per subscriber and nothing else.
  *
  * Each subscriber keeps a cursor: the highest grain seq it has accounted for
  * (sent, or skipped because its feed does not show it). Events reach it in one
@@ -20,6 +21,7 @@
  * the client resumes with `Last-Event-ID`.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { CommitBus } from '../engine/bus.ts';
 import { tailEntry } from '../engine/tail.ts';
 import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
@@ -41,7 +43,23 @@ export function frameOf(event: JournalEvent): Buffer {
   return Buffer.from(`event: ${SSE_EVENT_NAME}\nid: ${event.seq}\ndata: ${JSON.stringify(tailEntry(event))}\n\n`);
 }
 
-const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+const CRLF = Buffer.from('\r\n');
+
+/**
+ * A message encoded once for every subscriber: as it goes on the wire of a
+ * chunked HTTP/1.1 body (size line, bytes, CRLF) and raw (an HTTP/1.0 body).
+ * Subscribers write these bytes straight to their socket, past the response
+ * object's per-write bookkeeping: a fan-out is one socket write per subscriber.
+ */
+export class Encoded {
+  private chunkedBytes?: Buffer;
+  constructor(readonly raw: Buffer) {}
+  get chunked(): Buffer {
+    return (this.chunkedBytes ??= Buffer.concat([Buffer.from(`${this.raw.length.toString(16)}\r\n`), this.raw, CRLF]));
+  }
+}
+
+const KEEP_ALIVE = new Encoded(Buffer.from(': keep-alive\n\n'));
 
 export type DropReason = 'overflow' | 'closed' | 'shutdown';
 
@@ -52,6 +70,9 @@ class Subscriber {
   /** Highest seq announced by the bus while the journal was being read. */
   private announced = 0;
   closed = false;
+  private readonly socket: Socket;
+  /** Whether the body is chunked (HTTP/1.1) or raw until close (HTTP/1.0). */
+  private readonly chunked: boolean;
 
   constructor(
     readonly hub: SseHub,
@@ -61,10 +82,17 @@ class Subscriber {
     readonly res: ServerResponse,
   ) {
     this.cursor = after;
+    this.socket = res.socket as Socket;
+    this.chunked = (res as ServerResponse & { chunkedEncoding?: boolean }).chunkedEncoding === true;
+  }
+
+  /** The socket's buffer is shared with the response, so these bytes queue behind the headers. */
+  private write(message: Encoded): void {
+    this.socket.write(this.chunked ? message.chunked : message.raw);
   }
 
   /** A committed batch of this grain, with its frames encoded once for everyone. */
-  deliver(events: JournalEvent[], frame: (i: number) => Buffer): void {
+  deliver(events: JournalEvent[], frame: (i: number) => Encoded): void {
     if (this.closed) return;
     const last = events[events.length - 1].seq;
     if (this.catchingUp) {
@@ -80,7 +108,7 @@ class Subscriber {
         void this.catchUp();
         return;
       }
-      if (inFeed(this.feed, e)) this.res.write(frame(i));
+      if (inFeed(this.feed, e)) this.write(frame(i));
       this.cursor = e.seq;
     }
     this.checkBuffer();
@@ -88,7 +116,7 @@ class Subscriber {
 
   keepAlive(): void {
     if (this.closed) return;
-    this.res.write(KEEP_ALIVE);
+    this.write(KEEP_ALIVE);
     this.checkBuffer();
   }
 
@@ -110,12 +138,12 @@ class Subscriber {
         const page = await this.hub.journal.readTail(this.grain, { after: this.cursor, limit: CATCH_UP_PAGE, feed: this.feed });
         if (this.closed) return;
         for (const e of page) {
-          if (e.seq > this.cursor) this.res.write(frameOf(e));
+          if (e.seq > this.cursor) this.write(new Encoded(frameOf(e)));
         }
         const full = page.length === CATCH_UP_PAGE;
         // A short page means the feed was read to the end of the tail, which is at least `latest`.
         this.cursor = full ? page[page.length - 1].seq : Math.max(this.cursor, latest, page.length ? page[page.length - 1].seq : 0);
-        if (this.res.writableNeedDrain) await this.drained();
+        if (this.socket.writableNeedDrain) await this.drained();
         if (this.closed) return;
         if (!full && this.announced <= this.cursor) return;
       }
@@ -130,11 +158,11 @@ class Subscriber {
   private drained(): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        this.res.off('drain', done);
+        this.socket.off('drain', done);
         this.res.off('close', done);
         resolve();
       };
-      this.res.on('drain', done);
+      this.socket.on('drain', done);
       this.res.on('close', done);
     });
   }
@@ -146,7 +174,13 @@ export class SseHub {
   private readonly byGrain = new Map<string, Set<Subscriber>>();
   private readonly timer: NodeJS.Timeout;
   private dropped = 0;
-  private readonly onCommitted = (events: JournalEvent[]) => this.fanOut(events);
+  /**
+   * The bus calls this inside the writer's commit path; the fan-out runs on the
+   * next turn of the loop instead, so the writer's answer never waits on it.
+   */
+  private readonly onCommitted = (events: JournalEvent[]) => {
+    if (this.byGrain.has(events[0]?.grain)) setImmediate(() => this.fanOut(events));
+  };
 
   constructor(
     readonly journal: JournalStore,
@@ -201,8 +235,8 @@ export class SseHub {
     const set = this.byGrain.get(events[0].grain);
     if (!set || set.size === 0) return;
     // Encoded lazily, once per event, shared by every subscriber of the grain.
-    const frames: Array<Buffer | undefined> = new Array(events.length);
-    const frame = (i: number) => (frames[i] ??= frameOf(events[i]));
+    const frames: Array<Encoded | undefined> = new Array(events.length);
+    const frame = (i: number) => (frames[i] ??= new Encoded(frameOf(events[i])));
     for (const subscriber of set) subscriber.deliver(events, frame);
   }
 

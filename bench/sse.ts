@@ -1,0 +1,315 @@
+/**
+ * SSE fan-out: one event fanned out to 1,000 and 10,000 subscribers of
+ * `GET /events/stream` on loopback, against a bare Node SSE server doing the
+ * least possible (hold the sockets, write one frame to each).
+ *
+ * Three processes, so no one's event loop flatters another's figures:
+ * - the service (`legalwork serve` on a temp journal) or the bare server;
+ * - the subscribers: one child process holding every socket and parsing frames;
+ * - this one, which commits the event (`POST .../deadlines/{asset}/tick`, one
+ *   journal event per tick) and reads the clocks.
+ *
+ * "commit → last delivery" is measured from the moment the write request is
+ * sent to the moment the last subscriber has the frame, so it also contains
+ * the write's own commit (fsync included): an upper bound. Times from two
+ * processes are compared on `performance.timeOrigin + performance.now()`.
+ * Memory per held connection is the server's resident-set growth while the
+ * subscribers connect, divided by their number.
+ *
+ * Runs inside `npm run bench` (`bench()`), or alone: `node --import tsx bench/sse.ts`.
+ * BENCH_SSE_SUBSCRIBERS (default "1000,10000") and BENCH_SSE_ROUNDS (default 5) tune it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { processMemory, removeDir, ROOT, spawnService, tempDataDir } from './lib/service.ts';
+import { ms, num, table, verdict } from './lib/table.ts';
+
+const TARGET_MS_10K = 200;
+const TARGET_BYTES_PER_CONNECTION = 16 * 1024;
+const ROLE = process.env.LEGALWORK_BENCH_SSE_ROLE;
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+// ---------------------------------------------------------------------------
+// Role: the subscribers (a child process). Protocol on stdin/stdout, one JSON
+// line per message: stdin `expect <seq>` arms a measurement, `quit` ends.
+
+async function subscribers(url: string, count: number): Promise<void> {
+  const out = (msg: unknown) => process.stdout.write(`${JSON.stringify(msg)}\n`);
+  const sockets: net.Socket[] = [];
+  let expected = -1;
+  let arrivals: number[] = [];
+  let seen = new WeakSet<net.Socket>();
+  let opened = 0;
+  let failed = 0;
+  let dropped = 0;
+  const report = () => {
+    const sorted = [...arrivals].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    out({ seq: expected, received: sorted.length, first: sorted[0], p50: at(0.5), p99: at(0.99), last: sorted[sorted.length - 1] });
+    expected = -1;
+  };
+  // Raw sockets: no HTTP parser or stream per chunk on this side, so the
+  // subscriber process costs as little as it can and the server is what is timed.
+  const target = new URL(url);
+  const request = Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\n\r\n`);
+  const connect = () =>
+    new Promise<void>((resolve) => {
+      const socket = net.connect({ host: target.hostname, port: Number(target.port), noDelay: true });
+      let carry = '';
+      let counted = false;
+      socket.setEncoding('latin1');
+      socket.on('connect', () => socket.write(request));
+      socket.on('data', (chunk: string) => {
+        if (!counted) {
+          if (!chunk.startsWith('HTTP/1.1 200')) {
+            failed += 1;
+            socket.destroy();
+            resolve();
+            return;
+          }
+          counted = true;
+          opened += 1;
+          resolve();
+        }
+        if (expected < 0) return;
+        // A frame may straddle two reads: keep the tail of the previous one.
+        const text = carry + chunk;
+        carry = text.slice(-32);
+        const needle = `\nid: ${expected}\n`;
+        // Counted once per socket per expected seq (the carry may show a needle twice).
+        if (!seen.has(socket) && text.includes(needle)) {
+          seen.add(socket);
+          arrivals.push(now());
+          if (arrivals.length === count) report();
+        }
+      });
+      socket.on('close', () => {
+        if (counted) dropped += 1;
+      });
+      socket.on('error', () => {
+        if (!counted) {
+          failed += 1;
+          resolve();
+        }
+      });
+      sockets.push(socket);
+    });
+  const started = now();
+  // Waves, so the listen backlog is never what is being measured.
+  for (let i = 0; i < count; i += 500) await Promise.all(Array.from({ length: Math.min(500, count - i) }, connect));
+  out({ ready: opened, failed, seconds: (now() - started) / 1000 });
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) {
+    const [cmd, arg] = line.trim().split(' ');
+    if (cmd === 'expect') {
+      expected = Number(arg);
+      arrivals = [];
+      seen = new WeakSet();
+      out({ armed: expected });
+      setTimeout(() => {
+        if (expected === Number(arg)) out({ seq: expected, received: arrivals.length, timeout: true, dropped });
+      }, 15_000).unref();
+    } else if (cmd === 'quit') {
+      for (const socket of sockets) socket.destroy();
+      break;
+    }
+  }
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------
+// Role: the bare baseline (a child process). GET /stream holds the socket;
+// POST /publish writes one frame to every held socket, then answers 204.
+
+function bareServer(): void {
+  const held = new Set<http.ServerResponse>();
+  let seq = 0;
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/stream') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(': open\n\n');
+      held.add(res);
+      res.on('close', () => held.delete(res));
+      return;
+    }
+    if (req.method === 'POST' && req.url === '/publish') {
+      seq += 1;
+      const frame = Buffer.from(`event: grain-event\nid: ${seq}\ndata: ${JSON.stringify({ seq, kind: 'ladder.ticked', at: new Date().toISOString() })}\n\n`);
+      for (const r of held) r.write(frame);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ seq }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    process.stderr.write(`bare-sse listening on http://127.0.0.1:${port}\n`);
+  });
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+// ---------------------------------------------------------------------------
+// The benchmark.
+
+interface Proc {
+  proc: ChildProcess;
+  lines: AsyncIterator<string>;
+}
+
+function child(env: Record<string, string>, stdio: 'pipe' | 'ignore' = 'pipe'): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/sse.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [stdio, 'pipe', 'pipe'] });
+}
+
+async function nextJson(p: Proc, what: string): Promise<Record<string, number | boolean>> {
+  const { value, done } = await p.lines.next();
+  if (done) throw new Error(`the subscriber process ended while waiting for ${what}`);
+  return JSON.parse(value as string) as Record<string, number | boolean>;
+}
+
+async function startBare(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const proc = child({ LEGALWORK_BENCH_SSE_ROLE: 'bare-server' }, 'ignore');
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    proc.stderr!.setEncoding('utf8');
+    proc.stderr!.on('data', (c: string) => {
+      err += c;
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    void exited.then(() => reject(new Error(`bare server exited: ${err}`)));
+  });
+  return { url, pid: proc.pid!, stop: async () => void (proc.kill('SIGTERM'), await exited) };
+}
+
+interface Target {
+  name: string;
+  pid: number;
+  streamUrl: () => Promise<string>;
+  /** Commits one event; resolves with its seq once the write was answered. */
+  publish: () => Promise<number>;
+  /** The seq the next publish will carry. */
+  nextSeq: () => Promise<number>;
+}
+
+interface Row {
+  target: string;
+  subscribers: number;
+  connected: number;
+  failed: number;
+  toLast: number[];
+  toMedian: number[];
+  reply: number[];
+  bytesPerConnection: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function fanOut(target: Target, count: number, rounds: number): Promise<Row> {
+  const proc = child({ LEGALWORK_BENCH_SSE_ROLE: 'subscribers', SSE_URL: await target.streamUrl(), SSE_COUNT: String(count) });
+  const p: Proc = { proc, lines: createInterface({ input: proc.stdout! })[Symbol.asyncIterator]() };
+  let err = '';
+  proc.stderr!.setEncoding('utf8');
+  proc.stderr!.on('data', (c: string) => (err += c));
+  const before = processMemory(target.pid).rss;
+  try {
+    const ready = await nextJson(p, 'the subscribers to connect');
+    await sleep(1000);
+    const after = processMemory(target.pid).rss;
+    const row: Row = { target: target.name, subscribers: count, connected: Number(ready.ready), failed: Number(ready.failed), toLast: [], toMedian: [], reply: [], bytesPerConnection: (after - before) / Math.max(1, Number(ready.ready)) };
+    if (row.connected === 0) return row;
+    // One warm-up event (not counted): the first fan-out also pays for compiling its path.
+    for (let round = -1; round < rounds; round++) {
+      const seq = await target.nextSeq();
+      proc.stdin!.write(`expect ${seq}\n`);
+      await nextJson(p, 'the subscribers to arm');
+      const t0 = now();
+      const published = await target.publish();
+      const replied = now();
+      if (published !== seq) throw new Error(`${target.name}: expected the event to be seq ${seq}, it was ${published}`);
+      const result = await nextJson(p, `seq ${seq} to reach every subscriber`);
+      if (result.timeout) throw new Error(`${target.name}: only ${result.received} of ${row.connected} subscribers received seq ${seq} within 15 s (${result.dropped} connections dropped)`);
+      if (round < 0) continue;
+      row.toLast.push(Number(result.last) - t0);
+      row.toMedian.push(Number(result.p50) - t0);
+      row.reply.push(replied - t0);
+    }
+    return row;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}${err ? `\nsubscriber stderr: ${err}` : ''}`);
+  } finally {
+    proc.stdin!.write('quit\n');
+    await new Promise((r) => proc.once('exit', r));
+    // Let the server notice the closed sockets before the next run measures memory.
+    await sleep(500);
+  }
+}
+
+async function json(url: string, method = 'GET', body?: unknown): Promise<any> {
+  const res = await fetch(url, { method, ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}) });
+  if (res.status >= 300) throw new Error(`${method} ${url} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+export async function bench(): Promise<string[]> {
+  const counts = (process.env.BENCH_SSE_SUBSCRIBERS ?? '1000,10000').split(',').map((s) => Number(s.trim()));
+  const rounds = Number(process.env.BENCH_SSE_ROUNDS ?? 5);
+  const rows: Row[] = [];
+  const dir = tempDataDir('legalwork-bench-sse-');
+  const service = await spawnService(dir);
+  const bare = await startBare();
+  try {
+    // The service: one workspace, one Matter; its Asset's ladder ticks one day per event.
+    const ws = (await json(`${service.url}/workspaces`, 'POST')).workspace.id as string;
+    const prefix = `${service.url}/workspaces/${ws}`;
+    const matter = await json(`${prefix}/matters`, 'POST', { matterType: 'patent_maintenance' });
+    const ladder = `${prefix}/deadlines/${matter.matter.assetId}`;
+    const latest = async () => (await json(`${prefix}/events?after=999999999`)).latestSeq as number;
+    const serviceTarget: Target = {
+      name: 'legalwork',
+      pid: service.pid,
+      streamUrl: async () => `${prefix}/events/stream?after=${await latest()}`,
+      nextSeq: async () => (await latest()) + 1,
+      publish: async () => (await json(`${ladder}/tick`, 'POST', { days: 1 })).seq as number,
+    };
+    let bareSeq = 0;
+    const bareTarget: Target = {
+      name: 'bare node',
+      pid: bare.pid,
+      streamUrl: async () => `${bare.url}/stream`,
+      nextSeq: async () => bareSeq + 1,
+      publish: async () => (bareSeq = (await json(`${bare.url}/publish`, 'POST')).seq as number),
+    };
+    for (const count of counts) {
+      rows.push(await fanOut(serviceTarget, count, rounds));
+      rows.push(await fanOut(bareTarget, count, rounds));
+    }
+  } finally {
+    await bare.stop();
+    await service.stop();
+    removeDir(dir);
+  }
+  const lines = table(
+    ['server', 'subscribers', 'connected', 'commit→last (median)', 'commit→last (worst)', 'commit→median sub', 'write answered', 'server memory/conn'],
+    rows.map((r) => [r.target, num(r.subscribers), `${num(r.connected)}${r.failed ? ` (${num(r.failed)} failed)` : ''}`, ms(median(r.toLast)), ms(Math.max(...r.toLast)), ms(median(r.toMedian)), ms(median(r.reply)), `${num(r.bytesPerConnection / 1024, 1)} KiB`]),
+  );
+  lines.push('', `${rounds} events per row; each is one journal event (a ladder tick) committed durably, then fanned out; times include the write's own commit (an upper bound).`);
+  for (const r of rows.filter((x) => x.target === 'legalwork')) {
+    const last = median(r.toLast);
+    const wants = r.subscribers >= 10_000 ? ` — target <= ${TARGET_MS_10K} ms at 10,000: ${verdict(last <= TARGET_MS_10K)}` : '';
+    lines.push(`legalwork, ${num(r.subscribers)} subscribers: last delivery ${ms(last)} after the write${wants}; ${num(r.bytesPerConnection / 1024, 1)} KiB per held connection — target <= 16 KiB: ${verdict(r.bytesPerConnection <= TARGET_BYTES_PER_CONNECTION)}`);
+    if (r.failed) lines.push(`  ${num(r.failed)} subscribers could not connect: check the open-file limit (ulimit -n is per process; this run needs about ${num(r.subscribers + 100)} in both the service and the subscriber process)`);
+  }
+  return lines;
+}
+
+const main = process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1];
+if (ROLE === 'subscribers') await subscribers(process.env.SSE_URL!, Number(process.env.SSE_COUNT));
+else if (ROLE === 'bare-server') bareServer();
+else if (main) for (const line of await bench()) console.log(line);
