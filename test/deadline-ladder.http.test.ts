@@ -281,3 +281,15 @@ describe('durability', () => {
     }
   });
 });
+
+describe('the Asset carries its ladder', () => {
+  it('shows the ladder view on the Asset of GET /matters/{id} and GET /assets/{id}', async () => {
+    const { prefix, url, assetId } = await ladder('patent_maintenance', ACK_DUE);
+    await call(app, 'POST', `${url}/ack`, { actor: 'Dana' });
+    const view = (await call(app, 'GET', url)).body;
+    const { type: _type, provenance: _provenance, ...ladderView } = view;
+    const matterId = view.matterId as string;
+    expect((await call(app, 'GET', `${prefix}/matters/${matterId}`)).body.asset.deadlineLadder).toEqual(ladderView);
+    expect((await call(app, 'GET', `${prefix}/assets/${assetId}`)).body.asset.deadlineLadder).toEqual(ladderView);
+  });
+});

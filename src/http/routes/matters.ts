@@ -23,7 +23,8 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
 
   const withAsset = async (entity: MatterEntity) => {
     const [minted] = await services.journal.readStream(entity.opened.data.assetId as string);
-    return assetView(minted, [entity]);
+    // The Asset carries its Deadline Ladder (the same view as GET /deadlines/{assetId}).
+    return { ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) };
   };
 
   app.get('/matters', { schema: { querystring: ListMattersQuery, response: R.list } }, async (request) => {
@@ -127,7 +128,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     const [minted] = await services.journal.readStream(id);
     if (!minted || minted.kind !== 'asset.minted' || minted.grain !== request.grain) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
     const entity = await matters.get(request.grain, minted.data.matterId as string);
-    return ok({ asset: assetView(minted, [entity]) });
+    return ok({ asset: { ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(request.grain, id) } });
   });
 }
 
