@@ -61,7 +61,6 @@ export class Encoded {
 
 const KEEP_ALIVE = new Encoded(Buffer.from(': keep-alive\n\n'));
 
-export type DropReason = 'overflow' | 'closed' | 'shutdown';
 
 class Subscriber {
   /** Highest grain seq accounted for: sent, or not in this feed. */
@@ -122,7 +121,7 @@ class Subscriber {
 
   /** A subscriber that does not drain is dropped, never buffered without bound. */
   private checkBuffer(): void {
-    if (this.res.writableLength > this.hub.maxBufferedBytes) this.hub.drop(this, 'overflow');
+    if (this.res.writableLength > this.hub.maxBufferedBytes) this.hub.drop(this);
   }
 
   /**
@@ -149,7 +148,7 @@ class Subscriber {
       }
     } catch {
       // The journal could not be read (closing under a shutdown): drop; the client resumes with Last-Event-ID.
-      this.hub.drop(this, 'closed');
+      this.hub.drop(this);
     } finally {
       this.catchingUp = false;
     }
@@ -173,7 +172,6 @@ export class SseHub {
   readonly maxBufferedBytes: number;
   private readonly byGrain = new Map<string, Set<Subscriber>>();
   private readonly timer: NodeJS.Timeout;
-  private dropped = 0;
   /**
    * The bus calls this inside the writer's commit path; the fan-out runs on the
    * next turn of the loop instead, so the writer's answer never waits on it.
@@ -195,18 +193,6 @@ export class SseHub {
     this.timer.unref();
   }
 
-  /** Open subscriptions, across all grains. */
-  get size(): number {
-    let n = 0;
-    for (const set of this.byGrain.values()) n += set.size;
-    return n;
-  }
-
-  /** Connections dropped because they fell too far behind. */
-  get droppedForOverflow(): number {
-    return this.dropped;
-  }
-
   /**
    * Starts streaming on a response whose headers the caller has not sent yet:
    * the backlog after `after` first, then every new event of `feed` as it commits.
@@ -226,7 +212,7 @@ export class SseHub {
     if (!set) this.byGrain.set(grain, (set = new Set()));
     set.add(subscriber);
     res.on('close', () => this.forget(subscriber));
-    res.on('error', () => this.drop(subscriber, 'closed'));
+    res.on('error', () => this.drop(subscriber));
     void subscriber.catchUp();
   }
 
@@ -244,9 +230,9 @@ export class SseHub {
     for (const set of this.byGrain.values()) for (const subscriber of set) subscriber.keepAlive();
   }
 
-  drop(subscriber: Subscriber, reason: DropReason): void {
+  /** Cuts a subscriber off at once: it overflowed, or its socket failed. */
+  drop(subscriber: Subscriber): void {
     if (subscriber.closed) return;
-    if (reason === 'overflow') this.dropped += 1;
     this.forget(subscriber);
     subscriber.res.destroy();
   }
