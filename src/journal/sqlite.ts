@@ -10,7 +10,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { inFeed, VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
+import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -26,6 +26,9 @@ CREATE TABLE IF NOT EXISTS events (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, version);
 CREATE INDEX IF NOT EXISTS events_by_kind ON events (grain, kind, version, seq);
+-- The sparse feeds read through partial indexes: no scan of the timeline.
+CREATE INDEX IF NOT EXISTS events_reminders ON events (grain, seq) WHERE kind GLOB 'reminder.*';
+CREATE INDEX IF NOT EXISTS events_with_actor ON events (grain, seq) WHERE actor IS NOT NULL;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
@@ -78,7 +81,11 @@ export class SqliteJournal implements JournalStore {
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
       grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY version'),
-      readTail: this.db.prepare('SELECT * FROM events WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?'),
+      readTail: {
+        timeline: this.db.prepare('SELECT * FROM events WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?'),
+        reminders: this.db.prepare("SELECT * FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?"),
+        time: this.db.prepare('SELECT * FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?'),
+      },
       heads: this.db.prepare('SELECT stream, seq, body FROM events WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
       countHeads: this.db.prepare('SELECT count(*) FROM events WHERE grain = ? AND kind = ? AND version = 1').pluck(),
     };
@@ -163,19 +170,7 @@ export class SqliteJournal implements JournalStore {
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
-    if (feed === 'timeline') return (this.stmt.readTail.all(grain, after, limit) as Row[]).map(toEvent);
-    // Sparse feeds scan forward in pages until the page is full or the tail ends.
-    const out: JournalEvent[] = [];
-    let cursor = after;
-    for (;;) {
-      const rows = this.stmt.readTail.all(grain, cursor, 1000) as Row[];
-      for (const row of rows) {
-        if (inFeed(feed, { kind: row.kind, actor: row.actor ?? undefined })) out.push(toEvent(row));
-        if (out.length === limit) return out;
-      }
-      if (rows.length < 1000) return out;
-      cursor = rows[rows.length - 1].seq;
-    }
+    return (this.stmt.readTail[feed].all(grain, after, limit) as Row[]).map(toEvent);
   }
 
   async latestSeq(grain: string) {
