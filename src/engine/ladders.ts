@@ -108,9 +108,7 @@ export class Ladders {
   }
 
   private run<T>(grain: string, assetId: string, work: (entity: LadderEntity) => Promise<T>): Promise<T> {
-    // The ladder's mailbox: commands on one ladder run one at a time, in arrival order.
-    return this.supervisor.exclusive(ladderStreamOf(assetId), async () => {
-      const entity = await this.get(grain, assetId);
+    return this.supervisor.dispatch(LADDER, ladderStreamOf(assetId), grain, () => notFound(assetId), async (entity) => {
       refuseIfResolved(entity);
       return work(entity);
     });
@@ -176,23 +174,9 @@ export class Ladders {
     });
   }
 
-  /**
-   * Journals the one fact the machine emits for `event` (plus, for a tick, a
-   * `reminder.*` event per rung crossed) with the stream's expected version,
-   * then advances the actor. Refuses, writing nothing, if the machine would.
-   */
-  private async commit(entity: LadderEntity, event: LadderEvent): Promise<JournalEvent[]> {
-    const preview = this.supervisor.preview(entity, [event]);
-    if (!preview || preview[0].length !== 1) {
-      throw refuse.conflict('LADDER_REFUSES', `the ladder of Asset ${contextOf(entity).assetId} does not accept ${event.type} in its current state`);
-    }
-    const [fact] = preview[0];
-    const assetId = contextOf(entity).assetId;
-    const events: NewEvent[] = [factToEvent(fact, assetId, this.supervisor.clock.stamp(), event)];
-    if (fact.kind === 'ladder.ticked') events.push(...this.reminders(entity, fact));
-    const written = await this.supervisor.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events }]);
-    entity.advance([event], written);
-    return written;
+  /** Commits one ladder event; a tick also journals a `reminder.*` event per rung it crossed. */
+  private commit(entity: LadderEntity, event: LadderEvent): Promise<JournalEvent[]> {
+    return this.supervisor.commit(entity, [event], { derive: (fact) => (fact.kind === 'ladder.ticked' ? this.reminders(entity, fact) : []) });
   }
 
   /** One tail event per rung a tick crossed, addressed to the owner or marked vacant. */

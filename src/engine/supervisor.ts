@@ -115,16 +115,22 @@ export class Supervisor {
   /**
    * Commits machine events on an entity: each must be accepted by the machine
    * (the caller's Gate has decided); the facts they emit are journaled with the
-   * expected version together with `alsoWrite`, then the actor advances.
+   * expected version, then the actor advances. `derive` may add journal-only
+   * events after a fact (they carry no cause, so a fold never replays them);
+   * `alsoWrite` lands other streams in the same transaction.
    */
-  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, alsoWrite: StreamWrite[] = []): Promise<JournalEvent[]> {
+  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: { derive?: (fact: Fact) => NewEvent[]; alsoWrite?: StreamWrite[] } = {}): Promise<JournalEvent[]> {
     const facts = this.preview(entity, events);
     if (!facts) throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events.map((e) => e.type).join(', ')}`);
     const newEvents: NewEvent[] = [];
     events.forEach((event, i) => {
-      for (const fact of facts[i]) newEvents.push(factToEvent(fact, entity.id, this.clock.stamp(), event));
+      for (const fact of facts[i]) {
+        // A stream keeps the subject it opened with (a ladder speaks of its Asset).
+        newEvents.push(factToEvent(fact, entity.opened.subject, this.clock.stamp(), event));
+        if (options.derive) newEvents.push(...options.derive(fact));
+      }
     });
-    const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...alsoWrite]);
+    const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...(options.alsoWrite ?? [])]);
     entity.advance(events, written);
     return written.filter((w) => w.stream === entity.id);
   }
