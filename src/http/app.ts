@@ -118,25 +118,22 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   await app.register(discoveryRoutes, { services });
   await app.register(verifyRoutes);
   await app.register(pageRoutes);
-  // The listed capability catalog: top level (writes need a key) and inside workspaces (keyless).
-  for (const prefix of ['', '/workspaces/:workspaceId']) {
-    await app.register(capabilityRoutes, { services, prefix });
-  }
   await app.register(workspaceRoutes, { services });
   await app.register(tenantRoutes, { services });
   await app.register(firmRoutes, { services });
+  // The same resource routes mount on every grain that serves them: the top
+  // level (writes need a key) and each sandbox workspace (keyless). Tenants
+  // mount their Matter doors themselves (minting there needs a declared Offer).
   for (const prefix of ['', '/workspaces/:workspaceId']) {
+    await app.register(capabilityRoutes, { services, prefix });
     await app.register(matterRoutes, { services, prefix });
     await app.register(deadlineRoutes, { services, prefix });
-    await app.register(eventRoutes, { services, sse, prefix });
-  }
-  // Per-practitioner conflicts ledgers: 403 at the top level, open on synthetic state in a workspace.
-  for (const prefix of ['', '/workspaces/:workspaceId']) {
+    // Per-practitioner conflicts ledgers: 403 at the top level, open on synthetic state in a workspace.
     await app.register(conflictRoutes, { services, prefix });
   }
-  // Tenant and firm grains have their own tails; a Tenant's Matters mint their ladders in its grain.
   await app.register(deadlineRoutes, { services, prefix: '/tenants/:tenantId' });
-  for (const prefix of ['/tenants/:tenantId', '/firms/:firmId']) {
+  // Every grain has its own event tail.
+  for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId', '/firms/:firmId']) {
     await app.register(eventRoutes, { services, sse, prefix });
   }
   return app as FastifyInstance & { services: Services };
