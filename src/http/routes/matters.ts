@@ -43,8 +43,9 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
       const body = request.body as { matterType?: unknown } | undefined;
-      if (body && typeof body === 'object' && !isMatterType(body.matterType)) {
-        throw refuse.badRequest('MATTER_TYPE_NOT_RATIFIED', body.matterType === undefined ? `matterType is required: one of ${MATTER_TYPES.join(', ')}` : `matterType ${JSON.stringify(body.matterType)} is not ratified: use one of ${MATTER_TYPES.join(', ')}`, { ratified: MATTER_TYPES });
+      const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+      if ((body === undefined || isObject) && !isMatterType(body?.matterType)) {
+        throw refuse.badRequest('MATTER_TYPE_NOT_RATIFIED', body?.matterType === undefined ? `matterType is required: one of ${MATTER_TYPES.join(', ')}` : `matterType ${JSON.stringify(body.matterType)} is not ratified: use one of ${MATTER_TYPES.join(', ')}`, { ratified: MATTER_TYPES });
       }
     },
   }, async (request, reply) => {
