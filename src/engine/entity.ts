@@ -1,9 +1,10 @@
 /**
- * A live entity: one XState actor (a Matter, Deadline Ladder or Enrollment)
- * together with its journal stream. The actor only ever advances after the
- * journal committed the facts its transition emitted.
+ * A live entity: one actor (a Matter, Deadline Ladder or Enrollment), that is
+ * the current snapshot of its XState machine, together with its journal
+ * stream. It only ever advances after the journal committed the facts its
+ * transition emitted, and only through the machine's pure transition.
  */
-import { createActor, initialTransition, transition, type Actor, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
+import { createActor, type AnyActorScope, type AnyStateMachine, type EventFromLogic, type ExecutableActionsFrom, type InputFrom, type SnapshotFrom } from 'xstate';
 import type { JournalEvent, NewEvent } from '../journal/store.ts';
 
 export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
@@ -24,7 +25,7 @@ export interface Fact {
 }
 
 export class Entity<M extends AnyStateMachine = AnyStateMachine> {
-  readonly actor: Actor<M>;
+  private current: SnapshotFrom<M>;
 
   constructor(
     readonly definition: EntityDefinition<M>,
@@ -34,7 +35,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
     readonly journal: JournalEvent[],
     snapshot: SnapshotFrom<M>,
   ) {
-    this.actor = createActor(definition.machine, { snapshot } as never).start();
+    this.current = snapshot;
   }
 
   get version(): number {
@@ -46,12 +47,16 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   }
 
   snapshot(): SnapshotFrom<M> {
-    return this.actor.getSnapshot();
+    return this.current;
   }
 
-  /** Applies committed events to the live actor. Called only after the append is durable. */
-  advance(events: Array<EventFromLogic<M>>, written: JournalEvent[]): void {
-    for (const e of events) this.actor.send(e);
+  /**
+   * Applies committed events. Called only after the append is durable; `next`
+   * is the snapshot the supervisor's preview already computed for them.
+   */
+  advance(events: Array<EventFromLogic<M>>, written: JournalEvent[], next?: SnapshotFrom<M>): void {
+    if (next) this.current = next;
+    else for (const e of events) [this.current] = pureTransition(this.definition.machine, this.current, e);
     this.journal.push(...written.filter((w) => w.stream === this.id));
   }
 }
@@ -64,12 +69,45 @@ export function emittedFacts(actions: ReadonlyArray<{ type: string; params?: unk
     .map(({ type: _type, ...fact }) => fact);
 }
 
-/** Folds journaled causes through the pure `transition()`: no side effect re-runs. */
+/**
+ * One inert actor scope per machine, shared by every pure transition. XState's
+ * own `transition()` builds a fresh actor on each call, and so computes the
+ * machine's initial state (whose context factory throws without input): that
+ * made it the most expensive step of every command. The machines here are pure
+ * and spawn nothing, so a shared scope whose executor only records the actions
+ * gives the same snapshot and the same actions.
+ */
+const scopes = new WeakMap<AnyStateMachine, Omit<AnyActorScope, 'actionExecutor'>>();
+
+function scopeFor(machine: AnyStateMachine, record: (action: unknown) => void): AnyActorScope {
+  let base = scopes.get(machine);
+  if (!base) {
+    const self = createActor(machine);
+    base = { self, defer: () => {}, id: '', logger: () => {}, sessionId: '', stopChild: () => {}, system: self.system, emit: () => {} };
+    scopes.set(machine, base);
+  }
+  return { ...base, actionExecutor: record } as AnyActorScope;
+}
+
+/** XState's `transition()`: the next snapshot and the actions it would execute, executing none. */
+export function pureTransition<M extends AnyStateMachine>(machine: M, snapshot: SnapshotFrom<M>, event: EventFromLogic<M>): [SnapshotFrom<M>, Array<ExecutableActionsFrom<M>>] {
+  const actions: Array<ExecutableActionsFrom<M>> = [];
+  const next = machine.transition(snapshot as never, event, scopeFor(machine, (a) => actions.push(a as ExecutableActionsFrom<M>)) as never);
+  return [next as SnapshotFrom<M>, actions];
+}
+
+/** XState's `initialTransition()`, on the shared scope. */
+export function pureInitialTransition<M extends AnyStateMachine>(machine: M, input: InputFrom<M>): SnapshotFrom<M> {
+  return machine.getInitialSnapshot(scopeFor(machine, () => {}) as never, input) as SnapshotFrom<M>;
+}
+
+/** Folds journaled causes through the pure transition: no side effect re-runs. */
 export function fold<M extends AnyStateMachine>(machine: M, journal: JournalEvent[]): SnapshotFrom<M> {
   const input = (journal[0].cause as { input: InputFrom<M> }).input;
-  let [snapshot] = initialTransition(machine, input);
-  for (const event of journal.slice(1)) {
-    if (event.cause) [snapshot] = transition(machine, snapshot, event.cause as EventFromLogic<M>);
+  let snapshot = pureInitialTransition(machine, input);
+  for (let i = 1; i < journal.length; i++) {
+    const cause = journal[i].cause;
+    if (cause) [snapshot] = pureTransition(machine, snapshot, cause as EventFromLogic<M>);
   }
   return snapshot;
 }

@@ -8,13 +8,17 @@
  * Actors are rebuilt lazily, on first touch, by folding their journaled events
  * through the machine's pure `transition()`. Idle actors are passivated (least
  * recently used first) so memory stays bounded however many entities exist.
+ *
+ * An actor here is its mailbox and its current snapshot; it moves only through
+ * the machine's pure transition, computed once per command by `preview` and
+ * applied by `commit` after the append is durable.
  */
-import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
+import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
 import { refuse, type Refusal } from '../domain/refusal.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
-import { emittedFacts, Entity, factToEvent, fold, type EntityDefinition, type Fact } from './entity.ts';
+import { emittedFacts, Entity, factToEvent, fold, pureTransition, type EntityDefinition, type Fact } from './entity.ts';
 import { Mailboxes } from './mailbox.ts';
 
 export interface SupervisorOptions {
@@ -32,6 +36,12 @@ export class Supervisor {
   private readonly mailboxes = new Mailboxes();
   private readonly resident = new Map<string, Entity>();
   private readonly hydrating = new Map<string, Promise<Entity | null>>();
+  /**
+   * The last preview of each entity. Snapshots are immutable and machines pure,
+   * so it holds while the entity's snapshot is the one it started from: a Gate
+   * that previews and then commits the same events pays for the transition once.
+   */
+  private readonly previews = new WeakMap<Entity, { from: AnyMachineSnapshot; events: unknown[]; facts: Fact[][] | null; to: AnyMachineSnapshot }>();
   private readonly capacity: number;
 
   constructor(options: SupervisorOptions) {
@@ -70,11 +80,10 @@ export class Supervisor {
   private keep(entity: Entity): void {
     this.resident.set(entity.id, entity);
     if (this.resident.size <= this.capacity) return;
-    for (const [id, candidate] of this.resident) {
+    for (const id of this.resident.keys()) {
       if (this.resident.size <= this.capacity) break;
       if (this.mailboxes.isBusy(id)) continue;
       this.resident.delete(id);
-      candidate.actor.stop();
     }
   }
 
@@ -101,14 +110,21 @@ export class Supervisor {
    * Returns the facts each would emit, or null at the first refused event.
    */
   preview<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>): Fact[][] | null {
-    let snapshot = entity.snapshot() as AnyMachineSnapshot;
-    const facts: Fact[][] = [];
+    const from = entity.snapshot() as AnyMachineSnapshot;
+    const memo = this.previews.get(entity);
+    if (memo && memo.from === from && memo.events.length === events.length && memo.events.every((e, i) => e === events[i])) return memo.facts;
+    let snapshot = from;
+    let facts: Fact[][] | null = [];
     for (const event of events) {
-      if (!snapshot.can(event)) return null;
-      const [next, actions] = transition(entity.definition.machine, snapshot as never, event);
+      if (!snapshot.can(event)) {
+        facts = null;
+        break;
+      }
+      const [next, actions] = pureTransition(entity.definition.machine, snapshot as never, event);
       facts.push(emittedFacts(actions as never));
       snapshot = next as AnyMachineSnapshot;
     }
+    this.previews.set(entity, { from, events: [...events], facts, to: snapshot });
     return facts;
   }
 
@@ -131,7 +147,8 @@ export class Supervisor {
       }
     });
     const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...(options.alsoWrite ?? [])]);
-    entity.advance(events, written);
+    const memo = this.previews.get(entity);
+    entity.advance(events, written, memo?.facts === facts ? (memo.to as never) : undefined);
     return written.filter((w) => w.stream === entity.id);
   }
 
