@@ -1,15 +1,25 @@
 /**
  * The embedded journal: SQLite through better-sqlite3, WAL, `synchronous=FULL`
  * (the WAL is fsync'd at every commit). Appends that arrive while a commit is
- * being prepared are grouped into one transaction (group commit): one fsync
- * serves many requests, and no append resolves before its transaction commits.
+ * being prepared or written are grouped into one transaction (group commit):
+ * one fsync serves many requests, and no append resolves before its
+ * transaction is durable.
+ *
+ * The event loop decides (expected versions, seqs, the rows of each append);
+ * a writer thread with its own connection inserts and commits, so neither the
+ * inserts nor the fsync stall request handling. One transaction is in flight
+ * at a time. Reads run on the event loop's own connection: in WAL mode a
+ * commit becomes visible only after its fsync, so nothing is read, nor
+ * answered, before it is durable.
  *
  * Append-only is enforced by the database itself: triggers abort any UPDATE or
  * DELETE on the events table.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
 
 const SCHEMA = `
@@ -58,15 +68,54 @@ function toEvent(row: Row): JournalEvent {
   return { grain: row.grain, seq: row.seq, stream: row.stream, version: row.version, at: row.at, kind: row.kind, ...(row.actor === null ? {} : { actor: row.actor }), ...body };
 }
 
+/**
+ * The writer thread, as source: plain CommonJS so it loads the same way under
+ * tsx, node or a bundler. It commits each batch of rows in one transaction
+ * and answers `{ ok }` or `{ error }` (a failed transaction wrote nothing).
+ */
+const WRITER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('busy_timeout = 5000');
+const insert = db.prepare('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+const write = db.transaction((rows) => { for (const r of rows) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]); });
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    write(message);
+    parentPort.postMessage({ ok: true });
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message || error), code: error && error.code });
+  }
+});
+`;
+
+const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+
 export class SqliteJournal implements JournalStore {
   readonly file: string;
+  /** The event loop's connection: schema, reads and head lookups. */
   private readonly db: Database.Database;
   private readonly stmt;
+  private readonly writer: Worker;
   /** Caches of the heads, filled lazily from the indexes; updated only after a commit. */
   private readonly streamVersions = new Map<string, number>();
   private readonly grainSeqs = new Map<string, number>();
   private pending: Pending[] = [];
   private flushScheduled = false;
+  /** The batch the writer is committing, with what it will make true once committed. */
+  private inFlight: { staged: Array<{ p: Pending; events: JournalEvent[] }>; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
+  /** The writer thread died: nothing more can be made durable. */
+  private broken: Error | null = null;
+  private closing: Promise<void> | null = null;
+  private idle: Array<() => void> = [];
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -77,7 +126,6 @@ export class SqliteJournal implements JournalStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.stmt = {
-      insert: this.db.prepare('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
       grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY version'),
@@ -89,16 +137,30 @@ export class SqliteJournal implements JournalStore {
       heads: this.db.prepare('SELECT stream, seq, body FROM events WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
       countHeads: this.db.prepare('SELECT count(*) FROM events WHERE grain = ? AND kind = ? AND version = 1').pluck(),
     };
+    this.writer = new Worker(WRITER, { eval: true, workerData: { driver, file: this.file } });
+    // The writer keeps the process alive only while it holds a batch.
+    this.writer.unref();
+    this.writer.on('message', (m: { ok?: true; error?: string; code?: string }) => this.settle(m));
+    this.writer.on('error', (error) => this.fail(error));
+    this.writer.on('exit', (code) => {
+      if (!this.closing) this.fail(new Error(`the journal's writer thread exited (${code})`));
+    });
   }
 
   append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
     return new Promise((resolve, reject) => {
+      if (this.broken) return reject(this.broken);
+      if (this.closing) return reject(new Error('the journal is closed'));
       this.pending.push({ grain, writes, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  /** A flush runs on the next turn, and only once the previous batch is committed. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.inFlight || this.pending.length === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   private version(stream: string, staged: Map<string, number>): number {
@@ -111,58 +173,94 @@ export class SqliteJournal implements JournalStore {
     return s ?? ((this.stmt.grainSeq.get(grain) as number | null) ?? 0);
   }
 
-  /** Commits every pending append in one transaction; each append is its own savepoint. */
+  /**
+   * Places one append after everything staged before it in the batch. Every
+   * expected version is checked first, so a refused append stages nothing and
+   * an accepted one is written whole.
+   */
+  private stage(p: Pending, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][]): JournalEvent[] {
+    const local = new Map<string, number>();
+    for (const w of p.writes) {
+      const actual = local.get(w.stream) ?? this.version(w.stream, versions);
+      if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
+      local.set(w.stream, actual + w.events.length);
+    }
+    let seq = this.seq(p.grain, seqs);
+    const events: JournalEvent[] = [];
+    for (const w of p.writes) {
+      let version = w.expectedVersion;
+      for (const e of w.events) {
+        seq += 1;
+        version += 1;
+        const { kind, at, actor, ...rest } = e;
+        const row: Row = { grain: p.grain, seq, stream: w.stream, version, at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
+        rows.push([row.grain, row.seq, row.stream, row.version, row.at, row.kind, row.actor, row.body]);
+        // The caller gets the event as it reads back after a restart, sharing nothing with its input.
+        events.push(toEvent(row));
+      }
+    }
+    for (const [s, v] of local) versions.set(s, v);
+    seqs.set(p.grain, seq);
+    return events;
+  }
+
+  /** Stages every pending append and hands the batch to the writer as one transaction. */
   private flush(): void {
+    this.flushScheduled = false;
+    if (this.inFlight || this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    this.flushScheduled = false;
+    if (this.broken) {
+      for (const p of batch) p.reject(this.broken);
+      return this.settled();
+    }
     const versions = new Map<string, number>();
     const seqs = new Map<string, number>();
-    const outcomes: Array<{ events: JournalEvent[] } | { error: unknown }> = [];
-    const appendOne = this.db.transaction((p: Pending) => {
-      const localVersions = new Map<string, number>();
-      let seq = this.seq(p.grain, seqs);
-      const written: JournalEvent[] = [];
-      for (const w of p.writes) {
-        const actual = localVersions.get(w.stream) ?? this.version(w.stream, versions);
-        if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
-        let version = actual;
-        for (const e of w.events) {
-          seq += 1;
-          version += 1;
-          const { kind, at, actor, ...body } = e;
-          this.stmt.insert.run(p.grain, seq, w.stream, version, at, kind, actor ?? null, JSON.stringify(body));
-          written.push({ ...structuredClone(e), grain: p.grain, seq, stream: w.stream, version });
-        }
-        localVersions.set(w.stream, version);
+    const staged: Array<{ p: Pending; events: JournalEvent[] }> = [];
+    const rows: unknown[][] = [];
+    for (const p of batch) {
+      try {
+        staged.push({ p, events: this.stage(p, versions, seqs, rows) });
+      } catch (error) {
+        p.reject(error);
       }
-      return { written, localVersions, seq };
-    });
-    try {
-      this.db.transaction(() => {
-        for (const p of batch) {
-          try {
-            const { written, localVersions, seq } = appendOne(p);
-            for (const [s, v] of localVersions) versions.set(s, v);
-            seqs.set(p.grain, seq);
-            outcomes.push({ events: written });
-          } catch (error) {
-            outcomes.push({ error });
-          }
-        }
-      })();
-    } catch (error) {
-      // The whole transaction failed (disk full, I/O error): nothing was written.
-      for (const p of batch) p.reject(error);
-      return;
     }
-    for (const [s, v] of versions) this.streamVersions.set(s, v);
-    for (const [g, s] of seqs) this.grainSeqs.set(g, s);
-    batch.forEach((p, i) => {
-      const outcome = outcomes[i];
-      if ('error' in outcome) p.reject(outcome.error);
-      else p.resolve(outcome.events);
-    });
+    if (staged.length === 0) return this.settled();
+    this.inFlight = { staged, versions, seqs };
+    this.writer.ref();
+    this.writer.postMessage(rows);
+  }
+
+  /** The writer's answer for the batch in flight. */
+  private settle(m: { ok?: true; error?: string; code?: string }): void {
+    const batch = this.inFlight;
+    if (!batch) return;
+    this.inFlight = null;
+    this.writer.unref();
+    if (m.ok) {
+      for (const [s, v] of batch.versions) this.streamVersions.set(s, v);
+      for (const [g, s] of batch.seqs) this.grainSeqs.set(g, s);
+      for (const { p, events } of batch.staged) p.resolve(events);
+    } else {
+      // The whole transaction failed (disk full, I/O error): nothing was written.
+      const error = Object.assign(new Error(m.error), { code: m.code });
+      for (const { p } of batch.staged) p.reject(error);
+    }
+    this.settled();
+  }
+
+  private settled(): void {
+    if (this.pending.length) return this.scheduleFlush();
+    if (!this.inFlight) for (const done of this.idle.splice(0)) done();
+  }
+
+  private fail(error: Error): void {
+    this.broken ??= error;
+    const batch = this.inFlight;
+    this.inFlight = null;
+    for (const { p } of batch?.staged ?? []) p.reject(this.broken);
+    for (const p of this.pending.splice(0)) p.reject(this.broken);
+    for (const done of this.idle.splice(0)) done();
   }
 
   async readStream(stream: string) {
@@ -186,8 +284,23 @@ export class SqliteJournal implements JournalStore {
     return this.stmt.countHeads.get(grain, kind) as number;
   }
 
-  async close() {
-    if (this.pending.length) this.flush();
-    this.db.close();
+  /** Commits what is pending, stops the writer, then closes. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.pending.length || this.inFlight) {
+        await new Promise<void>((done) => {
+          this.idle.push(done);
+          if (!this.inFlight && !this.flushScheduled) this.scheduleFlush();
+        });
+      }
+      if (!this.broken) {
+        const exited = new Promise((done) => this.writer.once('exit', done));
+        this.writer.ref();
+        this.writer.postMessage('close');
+        await exited;
+      }
+      this.db.close();
+    })();
+    return this.closing;
   }
 }
