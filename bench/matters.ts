@@ -27,8 +27,12 @@ export const CREATE_BODY = {
 };
 const ADVANCE_BODY = { note: 'advanced by the benchmark' };
 const MATTER_ID = /"matter":\{"id":"(mt_[0-9a-z]+)"/;
-/** At most this many Matters are cycled through (the supervisor keeps 20,000 resident by default). */
-const POOL_MAX = 15_000;
+/**
+ * At most this many Matters are cycled through. The supervisor keeps 20,000
+ * entities resident by default, and creating or reading a Matter also touches
+ * its Asset's Deadline Ladder (an entity too): two slots per Matter.
+ */
+const POOL_MAX = 8_000;
 
 export interface MatterFigures {
   create: Pair;

@@ -148,6 +148,8 @@ export class Supervisor {
     });
     const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...(options.alsoWrite ?? [])]);
     const memo = this.previews.get(entity);
+    // The preview is spent: forget it rather than keep the old snapshot alive.
+    this.previews.delete(entity);
     entity.advance(events, written, memo?.facts === facts ? (memo.to as never) : undefined);
     return written.filter((w) => w.stream === entity.id);
   }
