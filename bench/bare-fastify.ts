@@ -6,6 +6,10 @@
  * engine, no journal: what is left of a Matter door's cost beyond this is the
  * engine's own (mailbox, Gate, machine, durable commit, views).
  *
+ * With LEGALWORK_DATA set it also serves the same advance route plus one
+ * group-committed append to the embedded journal (`SqliteJournal`, durable
+ * before the reply): what a durable write costs without the engine around it.
+ *
  * Run as a child process by `bench/lib/service.ts`; prints
  * `bare-fastify listening on <url>` on stderr, like the service.
  */
@@ -17,6 +21,7 @@ import { installErrorHandling } from '../src/http/errors.ts';
 import { MatterParams } from '../src/http/schemas/common.ts';
 import { AdvanceBody, CreateMatterBody } from '../src/http/schemas/matters.ts';
 import { installValidation } from '../src/http/validation.ts';
+import { SqliteJournal } from '../src/journal/sqlite.ts';
 
 const app = Fastify({
   logger: false,
@@ -38,6 +43,23 @@ app.post('/echo/matters', { schema: { body: CreateMatterBody } }, async (request
 app.post('/echo/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody } }, async (request) => ok({ id: (request.params as { id: string }).id, echo: (request.body ?? {}) as Record<string, unknown> }));
 // Beside GET /matters/:id: the validated id.
 app.get('/echo/matters/:id', { schema: { params: MatterParams } }, async (request) => ok({ id: (request.params as { id: string }).id }));
+
+// Beside it again: the advance body validated, one stage event appended durably, then echoed.
+const journal = process.env.LEGALWORK_DATA ? new SqliteJournal(process.env.LEGALWORK_DATA) : null;
+if (journal) {
+  const versions = new Map<string, number>();
+  app.post('/journal/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody } }, async (request) => {
+    const id = (request.params as { id: string }).id;
+    const note = (request.body as { note?: string } | undefined)?.note ?? 'advanced';
+    const version = versions.get(id) ?? 0;
+    versions.set(id, version + 1);
+    const [written] = await journal.append('bench', [
+      { stream: id, expectedVersion: version, events: [{ kind: 'stage', at: new Date().toISOString(), subject: id, summary: note, verb: 'prepare', by: 'gate', data: { proposedBy: 'agent' }, cause: { type: 'ADVANCE', by: 'agent', note } }] },
+    ]);
+    return ok({ id, seq: written.seq, version: written.version });
+  });
+  app.addHook('onClose', async () => journal.close());
+}
 
 const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' });
 process.stderr.write(`bare-fastify listening on ${address}\n`);

@@ -15,7 +15,7 @@
  */
 import { drive, type Figures } from './lib/load.ts';
 import { spawnBare, spawnService, removeDir, tempDataDir } from './lib/service.ts';
-import { pairTable, ms, pct, verdict, type Pair } from './lib/table.ts';
+import { pairTable, ms, num, pct, us, verdict, type Pair } from './lib/table.ts';
 
 export const CREATE_BODY = {
   matterType: 'patent_provisional',
@@ -38,12 +38,15 @@ export interface MatterFigures {
   create: Pair;
   advance: Pair;
   get: Pair;
+  /** The bare advance route plus one durable journal append: the journal's share of an advance. */
+  appendOnly: Figures;
   pool: number;
 }
 
 export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Promise<MatterFigures> {
   const dir = tempDataDir();
-  const [service, bare] = await Promise.all([spawnService(dir), spawnBare()]);
+  const bareDir = tempDataDir();
+  const [service, bare] = await Promise.all([spawnService(dir), spawnBare(bareDir)]);
   try {
     const ws = (await (await fetch(`${service.url}/workspaces`, { method: 'POST' })).json()) as { workspace: { id: string } };
     const prefix = `/workspaces/${ws.workspace.id}`;
@@ -69,14 +72,16 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       door: await drive({ title: 'POST /matters/:id/advance', url: service.url, cpu: service.cpuSeconds, method: 'POST', path: (i) => `${prefix}/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, amount: 4 * n, duration: seconds }),
       bare: await drive({ title: 'POST /echo/matters/:id/advance', url: bare.url, cpu: bare.cpuSeconds, method: 'POST', path: (i) => `/echo/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds }),
     };
+    const appendOnly = await drive({ title: 'POST /journal/matters/:id/advance', url: bare.url, cpu: bare.cpuSeconds, method: 'POST', path: (i) => `/journal/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds });
     const get: Pair = {
       door: await drive({ title: 'GET /matters/:id', url: service.url, cpu: service.cpuSeconds, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, cpu: bare.cpuSeconds, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
-    return { create, advance, get, pool: n };
+    return { create, advance, get, appendOnly, pool: n };
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
     removeDir(dir);
+    removeDir(bareDir);
   }
 }
 
@@ -87,9 +92,10 @@ export async function bench(): Promise<string[]> {
   return [
     'Matter doors beside a bare Fastify route (same validator, same plumbing), one run',
     ...pairTable([f.create, f.advance, f.get]),
+    `bare advance route + one group-committed durable append (no engine): ${num(f.appendOnly.rps)} req/s, p50 ${ms(f.appendOnly.p50)}, p99 ${ms(f.appendOnly.p99)}, ${pct(f.appendOnly.rps / f.advance.bare.rps)} of bare, CPU/req ${us(f.appendOnly.cpuUs)}`,
     `pool: the last ${f.pool.toLocaleString('en-US')} Matters the create run minted, cycled through; advance = 3 stage commits + 1 escalation per Matter, each a durable commit; the advance run ends when the pool is used up`,
     `target advance >= 50% of bare at p99 <= 10 ms: ${pct(ratio)} of bare, p99 ${ms(a.p99)} -> ${verdict(ratio >= 0.5 && a.p99 <= 10)}`,
-    ...statusNotes([f.create.door, f.advance.door, f.get.door]),
+    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly]),
   ];
 }
 

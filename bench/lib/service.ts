@@ -115,7 +115,7 @@ export function spawnService(dataDir: string, env: Record<string, string> = {}, 
   return spawnChild({ args: [...nodeArgs, join(ROOT, 'bin/legalwork.js'), 'serve'], env: { LEGALWORK_DATA: dataDir, ...env } });
 }
 
-/** The bare Fastify baseline (`bench/bare-fastify.ts`). */
-export function spawnBare(): Promise<Child> {
-  return spawnChild({ args: ['--import', 'tsx', join(ROOT, 'bench/bare-fastify.ts')] });
+/** The bare Fastify baseline (`bench/bare-fastify.ts`); with `dataDir`, it also serves its journal-append route. */
+export function spawnBare(dataDir?: string): Promise<Child> {
+  return spawnChild({ args: ['--import', 'tsx', join(ROOT, 'bench/bare-fastify.ts')], env: dataDir ? { LEGALWORK_DATA: dataDir } : {} });
 }
