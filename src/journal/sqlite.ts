@@ -137,7 +137,8 @@ export class SqliteJournal implements JournalStore {
       heads: this.db.prepare('SELECT stream, seq, body FROM events WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
       countHeads: this.db.prepare('SELECT count(*) FROM events WHERE grain = ? AND kind = ? AND version = 1').pluck(),
     };
-    this.writer = new Worker(WRITER, { eval: true, workerData: { driver, file: this.file } });
+    // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
+    this.writer = new Worker(WRITER, { eval: true, execArgv: [], workerData: { driver, file: this.file } });
     // The writer keeps the process alive only while it holds a batch.
     this.writer.unref();
     this.writer.on('message', (m: { ok?: true; error?: string; code?: string }) => this.settle(m));
