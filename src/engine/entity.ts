@@ -1,10 +1,9 @@
 /**
- * A live entity: one actor (a Matter, Deadline Ladder or Enrollment), that is
- * the current snapshot of its XState machine, together with its journal
- * stream. It only ever advances after the journal committed the facts its
- * transition emitted, and only through the machine's pure transition.
+ * A live entity: one XState actor (a Matter, Deadline Ladder or Enrollment)
+ * together with its journal stream. The actor only ever advances after the
+ * journal committed the facts its transition emitted.
  */
-import { createActor, type AnyActorScope, type AnyStateMachine, type EventFromLogic, type ExecutableActionsFrom, type InputFrom, type SnapshotFrom } from 'xstate';
+import { createActor, type Actor, type AnyActorScope, type AnyStateMachine, type EventFromLogic, type ExecutableActionsFrom, type InputFrom, type SnapshotFrom } from 'xstate';
 import type { JournalEvent, NewEvent } from '../journal/store.ts';
 
 export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
@@ -25,7 +24,8 @@ export interface Fact {
 }
 
 export class Entity<M extends AnyStateMachine = AnyStateMachine> {
-  private current: SnapshotFrom<M>;
+  /** The entity's XState actor, started from the folded snapshot. */
+  readonly actor: Actor<M>;
 
   constructor(
     readonly definition: EntityDefinition<M>,
@@ -35,7 +35,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
     readonly journal: JournalEvent[],
     snapshot: SnapshotFrom<M>,
   ) {
-    this.current = snapshot;
+    this.actor = createActor(definition.machine, { snapshot } as never).start();
   }
 
   get version(): number {
@@ -47,17 +47,18 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   }
 
   snapshot(): SnapshotFrom<M> {
-    return this.current;
+    return this.actor.getSnapshot();
   }
 
-  /**
-   * Applies committed events. Called only after the append is durable; `next`
-   * is the snapshot the supervisor's preview already computed for them.
-   */
-  advance(events: Array<EventFromLogic<M>>, written: JournalEvent[], next?: SnapshotFrom<M>): void {
-    if (next) this.current = next;
-    else for (const e of events) [this.current] = pureTransition(this.definition.machine, this.current, e);
+  /** Sends committed events to the actor. Called only after the append is durable. */
+  advance(events: Array<EventFromLogic<M>>, written: JournalEvent[]): void {
+    for (const e of events) this.actor.send(e);
     this.journal.push(...written.filter((w) => w.stream === this.id));
+  }
+
+  /** Passivation: the actor stops; the journal can always rebuild it. */
+  stop(): void {
+    this.actor.stop();
   }
 }
 

@@ -197,7 +197,7 @@ export class Matters {
    * names the Matter, whose earlier commits stand.
    */
   async order(grain: string, body: { mint: string; offer: string; title: string; inventor: string; listFeeUsd: number; clientState?: string }) {
-    const entity = await this.create(grain, {
+    let entity = await this.create(grain, {
       matterType: 'patent_provisional',
       rail: 'patent',
       consumerPattern: 'B2A',
@@ -212,7 +212,8 @@ export class Matters {
       const status = statusOf(entity);
       if (status === 'waiting_on_signer' || status === 'needs_client_direction' || isTerminal(status)) return { entity };
       try {
-        await this.advance(grain, entity.id, { by: 'order' });
+        // The live entity may have been passivated in between: follow the one advance used.
+        entity = (await this.advance(grain, entity.id, { by: 'order' })).entity;
       } catch (error) {
         if (error instanceof Refusal && error.status !== 502) return { entity, stoppedBy: error.toBody() };
         throw error;

@@ -41,7 +41,7 @@ export class Supervisor {
    * so it holds while the entity's snapshot is the one it started from: a Gate
    * that previews and then commits the same events pays for the transition once.
    */
-  private readonly previews = new WeakMap<Entity, { from: AnyMachineSnapshot; events: unknown[]; facts: Fact[][] | null; to: AnyMachineSnapshot }>();
+  private readonly previews = new WeakMap<Entity, { from: AnyMachineSnapshot; events: unknown[]; facts: Fact[][] | null }>();
   private readonly capacity: number;
 
   constructor(options: SupervisorOptions) {
@@ -80,10 +80,11 @@ export class Supervisor {
   private keep(entity: Entity): void {
     this.resident.set(entity.id, entity);
     if (this.resident.size <= this.capacity) return;
-    for (const id of this.resident.keys()) {
+    for (const [id, idle] of this.resident) {
       if (this.resident.size <= this.capacity) break;
       if (this.mailboxes.isBusy(id)) continue;
       this.resident.delete(id);
+      idle.stop();
     }
   }
 
@@ -124,7 +125,7 @@ export class Supervisor {
       facts.push(emittedFacts(actions as never));
       snapshot = next as AnyMachineSnapshot;
     }
-    this.previews.set(entity, { from, events: [...events], facts, to: snapshot });
+    this.previews.set(entity, { from, events: [...events], facts });
     return facts;
   }
 
@@ -147,10 +148,9 @@ export class Supervisor {
       }
     });
     const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...(options.alsoWrite ?? [])]);
-    const memo = this.previews.get(entity);
     // The preview is spent: forget it rather than keep the old snapshot alive.
     this.previews.delete(entity);
-    entity.advance(events, written, memo?.facts === facts ? (memo.to as never) : undefined);
+    entity.advance(events, written);
     return written.filter((w) => w.stream === entity.id);
   }
 
