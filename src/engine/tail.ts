@@ -15,18 +15,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 
 /** One tail entry: what a subscriber sees of a journal event (no internal cause or stream version). */
-export interface TailEntry {
-  seq: number;
-  at: string;
-  kind: string;
-  subject: string;
-  summary: string;
-  verb?: string;
-  by?: string;
-  actor?: string;
-  deliverTo?: string;
-  data: Record<string, unknown>;
-}
+export type TailEntry = Pick<JournalEvent, 'seq' | 'at' | 'kind' | 'subject' | 'summary' | 'verb' | 'by' | 'actor' | 'deliverTo' | 'data'>;
 
 export function tailEntry(e: JournalEvent): TailEntry {
   return {
