@@ -14,7 +14,7 @@
  * `bare-fastify listening on <url>` on stderr, like the service.
  */
 import Fastify from 'fastify';
-import { newId } from '../src/domain/ids.ts';
+import { requestIds } from '../src/domain/ids.ts';
 import { DEFAULT_BODY_LIMIT } from '../src/http/app.ts';
 import { ok } from '../src/http/envelopes.ts';
 import { installErrorHandling } from '../src/http/errors.ts';
@@ -28,7 +28,7 @@ const app = Fastify({
   bodyLimit: DEFAULT_BODY_LIMIT,
   onProtoPoisoning: 'error',
   onConstructorPoisoning: 'error',
-  genReqId: () => newId('rq'),
+  genReqId: requestIds(),
   return503OnClosing: true,
 });
 installValidation(app);

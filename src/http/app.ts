@@ -4,7 +4,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../domain/clock.ts';
-import { newId } from '../domain/ids.ts';
+import { requestIds } from '../domain/ids.ts';
 import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
 import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
 import { createBus } from '../engine/bus.ts';
@@ -98,7 +98,7 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    genReqId: () => newId('rq'),
+    genReqId: requestIds(),
     return503OnClosing: true,
   });
   installValidation(app);

@@ -8,6 +8,7 @@ import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
 import { refuse } from '../../domain/refusal.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
+import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { MatterParams } from '../schemas/common.ts';
@@ -21,8 +22,18 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
   const { matters } = services;
   app.addHook('preHandler', resolveGrain(services));
 
+  // An Asset's minting is never rewritten: read it once per live Matter.
+  const mintings = new WeakMap<MatterEntity, JournalEvent>();
+  const mintingOf = async (entity: MatterEntity) => {
+    let minted = mintings.get(entity);
+    if (!minted) {
+      [minted] = await services.journal.readStream(entity.opened.data.assetId as string);
+      mintings.set(entity, minted);
+    }
+    return minted;
+  };
   const withAsset = async (entity: MatterEntity) => {
-    const [minted] = await services.journal.readStream(entity.opened.data.assetId as string);
+    const minted = await mintingOf(entity);
     // The Asset carries its Deadline Ladder (the same view as GET /deadlines/{assetId}).
     return { ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) };
   };
