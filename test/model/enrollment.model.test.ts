@@ -5,37 +5,18 @@
  * illegal sequences (fast-check) that must agree with it too, with the
  * enrollment's ceremonies only ever growing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { enrollmentMachine } from '../../machines/enrollment.ts';
-import { call, testApp, type TestApp } from '../helpers/app.ts';
-import { edgeIndex } from './coverage.ts';
+import { call } from '../helpers/app.ts';
 import { enrollmentAdapter } from './enrollment.adapter.ts';
 import { agreesWithMachine } from './property.ts';
-import { runModel } from './runner.ts';
-
-let app: TestApp;
-beforeAll(async () => {
-  // A firm per path: more than one caller's default creation bound.
-  app = await testApp({ creationBound: { limit: 1_000_000 } });
-});
-afterAll(async () => {
-  await app.close();
-});
+import { modelSuite } from './suite.ts';
 
 describe('Enrollment model through HTTP', () => {
-  it('shortest paths exercise every transition of the machine', async () => {
-    const result = await runModel(enrollmentAdapter, app, { paths: 'shortest' });
-    const missing = edgeIndex(enrollmentMachine).keys.filter((k) => !result.covered.has(k));
-    expect(missing).toEqual([]);
-    expect(result.covered.size).toBe(result.total);
-  }, 300_000);
-
-  it('every simple path agrees with the machine at every step', async () => {
-    const result = await runModel(enrollmentAdapter, app, { paths: 'simple' });
-    expect(result.paths).toBeGreaterThan(10);
-  }, 300_000);
+  const appOf = modelSuite(enrollmentMachine, enrollmentAdapter, { minSimplePaths: 10, timeoutMs: 300_000 });
 
   it('random legal and illegal acts agree with the machine; revoked is forever; ceremonies only grow', async () => {
+    const app = appOf();
     await agreesWithMachine(enrollmentAdapter, app, {
       numRuns: 40,
       maxSteps: 8,

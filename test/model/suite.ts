@@ -1,0 +1,45 @@
+/**
+ * The two model-based tests every machine gets, replayed through the HTTP app
+ * with the machine as the oracle: shortest paths exercise every transition,
+ * and every simple (loop-free) path agrees at every step. Call inside a
+ * `describe`; returns the app for any further test of the same machine.
+ */
+import type { AnyStateMachine } from 'xstate';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { testApp, type TestApp } from '../helpers/app.ts';
+import { edgeIndex } from './coverage.ts';
+import { runModel, type ModelAdapter } from './runner.ts';
+
+export interface ModelSuiteOptions<M extends AnyStateMachine, H> {
+  /** The adapter for the simple paths, when the full event set has too many of them. */
+  simple?: ModelAdapter<M, H>;
+  /** The simple paths the machine must at least have. */
+  minSimplePaths?: number;
+  timeoutMs?: number;
+}
+
+export function modelSuite<M extends AnyStateMachine, H>(machine: M, adapter: ModelAdapter<M, H>, options: ModelSuiteOptions<M, H> = {}): () => TestApp {
+  const timeout = options.timeoutMs ?? 600_000;
+  let app: TestApp;
+  beforeAll(async () => {
+    // A fresh grain per path: far more than one caller's sandbox creation bound allows by default.
+    app = await testApp({ creationBound: { limit: 1_000_000 } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('shortest paths exercise every transition of the machine', async () => {
+    const result = await runModel(adapter, app, { paths: 'shortest' });
+    const missing = edgeIndex(machine).keys.filter((k) => !result.covered.has(k));
+    expect(missing).toEqual([]);
+    expect(result.covered.size).toBe(result.total);
+  }, timeout);
+
+  it('every simple path agrees with the machine at every step', async () => {
+    const result = await runModel(options.simple ?? adapter, app, { paths: 'simple' });
+    expect(result.paths).toBeGreaterThan(options.minSimplePaths ?? 0);
+  }, timeout);
+
+  return () => app;
+}
