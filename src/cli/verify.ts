@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { runSuite, type SuiteRun } from '../verify/run-suite.ts';
 import { SUITE_ID, SUITE_PIN } from '../verify/suite.ts';
 import { EXIT } from './exit-codes.ts';
+import { SHA256_HEX } from '../domain/hash.ts';
 
 export interface VerifyStreams {
   stdout: NodeJS.WritableStream;
@@ -53,7 +54,7 @@ export async function verifyCommand(args: string[], streams: VerifyStreams = { s
     streams.stderr.write(`legalwork verify: --url "${base}" is not an absolute URL\n${USAGE}`);
     return EXIT.usage;
   }
-  if (values.pin !== undefined && !/^[0-9a-f]{64}$/.test(values.pin)) {
+  if (values.pin !== undefined && !SHA256_HEX.test(values.pin)) {
     streams.stderr.write('legalwork verify: --pin must be 64 lowercase hex characters\n');
     return EXIT.usage;
   }

@@ -4,11 +4,11 @@
  * the fixture Clients, answers at once (declined with a memo, or attested by
  * the eligible fixture Signer, with a synthetic filed receipt for `file`).
  */
-import { createHash } from 'node:crypto';
 import type { Attestation, ReservedAct } from '../../machines/matter.ts';
 import { FIXTURE, type ClientFixture } from './fixtures.ts';
 import { newId } from './ids.ts';
 import type { Rail } from './matter-types.ts';
+import { sha256Hex } from './hash.ts';
 
 export interface GigPost {
   matterId: string;
@@ -34,11 +34,10 @@ export interface SupplyNetwork {
   post(gig: GigPost): Promise<PostedGig>;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** The synthetic filed receipt an attested `file` act carries in the preview. */
 export function syntheticReceipt(rail: Rail, gigId: string): string {
-  return `${rail === 'patent' ? 'uspto' : 'state'}-receipt:${sha256(gigId).slice(0, 16)}`;
+  return `${rail === 'patent' ? 'uspto' : 'state'}-receipt:${sha256Hex(gigId).slice(0, 16)}`;
 }
 
 export function simulatedSupplyNetwork(): SupplyNetwork {
@@ -52,7 +51,7 @@ export function simulatedSupplyNetwork(): SupplyNetwork {
         const attestation: Attestation = {
           signedBy: FIXTURE.eligibleSigner,
           credentialRef: gig.rail === 'patent' ? 'uspto-reg:70001' : 'state-bar:CA-300001',
-          artifactHash: `sha256:${sha256(`${gig.matterId}/${gig.reservedAct}/${gigId}`)}`,
+          artifactHash: `sha256:${sha256Hex(`${gig.matterId}/${gig.reservedAct}/${gigId}`)}`,
         };
         return { gigId, answer: { outcome: 'attested', attestation, ...(gig.reservedAct === 'file' ? { receipt: syntheticReceipt(gig.rail, gigId) } : {}) } };
       }

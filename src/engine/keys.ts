@@ -10,11 +10,12 @@
  * runs and releases it only when it is refused, so a crash between the two
  * over-counts, never under-counts: the caller's ceiling stays hard.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.ts';
 import { refuse } from '../domain/refusal.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
+import { sha256Hex } from '../domain/hash.ts';
 
 /** The grain the key streams are journaled in; no route resolves to it. */
 export const KEYS_GRAIN = 'keys';
@@ -44,7 +45,7 @@ export interface KeyRecord {
   version: number;
 }
 
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+export const hashKey = (key: string) => sha256Hex(key);
 const streamOf = (hash: string) => `keyhash:${hash}`;
 /** Money is summed in cents so repeated reservations never drift. */
 const cents = (usd: number) => Math.round(usd * 100);

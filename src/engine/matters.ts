@@ -4,7 +4,6 @@
  * refuse without writing; an accepted command commits machine events through
  * the supervisor, which journals their facts before the actor moves.
  */
-import { createHash } from 'node:crypto';
 import { matterMachine, type Attestation, type ConsumerPattern, type MatterEvent, type ReservedAct } from '../../machines/matter.ts';
 import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
 import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
@@ -18,6 +17,7 @@ import { SupplyRefused, syntheticReceipt, type ImmediateAnswer, type SupplyNetwo
 import type { StreamWrite } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
+import { sha256Hex } from '../domain/hash.ts';
 
 export const MATTER: EntityDefinition<typeof matterMachine> = { openedKind: 'matter.opened', machine: matterMachine };
 export type MatterEntity = Entity<typeof matterMachine>;
@@ -58,7 +58,6 @@ export interface GigResultRequest {
 
 const CREDENTIAL_REF = /^[a-z][a-z0-9-]*:[A-Za-z0-9-]+$/;
 const ARTIFACT_HASH = /^sha256:[0-9a-f]{64}$/;
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const nameOf = (p: string | { name: string }) => (typeof p === 'string' ? p : p.name);
 
 export class Matters {
@@ -103,7 +102,7 @@ export class Matters {
       ...(request.clientMandates !== undefined ? { clientMandates: request.clientMandates } : {}),
       ...(request.tenantGuardrails !== undefined ? { tenantGuardrails: request.tenantGuardrails } : {}),
       // Adverse parties are kept as hashes only, like every conflicts ledger.
-      ...(adverse.length ? { adversePartyHashes: adverse.map((p) => sha256(nameOf(p).trim().toLowerCase())) } : {}),
+      ...(adverse.length ? { adversePartyHashes: adverse.map((p) => sha256Hex(nameOf(p).trim().toLowerCase())) } : {}),
     } as MatterFacts;
     const asset = {
       kind: request.asset?.kind ?? DEFAULT_ASSET_KIND[request.matterType],

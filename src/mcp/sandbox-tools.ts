@@ -5,7 +5,6 @@
  * Signer would, tick its Asset's Deadline Ladder, and read its event tail.
  * They act only inside a workspace, so no rehearsal touches the top level.
  */
-import { createHash } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { FIXTURE } from '../domain/fixtures.ts';
@@ -14,6 +13,7 @@ import { grainPrefix, seg } from '../cli/service-client.ts';
 import { isToolResult, type Caller } from './call.ts';
 import { anId, MatterId, WorkspaceId } from './schemas.ts';
 import { refusal } from './tool-result.ts';
+import { sha256Hex } from '../domain/hash.ts';
 
 const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
@@ -24,7 +24,7 @@ const FIXTURE_SIGNERS = [FIXTURE.eligibleSigner, FIXTURE.lapsedSigner, FIXTURE.l
 /** A `<registry>:<number>` credential for a fixture Signer (the sandbox registry keys on signedBy). */
 export const fixtureCredential = (signer: string) => `sandbox-registry:${signer.replace(/_/g, '-')}`;
 /** A stand-in artifact hash: the Signer's work product is not carried in the sandbox. */
-export const syntheticArtifactHash = (matterId: string, gigId: string) => `sha256:${createHash('sha256').update(`${matterId}/${gigId}`).digest('hex')}`;
+export const syntheticArtifactHash = (matterId: string, gigId: string) => `sha256:${sha256Hex(`${matterId}/${gigId}`)}`;
 
 export function registerSandboxTools(server: McpServer, caller: Caller) {
   const ws = (workspaceId: string) => grainPrefix(workspaceId);

@@ -4,9 +4,9 @@
  * exact bytes served, checks the /verify page prints that pin, then checks
  * every declarative row against the live service. Pure `fetch`; no state.
  */
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Requirement, SuiteDocument } from './suite.ts';
+import { sha256Hex } from '../domain/hash.ts';
 
 export interface RowResult {
   id: string;
@@ -86,7 +86,7 @@ export async function fetchSuite(baseUrl: string, options: RunOptions = {}): Pro
   if (res.status !== 200) throw new Error(`GET /verify/suite.json answered ${res.status}`);
   const suite = JSON.parse(res.text) as SuiteDocument;
   if (suite?.$type !== 'Suite' || typeof suite.name !== 'string' || !Array.isArray(suite.requirements)) throw new Error('GET /verify/suite.json is not a Suite document');
-  return { suite, pin: createHash('sha256').update(res.bytes).digest('hex') };
+  return { suite, pin: sha256Hex(res.bytes) };
 }
 
 /**

@@ -9,7 +9,7 @@
  * those bytes are made here, once, so the page, the document and the runner
  * agree on them.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/hash.ts';
 
 export const SUITE_NAME = 'legalwork-contract';
 export const SUITE_VERSION = 1;
@@ -167,4 +167,4 @@ export function suiteDocument(): SuiteDocument {
 /** The exact bytes served at /verify/suite.json. */
 export const SUITE_BYTES = Buffer.from(`${JSON.stringify(suiteDocument(), null, 2)}\n`, 'utf8');
 /** The pin: sha256 hex of those bytes. */
-export const SUITE_PIN = createHash('sha256').update(SUITE_BYTES).digest('hex');
+export const SUITE_PIN = sha256Hex(SUITE_BYTES);

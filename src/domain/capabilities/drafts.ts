@@ -7,8 +7,8 @@
  * Drafts are deterministic (no clock, no ids in the text), so the same inputs
  * always give the same bytes and the same sha256.
  */
-import { createHash } from 'node:crypto';
 import { DATASET_AS_OF, patentOf, PATENTS, trademarkOf, words } from './dataset.ts';
+import { sha256Hex } from '../hash.ts';
 
 export interface Draft {
   kind: string;
@@ -27,7 +27,7 @@ export const NOT_ADVICE = 'DRAFT generated mechanically from the inputs given. T
 export function toArtifact(draft: Draft): Artifact {
   const content = `${draft.content.trimEnd()}\n`;
   const bytes = Buffer.from(content, 'utf8');
-  return { ...draft, content, mediaType: 'text/markdown', sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
+  return { ...draft, content, mediaType: 'text/markdown', sha256: sha256Hex(bytes), bytes: bytes.length };
 }
 
 const doc = (title: string, ...sections: string[]) => [`# ${title}`, '', `> ${NOT_ADVICE}`, '', ...sections].join('\n');

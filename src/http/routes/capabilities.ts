@@ -15,7 +15,6 @@
  * - `requiresSigner` acts are posted to the supply network as a Gig and answer
  *   the typed pending state: the service never performs a reserved act.
  */
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { accessBlocked } from '../../domain/access.ts';
 import { capabilityAt, gateView, type Capability } from '../../domain/capabilities/catalog.ts';
@@ -29,6 +28,7 @@ import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
 import type { Services } from '../services.ts';
+import { sha256Hex } from '../../domain/hash.ts';
 
 type Params = Record<string, string>;
 type Body = Record<string, any>;
@@ -243,7 +243,7 @@ function familyOf(p: PatentRecord) {
 
 /** `n` decimal digits derived from a seed: synthetic registry numbers. */
 function digits(seed: string, n: number): string {
-  const h = BigInt(`0x${createHash('sha256').update(seed).digest('hex').slice(0, 15)}`);
+  const h = BigInt(`0x${sha256Hex(seed).slice(0, 15)}`);
   return (h % 10n ** BigInt(n)).toString().padStart(n, '0');
 }
 

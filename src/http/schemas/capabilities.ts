@@ -82,7 +82,7 @@ export const ReadResponses = {
   ucc: read({ filing: Type.Object({ state: Str, number: Str, filedOn: Str, lapsesOn: Str, debtor: Str, securedParty: Str, collateral: Str, status: Str }) }, 'a UCC financing statement'),
 };
 
-export const ArtifactSchema = Type.Object({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }), bytes: Int });
+export const ArtifactSchema = Type.Object({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Sha256Hex, bytes: Int });
 
 export const RecordResponse = Ok(
   { effect: Type.Literal('record'), gate: Type.Literal('none'), artifact: ArtifactSchema, advice: Type.Literal(false), notice: Str, recordedSeq: Int, meta: Meta, extra: Opt(Any) },

@@ -9,6 +9,7 @@ import { MATTER_TYPES } from '../../domain/matter-types.ts';
 import { refuse, type Refusal } from '../../domain/refusal.ts';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
 import { Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+import { SHA256_HEX } from '../../domain/hash.ts';
 
 const Opt = Type.Optional;
 const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
@@ -55,8 +56,6 @@ export type FirmRouting = Static<typeof FirmRoutingBody>;
 
 export const ConflictEntryBody = Strict({ nameHash: Sha256Hex });
 export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minItems: 1, maxItems: 1000 }) });
-
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /**
  * 422 naming the rule when a conflicts hash is not sha256 hex: the platform

@@ -6,6 +6,7 @@
  * client may rely on without forbidding additions.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { Sha256Hex } from './common.ts';
 
 const Opt = Type.Optional;
 const Str = Type.String();
@@ -82,7 +83,7 @@ export const MatterView = Obj(
 );
 const JournalEntry = Obj({ seq: Int, at: Str, kind: Str, verb: Opt(Str), by: Str, actor: Opt(Str), note: Opt(Str), data: AnyObject });
 export const AssetView = Obj({ id: Str, kind: Str, title: Str, registryId: Nullable(Str), statusHistory: Arr(Obj({ status: Str, at: Str, seq: Int, matterId: Str })), docket: Arr(Obj({ seq: Int, at: Str, kind: Str, matterId: Str })), lineage: Arr(Str) });
-const DocumentRecord = Obj({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) });
+const DocumentRecord = Obj({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Sha256Hex });
 const Committed = Obj({ advanceTo: Str, by: Str });
 const Escalated = Obj({ reservedAct: Str, gigId: Str, answered: Opt(Str) });
 
@@ -144,7 +145,7 @@ export const FirmResponses = {
   remittances: { 200: Listed(AnyObject, { firmId: Str }, 'per-member lines plus totals, or a typed EMPTY'), 404: GONE },
 };
 
-const ConflictEntry = Obj({ seq: Int, nameHash: Type.String({ pattern: '^[0-9a-f]{64}$' }), recordedAt: Str });
+const ConflictEntry = Obj({ seq: Int, nameHash: Sha256Hex, recordedAt: Str });
 const LedgerPage = Listed(ConflictEntry, { appendOnly: Type.Literal(true), ledger: AnyObject, ledgerEntries: Int }, 'the ledger\'s entries, append-only, or a typed EMPTY');
 export const ConflictResponses = {
   pooled: { 403: ref('BLOCKED: ledgers are never pooled; the per-practitioner address is named') },

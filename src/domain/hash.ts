@@ -1,0 +1,7 @@
+/** The one content hash of the service: sha256, as 64 lowercase hex characters. */
+import { createHash } from 'node:crypto';
+
+export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+export const SHA256_HEX_PATTERN = '^[0-9a-f]{64}$';
+export const SHA256_HEX = new RegExp(SHA256_HEX_PATTERN);
