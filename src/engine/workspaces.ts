@@ -136,7 +136,6 @@ export class Workspaces extends SandboxGrains {
 
 /** Stamped on every envelope a sandbox grain answers: where the data came from. */
 export const grainProvenance = (kind: GrainKind, id: string) => ({ environment: 'sandbox', legalwork: true, synthetic: true, [kind]: id });
-export const workspaceProvenance = (id: string) => grainProvenance('workspace', id);
 
 /** How each sandbox grain graduates to the next access tier. */
 export const GRADUATION: Record<GrainKind, { tier: string; how: string }> = {
@@ -153,7 +152,6 @@ export const GRADUATION: Record<GrainKind, { tier: string; how: string }> = {
     how: 'each member re-executes their Enrollment after the identity provider verifies their license (credential_verified, not live in this preview); sandbox enrollments do not carry over',
   },
 };
-export const workspaceGraduation = GRADUATION.workspace;
 
 /** The common fields of a sandbox grain's view. */
 export function grainView(grains: SandboxGrains, record: GrainRecord) {

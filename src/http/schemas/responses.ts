@@ -35,11 +35,11 @@ export const Ok = <T extends Record<string, TSchema>>(properties: T, description
   Type.Object({ type: Type.Literal('OK'), ...properties }, description ? { description } : {});
 
 /** A typed EMPTY body: a truthful empty set with a message saying why. */
-export const Empty = Type.Object({ type: Type.Literal('EMPTY'), results: Type.Array(Any, { maxItems: 0 }), message: Str }, { description: 'a truthful empty set' });
+const Empty = (extra: Record<string, TSchema>) => Type.Object({ type: Type.Literal('EMPTY'), results: Type.Array(Any, { maxItems: 0 }), message: Str, ...extra });
 
 /** A list answer: OK with its results, or a typed EMPTY. */
 export const Listed = (item: TSchema, extra: Record<string, TSchema> = {}, description?: string) =>
-  Type.Union([Type.Object({ type: Type.Literal('OK'), results: Type.Array(item, { minItems: 1 }), ...extra }), Type.Object({ type: Type.Literal('EMPTY'), results: Type.Array(Any, { maxItems: 0 }), message: Str, ...extra })], description ? { description } : {});
+  Type.Union([Ok({ results: Type.Array(item, { minItems: 1 }), ...extra }), Empty(extra)], description ? { description } : {});
 
 /** A body that is not JSON (HTML, plain text), documented by media type. */
 export const Media = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: Type.String() } } });
