@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts';
 import { enrollmentRow, type FirmRouting } from '../../engine/firms.ts';
-import { grainProvenance, grainView } from '../../engine/workspaces.ts';
+import { grainView } from '../../engine/workspaces.ts';
 import { empty, listed, ok } from '../envelopes.ts';
 import { admitCreation } from '../sandbox.ts';
 import { Type } from '@sinclair/typebox';
@@ -26,7 +26,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
     admitCreation(services, 'firm', request, reply);
     const grain = await firms.open();
     request.grain = grain.record.id;
-    return reply.status(201).send(ok({ firm: { ...grainView(firms, grain.record), enrollments: { enrolled: 0, revoked: 0 } }, provenance: grainProvenance('firm', grain.record.id) }));
+    return reply.status(201).send(ok({ firm: { ...grainView(firms, grain.record), enrollments: { enrolled: 0, revoked: 0 } } }));
   });
 
   // Every door of one firm: the firm resolves first, so an unknown or expired one is 404 before any body check.
@@ -37,7 +37,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
 
     firm.get('/firms/:firmId', { schema: { params: FirmParams, response: R.get } }, async (request) => {
       const grain = await firms.resolve(request.grain);
-      return ok({ firm: { ...grainView(firms, grain.record), enrollments: await firms.counts(grain.record.id) }, provenance: grainProvenance('firm', grain.record.id) });
+      return ok({ firm: { ...grainView(firms, grain.record), enrollments: await firms.counts(grain.record.id) } });
     });
 
     firm.get('/firms/:firmId/enrollments', { schema: { params: FirmParams, response: R.enrollments } }, async (request) => {

@@ -11,8 +11,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { refuse } from '../../domain/refusal.ts';
 import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
-import { grainProvenance, grainView, type Grain } from '../../engine/workspaces.ts';
-import { ok } from '../envelopes.ts';
+import { grainView, type Grain } from '../../engine/workspaces.ts';
+import { empty, ok } from '../envelopes.ts';
 import { admitCreation } from '../sandbox.ts';
 import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
 import { Type } from '@sinclair/typebox';
@@ -50,13 +50,13 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
     admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;
-    return reply.status(201).send(ok({ tenant: await view(grain), provenance: grainProvenance('tenant', grain.record.id) }));
+    return reply.status(201).send(ok({ tenant: await view(grain) }));
   });
 
   app.get(PREFIX, { schema: { params: TenantParams, response: R.get } }, async (request) => {
     const grain = await tenants.resolve((request.params as Params).tenantId);
     request.grain = grain.record.id;
-    return ok({ tenant: await view(grain), provenance: grainProvenance('tenant', grain.record.id) });
+    return ok({ tenant: await view(grain) });
   });
 
   app.put(`${PREFIX}/offers`, {
@@ -70,8 +70,8 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
     const body = request.body as Offer[] | { offers: Offer[] };
     const offers = Array.isArray(body) ? body : body.offers;
     const state = await tenants.declareOffers(request.grain, offers);
-    const declared = { tenantId: request.grain, offers: state.offers, declaredSeq: state.offersSeq, provenance: grainProvenance('tenant', request.grain) };
-    return state.offers.length ? ok(declared) : { type: 'EMPTY' as const, results: [], message: `no Offer is declared: tenant ${request.grain} cannot mint Matters until one is`, ...declared };
+    const declared = { tenantId: request.grain, offers: state.offers, declaredSeq: state.offersSeq };
+    return state.offers.length ? ok(declared) : empty(`no Offer is declared: tenant ${request.grain} cannot mint Matters until one is`, declared);
   });
 
   app.put(`${PREFIX}/routing`, {
@@ -83,7 +83,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
     },
   }, async (request) => {
     const state = await tenants.declareRouting(request.grain, request.body as TenantRouting);
-    return ok({ tenantId: request.grain, routing: state.routing, declaredSeq: state.routingSeq, provenance: grainProvenance('tenant', request.grain) });
+    return ok({ tenantId: request.grain, routing: state.routing, declaredSeq: state.routingSeq });
   });
 
   // The Tenant's Matters: the shared Matter doors, behind the Tenant's own rules.

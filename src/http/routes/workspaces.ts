@@ -1,7 +1,7 @@
 /** Sandbox workspaces: open one (per-caller bound), read it with its counts, list its magic fixtures. */
 import type { FastifyInstance } from 'fastify';
 import { FIXTURE_LISTING } from '../../domain/fixtures.ts';
-import { grainProvenance, grainView } from '../../engine/workspaces.ts';
+import { grainView } from '../../engine/workspaces.ts';
 import { ok } from '../envelopes.ts';
 import { admitCreation } from '../sandbox.ts';
 import { WorkspaceParams } from '../schemas/common.ts';
@@ -17,19 +17,19 @@ export async function workspaceRoutes(app: FastifyInstance, { services }: { serv
     admitCreation(services, 'workspace', request, reply);
     const { record } = await workspaces.open();
     request.grain = record.id;
-    return reply.status(201).send(ok({ workspace: grainView(workspaces, record), provenance: grainProvenance('workspace', record.id) }));
+    return reply.status(201).send(ok({ workspace: grainView(workspaces, record) }));
   });
 
   app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, response: R.get } }, async (request) => {
     const { record } = await workspaces.resolve((request.params as Params).workspaceId);
     request.grain = record.id;
     const [matters, assets, events] = await Promise.all([journal.countStreams(record.id, 'matter.opened'), journal.countStreams(record.id, 'asset.minted'), journal.latestSeq(record.id)]);
-    return ok({ workspace: { ...grainView(workspaces, record), counts: { matters, assets, events } }, provenance: grainProvenance('workspace', record.id) });
+    return ok({ workspace: { ...grainView(workspaces, record), counts: { matters, assets, events } } });
   });
 
   app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures } }, async (request) => {
     const { record } = await workspaces.resolve((request.params as Params).workspaceId);
     request.grain = record.id;
-    return ok({ fixtures: FIXTURE_LISTING, provenance: grainProvenance('workspace', record.id) });
+    return ok({ fixtures: FIXTURE_LISTING });
   });
 }
