@@ -102,7 +102,6 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
     return503OnClosing: true,
   });
   installValidation(app);
-  compileValidatorsOnFirstUse(app);
   installErrorHandling(app);
   installAuth(app, services);
   await installContract(app);
@@ -138,32 +137,6 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
     await app.register(eventRoutes, { services, sse, prefix });
   }
   return app as FastifyInstance & { services: Services };
-}
-
-/**
- * Each route's validators compile on the route's first request instead of at
- * boot: compiling every schema of every route (once per grain prefix) was a
- * fifth of the start-up, and a restart must answer its first request fast.
- * The compiled validator is the one `installValidation` chose, called the way
- * Fastify calls it (its `schemaEnv` and `errors` pass through), so what it
- * accepts and how it words a refusal are unchanged.
- */
-function compileValidatorsOnFirstUse(app: FastifyInstance) {
-  const eager = app.validatorCompiler;
-  if (!eager) return;
-  type Validate = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
-  app.setValidatorCompiler((route) => {
-    let compiled: Validate | undefined;
-    const compile = () => (compiled ??= eager(route) as Validate);
-    const validate: Validate = (data, context) => {
-      const v = compile();
-      const result = v(data, context);
-      validate.errors = v.errors;
-      return result;
-    };
-    Object.defineProperty(validate, 'schemaEnv', { get: () => compile().schemaEnv });
-    return validate as never;
-  });
 }
 
 declare module 'fastify' {
