@@ -13,29 +13,13 @@
  * Run as a child process by `bench/lib/service.ts`; prints
  * `bare-fastify listening on <url>` on stderr, like the service.
  */
-import Fastify from 'fastify';
-import { requestIds } from '../src/domain/ids.ts';
-import { DEFAULT_BODY_LIMIT } from '../src/http/app.ts';
+import { createFastify } from '../src/http/app.ts';
 import { ok } from '../src/http/envelopes.ts';
-import { installErrorHandling } from '../src/http/errors.ts';
 import { MatterParams } from '../src/http/schemas/common.ts';
 import { AdvanceBody, CreateMatterBody } from '../src/http/schemas/matters.ts';
-import { installValidation } from '../src/http/validation.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 
-const app = Fastify({
-  logger: false,
-  bodyLimit: DEFAULT_BODY_LIMIT,
-  onProtoPoisoning: 'error',
-  onConstructorPoisoning: 'error',
-  genReqId: requestIds(),
-  return503OnClosing: true,
-});
-installValidation(app);
-installErrorHandling(app);
-app.addHook('onSend', async (request, reply) => {
-  reply.header('request-id', request.id);
-});
+const app = createFastify();
 
 // Beside POST /matters: the creation body, validated and echoed (201, like a create).
 app.post('/echo/matters', { schema: { body: CreateMatterBody } }, async (request, reply) => reply.status(201).send(ok({ echo: request.body as Record<string, unknown> })));

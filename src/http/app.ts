@@ -91,8 +91,12 @@ export function createServices(options: BuildOptions): Services {
   };
 }
 
-export async function build(options: BuildOptions): Promise<FastifyInstance & { services: Services }> {
-  const services = createServices(options);
+/**
+ * The service's HTTP plumbing without its routes: body limit, prototype-
+ * poisoning guards, request ids, strict validation, the one error handler and
+ * the `request-id` header. The bare benchmark route runs on the same.
+ */
+export function createFastify(options: Pick<BuildOptions, 'logger' | 'bodyLimit'> = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ? { level: 'info' } : false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -103,6 +107,15 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   });
   installValidation(app);
   installErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+  return app;
+}
+
+export async function build(options: BuildOptions): Promise<FastifyInstance & { services: Services }> {
+  const services = createServices(options);
+  const app = createFastify(options);
   installAuth(app, services);
   await installContract(app);
   app.addHook('onSend', async (request, reply) => {
