@@ -241,6 +241,11 @@ export class SqliteJournal implements JournalStore {
     if (m.ok) {
       for (const [s, v] of batch.versions) this.streamVersions.set(s, v);
       for (const [g, s] of batch.seqs) this.grainSeqs.set(g, s);
+    }
+    // The next batch goes to the writer before this one's callers run: their
+    // replies then overlap its commit instead of delaying it.
+    this.flush();
+    if (m.ok) {
       for (const { p, events } of batch.staged) p.resolve(events);
     } else {
       // The whole transaction failed (disk full, I/O error): nothing was written.
