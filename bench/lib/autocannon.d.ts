@@ -54,6 +54,8 @@ declare module 'autocannon' {
   /** An EventEmitter that is also thenable; `stop()` ends the run early. */
   export interface Instance extends PromiseLike<Result> {
     stop(): void;
+    /** Emitted for every answer received. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): this;
   }
   function autocannon(options: Options): Instance;
   export default autocannon;

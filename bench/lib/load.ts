@@ -70,9 +70,15 @@ export async function drive(load: Load): Promise<Figures> {
   const cpuBefore = load.cpu?.() ?? 0;
   // Elapsed time measured here: autocannon's own `duration` is not the run's length when `amount` ends it.
   const started = performance.now();
+  // A run that `amount` ends is over at its last answer: autocannon itself only
+  // notices on its next one-second tick, which would count idle time as work.
+  let lastAnswer = started;
+  run.on('response', () => {
+    lastAnswer = performance.now();
+  });
   const timer = load.amount !== undefined ? setTimeout(() => run.stop(), duration * 1000) : undefined;
   const result = await run;
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = ((load.amount !== undefined ? lastAnswer : performance.now()) - started) / 1000;
   if (timer) clearTimeout(timer);
   const cpu = (load.cpu?.() ?? 0) - cpuBefore;
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));

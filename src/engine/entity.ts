@@ -35,7 +35,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
     readonly journal: JournalEvent[],
     snapshot: SnapshotFrom<M>,
   ) {
-    this.actor = createActor(definition.machine, { snapshot } as never).start();
+    this.actor = createActor(adoptingLogic(definition.machine), { snapshot } as never).start();
   }
 
   get version(): number {
@@ -50,9 +50,19 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
     return this.actor.getSnapshot();
   }
 
-  /** Sends committed events to the actor. Called only after the append is durable. */
-  advance(events: Array<EventFromLogic<M>>, written: JournalEvent[]): void {
-    for (const e of events) this.actor.send(e);
+  /**
+   * Sends the committed events to the actor, each with the step the preview
+   * computed for it. Called only after the append is durable.
+   */
+  advance(steps: Array<Step<M>>, written: JournalEvent[]): void {
+    for (const step of steps) {
+      adopting = step;
+      try {
+        this.actor.send(step.event);
+      } finally {
+        adopting = null;
+      }
+    }
     this.journal.push(...written.filter((w) => w.stream === this.id));
   }
 
@@ -60,6 +70,40 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   stop(): void {
     this.actor.stop();
   }
+}
+
+/** One previewed transition: from a snapshot, on an event, to the next snapshot. */
+export interface Step<M extends AnyStateMachine = AnyStateMachine> {
+  from: SnapshotFrom<M>;
+  event: EventFromLogic<M>;
+  next: SnapshotFrom<M>;
+}
+
+/** The step the actor being sent to should adopt; set only for the duration of one `send`. */
+let adopting: Step | null = null;
+
+/**
+ * The machine as an actor runs it: a transition the Gate already previewed
+ * from this very snapshot, for this very event, is adopted rather than
+ * computed a second time (machines are pure and snapshots immutable, so it is
+ * the same result). Its facts were already journaled from the preview, which
+ * is where they are read: the actor re-executes no action. Anything else goes
+ * through the machine's own transition.
+ */
+const adopters = new WeakMap<AnyStateMachine, AnyStateMachine>();
+
+function adoptingLogic<M extends AnyStateMachine>(machine: M): M {
+  let logic = adopters.get(machine);
+  if (!logic) {
+    logic = Object.create(machine) as AnyStateMachine;
+    logic.transition = (snapshot, event, scope) => {
+      const step = adopting;
+      if (step && step.from === snapshot && step.event === event) return step.next;
+      return machine.transition(snapshot, event, scope);
+    };
+    adopters.set(machine, logic);
+  }
+  return logic as M;
 }
 
 /** The facts a transition emits (via `emit`), as the machine declared them. */

@@ -9,16 +9,17 @@
  * through the machine's pure `transition()`. Idle actors are passivated (least
  * recently used first) so memory stays bounded however many entities exist.
  *
- * An actor here is its mailbox and its current snapshot; it moves only through
- * the machine's pure transition, computed once per command by `preview` and
- * applied by `commit` after the append is durable.
+ * Each entity holds a started XState actor. A command's transition is computed
+ * once, purely, by `preview` (the Gate decides on it and its facts are
+ * journaled); after the append is durable `commit` sends the events to the
+ * actor, which adopts the previewed snapshots instead of computing them again.
  */
 import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
 import { refuse, type Refusal } from '../domain/refusal.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
-import { emittedFacts, Entity, factToEvent, fold, pureTransition, type EntityDefinition, type Fact } from './entity.ts';
+import { emittedFacts, Entity, factToEvent, fold, pureTransition, type EntityDefinition, type Fact, type Step } from './entity.ts';
 import { Mailboxes } from './mailbox.ts';
 
 export interface SupervisorOptions {
@@ -27,6 +28,14 @@ export interface SupervisorOptions {
   clock: Clock;
   /** How many idle actors stay resident before the least recently used is passivated. */
   residentActors?: number;
+}
+
+/** A previewed command: the facts each event would emit (null once one is refused) and the steps it would take. */
+interface Preview {
+  from: AnyMachineSnapshot;
+  events: unknown[];
+  facts: Fact[][] | null;
+  steps: Step[];
 }
 
 export class Supervisor {
@@ -41,7 +50,7 @@ export class Supervisor {
    * so it holds while the entity's snapshot is the one it started from: a Gate
    * that previews and then commits the same events pays for the transition once.
    */
-  private readonly previews = new WeakMap<Entity, { from: AnyMachineSnapshot; events: unknown[]; facts: Fact[][] | null }>();
+  private readonly previews = new WeakMap<Entity, Preview>();
   private readonly capacity: number;
 
   constructor(options: SupervisorOptions) {
@@ -111,22 +120,29 @@ export class Supervisor {
    * Returns the facts each would emit, or null at the first refused event.
    */
   preview<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>): Fact[][] | null {
+    return this.previewSteps(entity, events).facts;
+  }
+
+  private previewSteps(entity: Entity, events: unknown[]): Preview {
     const from = entity.snapshot() as AnyMachineSnapshot;
     const memo = this.previews.get(entity);
-    if (memo && memo.from === from && memo.events.length === events.length && memo.events.every((e, i) => e === events[i])) return memo.facts;
+    if (memo && memo.from === from && memo.events.length === events.length && memo.events.every((e, i) => e === events[i])) return memo;
     let snapshot = from;
+    const steps: Step[] = [];
     let facts: Fact[][] | null = [];
     for (const event of events) {
-      if (!snapshot.can(event)) {
+      if (!snapshot.can(event as never)) {
         facts = null;
         break;
       }
-      const [next, actions] = pureTransition(entity.definition.machine, snapshot as never, event);
+      const [next, actions] = pureTransition(entity.definition.machine, snapshot as never, event as never);
       facts.push(emittedFacts(actions as never));
+      steps.push({ from: snapshot, event, next });
       snapshot = next as AnyMachineSnapshot;
     }
-    this.previews.set(entity, { from, events: [...events], facts });
-    return facts;
+    const preview = { from, events: [...events], facts, steps };
+    this.previews.set(entity, preview);
+    return preview;
   }
 
   /**
@@ -137,7 +153,7 @@ export class Supervisor {
    * `alsoWrite` lands other streams in the same transaction.
    */
   async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: { derive?: (fact: Fact) => NewEvent[]; alsoWrite?: StreamWrite[] } = {}): Promise<JournalEvent[]> {
-    const facts = this.preview(entity, events);
+    const { facts, steps } = this.previewSteps(entity, events);
     if (!facts) throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events.map((e) => e.type).join(', ')}`);
     const newEvents: NewEvent[] = [];
     events.forEach((event, i) => {
@@ -150,7 +166,7 @@ export class Supervisor {
     const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...(options.alsoWrite ?? [])]);
     // The preview is spent: forget it rather than keep the old snapshot alive.
     this.previews.delete(entity);
-    entity.advance(events, written);
+    entity.advance(steps as Array<Step<M>>, written);
     return written.filter((w) => w.stream === entity.id);
   }
 

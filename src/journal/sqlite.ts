@@ -35,7 +35,10 @@ CREATE TABLE IF NOT EXISTS events (
   PRIMARY KEY (grain, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, version);
-CREATE INDEX IF NOT EXISTS events_by_kind ON events (grain, kind, version, seq);
+-- Listing a grain's Matters (or any kind of stream) reads their opening events only.
+CREATE INDEX IF NOT EXISTS events_heads ON events (grain, kind, seq) WHERE version = 1;
+-- Earlier builds indexed every event by kind; the partial index above replaces it.
+DROP INDEX IF EXISTS events_by_kind;
 -- The sparse feeds read through partial indexes: no scan of the timeline.
 CREATE INDEX IF NOT EXISTS events_reminders ON events (grain, seq) WHERE kind GLOB 'reminder.*';
 CREATE INDEX IF NOT EXISTS events_with_actor ON events (grain, seq) WHERE actor IS NOT NULL;
@@ -134,8 +137,8 @@ export class SqliteJournal implements JournalStore {
         reminders: this.db.prepare("SELECT * FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?"),
         time: this.db.prepare('SELECT * FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?'),
       },
-      heads: this.db.prepare('SELECT stream, seq, body FROM events WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
-      countHeads: this.db.prepare('SELECT count(*) FROM events WHERE grain = ? AND kind = ? AND version = 1').pluck(),
+      heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
+      countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
     this.writer = new Worker(WRITER, { eval: true, execArgv: [], workerData: { driver, file: this.file } });

@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Mailboxes } from '../../src/engine/mailbox.ts';
 import { createServices } from '../../src/http/app.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { fixedClock } from '../../src/domain/clock.ts';
+import { pureTransition } from '../../src/engine/entity.ts';
+import { matterMachine } from '../../machines/matter.ts';
 
 describe('mailboxes', () => {
   it('run work for one key strictly in arrival order, and other keys in parallel', async () => {
@@ -66,4 +68,27 @@ describe('the supervisor', () => {
     // One millisecond per journaled event, in journal order.
     expect(stamps).toEqual(stamps.map((_, i) => new Date(Date.parse('2030-01-01T00:00:00.000Z') + i).toISOString()));
   });
+
+  it("sends each committed event to the entity's actor, which adopts the previewed snapshot", async () => {
+    const services = createServices({ journal: new MemoryJournal() });
+    const m = await services.matters.create('g', { matterType: 'patent_utility' });
+    const event = { type: 'ADVANCE', by: 'agent' } as const;
+    const from = m.snapshot();
+    const [expected] = pureTransition(matterMachine, from, event);
+    const received: string[] = [];
+    m.actor.subscribe({ next: () => received.push('snapshot') });
+    const transitions = vi.spyOn(matterMachine, 'transition');
+    await services.supervisor.commit(m, [event]);
+    // The actor moved, as the machine would have moved it, on the preview's one transition.
+    expect(transitions).toHaveBeenCalledTimes(1);
+    transitions.mockRestore();
+    expect(received).toEqual(['snapshot']);
+    expect(m.snapshot()).not.toBe(from);
+    expect(m.snapshot().value).toEqual(expected.value);
+    expect(m.snapshot().context).toEqual(expected.context);
+    // An event the preview did not compute goes through the machine itself.
+    m.actor.send({ type: 'ADVANCE', by: 'agent' });
+    expect(m.snapshot().value).toEqual({ open: 'examine' });
+  });
 });
+
