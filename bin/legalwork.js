@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// The published entry point: loads the TypeScript sources through tsx and
-// runs the command line. The exit code is set, never forced, so a command
-// that keeps running (serve, mcp serve, events tail --follow) keeps running.
-import { register } from 'tsx/esm/api';
+// The published entry point: runs the command line from its bundle (rebuilt
+// first when any source is newer; see bundle.js). The exit code is set, never
+// forced, so a command that keeps running (serve, mcp serve, events tail
+// --follow) keeps running.
+import { loadMain } from './bundle.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
 try {
+  const main = await loadMain();
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   process.stderr.write(`legalwork: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -4,7 +4,7 @@ import { ACCESS_TIERS } from '../src/domain/access.ts';
 import { CAPABILITIES } from '../src/domain/capabilities/catalog.ts';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 import { POSTED_PRICES } from '../src/domain/pricing.ts';
-import { SPEC_TOOLS } from '../src/mcp/server.ts';
+import { SPEC_TOOLS } from '../src/mcp/tool-names.ts';
 import { SUITE_PIN, suiteDocument } from '../src/verify/suite.ts';
 import { call, testApp, type TestApp } from './helpers/app.ts';
 

@@ -4,15 +4,17 @@
  * server holds no state of its own; the service is the truth.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServiceClient } from '../cli/service-client.ts';
 import { caller, type Log } from './call.ts';
 import { registerSandboxTools } from './sandbox-tools.ts';
 import { registerSpecTools } from './spec-tools.ts';
+import { PACKAGE_ROOT } from '../paths.ts';
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
 
-export const SPEC_TOOLS = ['healthz', 'get', 'list_matters', 'get_matter', 'advance_matter', 'file_provisional'] as const;
+export { SPEC_TOOLS } from './tool-names.ts';
 
 export function createMcpServer(client: ServiceClient, log: Log = () => {}): McpServer {
   const server = new McpServer(

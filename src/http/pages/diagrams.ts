@@ -6,9 +6,9 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../paths.ts';
 
-export const DEFAULT_VISUALIZATIONS_DIR = fileURLToPath(new URL('../../../visualizations/', import.meta.url));
+export const DEFAULT_VISUALIZATIONS_DIR = join(PACKAGE_ROOT, 'visualizations');
 
 /** The machines whose diagrams the docs page always names, in reading order. */
 const KNOWN: Array<{ name: string; title: string; about: string }> = [

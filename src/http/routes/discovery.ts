@@ -12,7 +12,7 @@ import { TIER_LADDER } from '../../domain/access.ts';
 import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';
 import { MATTER_TYPES, RAIL_OF } from '../../domain/matter-types.ts';
 import { PER_ACT_INSURANCE_USD, POSTED_PRICES } from '../../domain/pricing.ts';
-import { SPEC_TOOLS } from '../../mcp/server.ts';
+import { SPEC_TOOLS } from '../../mcp/tool-names.ts';
 import { SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
 import { empty, ok } from '../envelopes.ts';
 import { CONTRACT_VERSION, OPENAPI_VERSION } from '../openapi.ts';
