@@ -12,7 +12,11 @@
  * "commit → last delivery" is measured from the moment the write request is
  * sent to the moment the last subscriber has the frame, so it also contains
  * the write's own commit (fsync included): an upper bound. Times from two
- * processes are compared on `performance.timeOrigin + performance.now()`.
+ * processes are compared on the machine's monotonic clock (`process.hrtime`,
+ * CLOCK_MONOTONIC on Linux, one clock for every process). Not on
+ * `performance.timeOrigin + performance.now()`: each process reads its
+ * origin from the wall clock when it starts, so once the wall clock is
+ * stepped two processes disagree (seen: by 9 s, in one full bench run).
  * Memory per held connection is the server's resident-set growth while the
  * subscribers connect, divided by their number.
  *
@@ -31,7 +35,7 @@ import { ms, num, table, verdict } from './lib/table.ts';
 const TARGET_MS_10K = 200;
 const TARGET_BYTES_PER_CONNECTION = 16 * 1024;
 const ROLE = process.env.LEGALWORK_BENCH_SSE_ROLE;
-const now = () => performance.timeOrigin + performance.now();
+const now = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
 // ---------------------------------------------------------------------------
