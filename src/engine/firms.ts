@@ -146,7 +146,7 @@ export class Firms extends SandboxGrains {
 
       const enrollmentId = newId('en');
       const granted = ENROLLMENT_GRANTS.filter((g) => grants.includes(g));
-      const entity = await this.supervisor.open(ENROLLMENT, firmId, enrollmentId, { firmId, memberId, grants: granted }, {
+      const { entity } = await this.supervisor.open(ENROLLMENT, firmId, enrollmentId, { firmId, memberId, grants: granted }, {
         kind: ENROLLMENT.openedKind,
         verb: 'enrolled',
         by: 'member',

@@ -14,7 +14,7 @@ import { contextOf, factsOf, isTerminal, stageOf, statusOf, type MatterFacts } f
 import { refuse, Refusal } from '../domain/refusal.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type ImmediateAnswer, type SupplyNetwork } from '../domain/supply-network.ts';
-import type { StreamWrite } from '../journal/store.ts';
+import type { JournalEvent, StreamWrite } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
@@ -65,6 +65,8 @@ export class Matters {
   readonly mintExtensions: MintExtension[] = [];
   /** Tenant Guardrails a grain adds to every Matter in it (a Tenant's routing `maxFeeUsd`): the Gate applies them at creation and at every advance. */
   grainGuardrails?: (grain: string) => Promise<Guardrails | undefined>;
+  /** Each live Matter's Asset minting (never rewritten): known from the create that wrote it, else read once. */
+  private readonly mintings = new WeakMap<MatterEntity, JournalEvent>();
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -113,7 +115,7 @@ export class Matters {
       { stream: assetId, expectedVersion: 0, events: [this.supervisor.stamp({ kind: 'asset.minted', by: 'gate', note: `Asset minted for Matter ${matterId}`, data: asset }, assetId)] },
       ...this.mintExtensions.flatMap((extend) => extend({ grain, matterId, assetId, request, facts })),
     ];
-    return this.supervisor.open(
+    const { entity, written } = await this.supervisor.open(
       MATTER,
       grain,
       matterId,
@@ -121,6 +123,18 @@ export class Matters {
       { kind: 'matter.opened', verb: 'intake', by: 'gate', note: `Matter opened in intake; Asset ${assetId} minted`, data: facts as unknown as Record<string, unknown> },
       alsoWrite,
     );
+    this.mintings.set(entity, written.find((e) => e.stream === assetId)!);
+    return entity;
+  }
+
+  /** The journaled minting of the Matter's Asset. */
+  async mintingOf(entity: MatterEntity): Promise<JournalEvent> {
+    let minted = this.mintings.get(entity);
+    if (!minted) {
+      [minted] = await this.supervisor.journal.readStream(factsOf(entity).assetId);
+      this.mintings.set(entity, minted);
+    }
+    return minted;
   }
 
   async get(grain: string, id: string): Promise<MatterEntity> {

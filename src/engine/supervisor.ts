@@ -28,6 +28,8 @@ export interface SupervisorOptions {
   clock: Clock;
   /** How many idle actors stay resident before the least recently used is passivated. */
   residentActors?: number;
+  /** The kinds of entity whose streams are actors (Matters, Deadline Ladders, Enrollments). */
+  entities: EntityDefinition[];
 }
 
 /** A previewed command: the facts each event would emit (null once one is refused) and the steps it would take. */
@@ -52,12 +54,15 @@ export class Supervisor {
    */
   private readonly previews = new WeakMap<Entity, Preview>();
   private readonly capacity: number;
+  /** Entity definitions by the kind of the event that opens their streams. */
+  private readonly definitions: Map<string, EntityDefinition>;
 
   constructor(options: SupervisorOptions) {
     this.journal = options.journal;
     this.bus = options.bus;
     this.clock = options.clock;
     this.capacity = options.residentActors ?? 20_000;
+    this.definitions = new Map(options.entities.map((d) => [d.openedKind, d]));
   }
 
   /** The live entity, rehydrated from the journal on first touch; null when no such stream. */
@@ -174,25 +179,40 @@ export class Supervisor {
    * Opens a new entity stream: the opening fact carries the machine input as
    * its cause so a later fold can rebuild the actor. The writes `alsoWrite`
    * returns land in the same transaction (an Asset minted with its Matter, its
-   * ladder, ...); it is called after the opening fact is stamped.
+   * ladder, ...); it is called after the opening fact is stamped. Returns the
+   * entity and everything the transaction wrote.
    */
-  async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: () => StreamWrite[] = () => []): Promise<Entity<M>> {
+  async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: () => StreamWrite[] = () => []): Promise<{ entity: Entity<M>; written: JournalEvent[] }> {
     return this.mailboxes.run(id, async () => {
       // The opening fact is stamped first so instants follow journal order.
       const first = factToEvent({ ...opened, kind: definition.openedKind }, id, this.clock.stamp(), { type: 'xstate.init', input });
       const written = await this.append(grain, [{ stream: id, expectedVersion: 0, events: [first] }, ...alsoWrite()]);
-      const journal = written.filter((w) => w.stream === id);
-      const entity = new Entity(definition, id, grain, journal, fold(definition.machine, journal));
-      this.keep(entity as unknown as Entity);
-      return entity;
+      const entity = this.resident.get(id);
+      if (entity?.definition !== definition) throw new Error(`${definition.openedKind} is not among the supervisor's entity definitions`);
+      return { entity: entity as unknown as Entity<M>, written };
     });
   }
 
   /** Appends and announces: the bus hears of a write only after it is durable. */
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
     const written = await this.journal.append(grain, writes);
+    this.keepOpened(grain, written);
     this.bus.emit('committed', written);
     return written;
+  }
+
+  /**
+   * An entity stream a commit opened becomes resident from the events it
+   * wrote, as a fold of them (the same fold a later rehydration would run):
+   * a stream just written is never read back.
+   */
+  private keepOpened(grain: string, written: JournalEvent[]): void {
+    for (const opening of written) {
+      const definition = opening.version === 1 ? this.definitions.get(opening.kind) : undefined;
+      if (!definition) continue;
+      const journal = written.filter((w) => w.stream === opening.stream);
+      this.keep(new Entity(definition, opening.stream, grain, journal, fold(definition.machine, journal)));
+    }
   }
 
   /** Stamps a plain fact (no machine) for a stream that is not an actor: assets, grains. */

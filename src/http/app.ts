@@ -9,12 +9,12 @@ import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-r
 import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
 import { createBus } from '../engine/bus.ts';
 import { Keys } from '../engine/keys.ts';
-import { Ladders } from '../engine/ladders.ts';
-import { Matters } from '../engine/matters.ts';
+import { LADDER, Ladders } from '../engine/ladders.ts';
+import { MATTER, Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
 import { Conflicts } from '../engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
-import { Firms } from '../engine/firms.ts';
+import { ENROLLMENT, Firms } from '../engine/firms.ts';
 import { Tenants } from '../engine/tenants.ts';
 import { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
@@ -63,7 +63,7 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 export function createServices(options: BuildOptions): Services {
   const clock = options.clock ?? systemClock;
   const bus = createBus();
-  const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors });
+  const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
   const supply = options.supply ?? simulatedSupplyNetwork();
   const signers = options.signers ?? simulatedSignerRegistry;
   const matters = new Matters(supervisor, supply, signers);

@@ -90,5 +90,21 @@ describe('the supervisor', () => {
     m.actor.send({ type: 'ADVANCE', by: 'agent' });
     expect(m.snapshot().value).toEqual({ open: 'examine' });
   });
+
+  it('keeps the actors a commit opens resident from the events it wrote: a new Matter, its ladder and its minting are never read back', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
+    const reads = vi.spyOn(journal, 'readStream');
+    const m = await services.matters.create('g', { matterType: 'patent_utility' });
+    const minted = await services.matters.mintingOf(m);
+    const ladder = await services.ladders.viewOf('g', minted.stream);
+    expect(reads).not.toHaveBeenCalled();
+    expect(minted.kind).toBe('asset.minted');
+    expect(ladder).not.toBeNull();
+    // What it holds is what a rehydration from the journal gives.
+    const again = createServices({ journal });
+    expect((await again.ladders.get('g', minted.stream)).snapshot().value).toEqual((await services.ladders.get('g', minted.stream)).snapshot().value);
+    expect(await again.matters.mintingOf(await again.matters.get('g', m.id))).toEqual(minted);
+  });
 });
 

@@ -22,21 +22,9 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
   const { matters } = services;
   app.addHook('preHandler', resolveGrain(services));
 
-  // An Asset's minting is never rewritten: read it once per live Matter.
-  const mintings = new WeakMap<MatterEntity, JournalEvent>();
-  const mintingOf = async (entity: MatterEntity) => {
-    let minted = mintings.get(entity);
-    if (!minted) {
-      [minted] = await services.journal.readStream(entity.opened.data.assetId as string);
-      mintings.set(entity, minted);
-    }
-    return minted;
-  };
-  const withAsset = async (entity: MatterEntity) => {
-    const minted = await mintingOf(entity);
-    // The Asset carries its Deadline Ladder (the same view as GET /deadlines/{assetId}).
-    return { ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) };
-  };
+  // The Asset carries its Deadline Ladder (the same view as GET /deadlines/{assetId}).
+  const assetWithLadder = async (minted: JournalEvent, entity: MatterEntity) => ({ ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) });
+  const withAsset = async (entity: MatterEntity) => assetWithLadder(await matters.mintingOf(entity), entity);
 
   app.get('/matters', { schema: { querystring: ListMattersQuery, response: R.list } }, async (request) => {
     const q = request.query as { filter?: string; tag?: string; scope?: string; after?: number; limit: number };
@@ -140,7 +128,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     const [minted] = await services.journal.readStream(id);
     if (!minted || minted.kind !== 'asset.minted' || minted.grain !== request.grain) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
     const entity = await matters.get(request.grain, minted.data.matterId as string);
-    return ok({ asset: { ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(request.grain, id) } });
+    return ok({ asset: await assetWithLadder(minted, entity) });
   });
 }
 
