@@ -183,13 +183,13 @@ export class Supervisor {
    * entity and everything the transaction wrote.
    */
   async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: () => StreamWrite[] = () => []): Promise<{ entity: Entity<M>; written: JournalEvent[] }> {
+    // Checked before anything is written: the entity is made resident by `append`, from its definition.
+    if (this.definitions.get(definition.openedKind) !== definition) throw new Error(`${definition.openedKind} is not among the supervisor's entity definitions`);
     return this.mailboxes.run(id, async () => {
       // The opening fact is stamped first so instants follow journal order.
       const first = factToEvent({ ...opened, kind: definition.openedKind }, id, this.clock.stamp(), { type: 'xstate.init', input });
       const written = await this.append(grain, [{ stream: id, expectedVersion: 0, events: [first] }, ...alsoWrite()]);
-      const entity = this.resident.get(id);
-      if (entity?.definition !== definition) throw new Error(`${definition.openedKind} is not among the supervisor's entity definitions`);
-      return { entity: entity as unknown as Entity<M>, written };
+      return { entity: this.resident.get(id) as unknown as Entity<M>, written };
     });
   }
 
