@@ -118,9 +118,6 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   const app = createFastify(options);
   installAuth(app, services);
   await installContract(app);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('request-id', request.id);
-  });
   app.decorate('services', services);
   const sse = new SseHub(services.journal, services.bus, { keepAliveMs: options.sseKeepAliveMs, maxBufferedBytes: options.sseMaxBufferedBytes });
   // Open event streams would hold server.close() forever: end them before it runs.
