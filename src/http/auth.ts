@@ -4,10 +4,11 @@
  * - A presented key (`Authorization: Bearer <key>`) is always checked: an
  *   unknown or malformed one is 401, on any door.
  * - Reads are keyless, and so is everything inside a sandbox grain
- *   (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`) and sandbox
- *   provisioning. Every other write on the top-level surface needs a key:
- *   401 naming `POST /keys` without one. This is default-deny: a new top-level
- *   write route needs a key unless it opts out with `config.keyless` (a reason).
+ *   (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`). Every other write on
+ *   the top-level surface needs a key: 401 naming `POST /keys` without one.
+ *   This is default-deny: a top-level write needs a key unless its route opts
+ *   out with `config.keyless` (a reason), as sandbox provisioning, the key
+ *   door and the doors blocked to every caller do.
  * - `X-Actor` and `X-Mandate` are carried as provenance and never trusted as
  *   proof: they never raise the caller's tier.
  * - A route whose `config.paidAct` names a price reserves it against the key's
@@ -55,27 +56,12 @@ declare module 'fastify' {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Route patterns inside a sandbox grain: keyless by the spec. */
 const SANDBOX_GRAIN = /^\/(workspaces|tenants|firms)\/:[^/]+/;
-/** Keyless top-level writes: provisioning and the key door itself. */
-const KEYLESS_WRITES: Record<string, string> = {
-  '/keys': 'the key door itself',
-  '/workspaces': 'sandbox provisioning is anonymous',
-  '/tenants': 'sandbox provisioning is anonymous',
-  '/firms': 'sandbox provisioning is anonymous',
-};
-/**
- * Top-level doors that answer 403 BLOCKED to every caller until practitioner
- * credential verification is live: a key cannot open them, so asking for one
- * first would only mislead.
- */
-const BLOCKED_AT_TOP_LEVEL = [/^\/conflicts\/:[^/]+\/entries$/];
 
 const PROVENANCE_LIMITS = { 'x-actor': 200, 'x-mandate': 4000 } as const;
 
-/** Does this route, as registered, need a key? */
+/** Does this route, as registered, need a key? Not a read, not a route that says why it needs none (`config.keyless`), not a sandbox grain's. */
 export function needsKey(method: string, url: string, keyless?: string): boolean {
-  if (READS.has(method) || keyless !== undefined) return false;
-  if (SANDBOX_GRAIN.test(url) || url in KEYLESS_WRITES) return false;
-  return !BLOCKED_AT_TOP_LEVEL.some((re) => re.test(url));
+  return !READS.has(method) && keyless === undefined && !SANDBOX_GRAIN.test(url);
 }
 
 function unauthorized(reply: FastifyReply, code: string, error: string) {

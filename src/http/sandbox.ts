@@ -15,6 +15,9 @@ export function grainKindOf(grain: string | undefined): GrainKind | null {
   return KIND_OF_PREFIX[grain.slice(0, grain.indexOf('_'))] ?? null;
 }
 
+/** The `config.keyless` reason of the provisioning doors (POST /workspaces, /tenants, /firms): the creation bound stands in for a key. */
+export const SANDBOX_PROVISIONING = 'sandbox provisioning is anonymous';
+
 /** Takes a creation slot for the caller, or refuses 429 BLOCKED with Retry-After. */
 export function admitCreation(services: Services, kind: GrainKind, request: FastifyRequest, reply: FastifyReply): void {
   const bounded = services.creationBound.admit(kind, request.ip);

@@ -64,7 +64,8 @@ export async function conflictRoutes(app: FastifyInstance, { services }: { servi
     return page(entries, request.query as Query, { practitioner: practitionerId }, `no entries on ${practitionerId}'s ledger: POST ${where(request)}/conflicts/${practitionerId}/entries {"nameHash": <sha256 hex>} records one`);
   });
 
-  app.post('/conflicts/:practitionerId/entries', { schema: { params: PractitionerParams, body: ConflictEntryBody, response: R.record }, preValidation: refuseTopLevel }, async (request, reply) => {
+  // At the top level this door is BLOCKED to every caller and a key cannot open it: asking for one first would only mislead.
+  app.post('/conflicts/:practitionerId/entries', { config: { keyless: 'blocked to every caller at the top level until practitioner credential verification is live' }, schema: { params: PractitionerParams, body: ConflictEntryBody, response: R.record }, preValidation: refuseTopLevel }, async (request, reply) => {
     const { practitionerId } = request.params as { practitionerId: string };
     const entry = await conflicts.record(request.grain, { kind: 'practitioner', id: practitionerId }, (request.body as { nameHash: string }).nameHash);
     return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { practitioner: practitionerId } }));

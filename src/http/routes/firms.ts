@@ -8,7 +8,7 @@ import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts
 import { enrollmentRow, type FirmRouting } from '../../engine/firms.ts';
 import { grainView } from '../../engine/workspaces.ts';
 import { empty, listed, ok } from '../envelopes.ts';
-import { admitCreation } from '../sandbox.ts';
+import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { Type } from '@sinclair/typebox';
 import { Strict, Text } from '../schemas/common.ts';
 import { actorKeyRefusal, EnrollmentBody, FirmMemberParams, FirmParams, FirmRoutingBody, meritsKeyRefusal } from '../schemas/grains.ts';
@@ -22,7 +22,7 @@ const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
 export async function firmRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { firms } = services;
 
-  app.post('/firms', { schema: { response: R.open } }, async (request, reply) => {
+  app.post('/firms', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'firm', request, reply);
     const grain = await firms.open();
     request.grain = grain.record.id;

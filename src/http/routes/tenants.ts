@@ -13,7 +13,7 @@ import { refuse } from '../../domain/refusal.ts';
 import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
 import { grainView, type Grain } from '../../engine/workspaces.ts';
 import { empty, ok } from '../envelopes.ts';
-import { admitCreation } from '../sandbox.ts';
+import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.ts';
@@ -46,7 +46,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
     request.grain = grain.record.id;
   };
 
-  app.post('/tenants', { schema: { response: R.open } }, async (request, reply) => {
+  app.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { FIXTURE_LISTING } from '../../domain/fixtures.ts';
 import { grainView } from '../../engine/workspaces.ts';
 import { ok } from '../envelopes.ts';
-import { admitCreation } from '../sandbox.ts';
+import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { WorkspaceParams } from '../schemas/common.ts';
 import { WorkspaceResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -13,7 +13,7 @@ type Params = { workspaceId: string };
 export async function workspaceRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { workspaces, journal } = services;
 
-  app.post('/workspaces', { schema: { response: R.open } }, async (request, reply) => {
+  app.post('/workspaces', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'workspace', request, reply);
     const { record } = await workspaces.open();
     request.grain = record.id;
