@@ -116,6 +116,16 @@ export class ServiceClient {
    * rejects with `ServiceUnreachable` only when there was no answer.
    */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ServiceAnswer> {
+    const { response, bytes } = await this.requestBytes(method, path, options);
+    return answerOf(response, new TextDecoder().decode(bytes));
+  }
+
+  /**
+   * One request, its body read whole as the exact bytes served (the contract
+   * suite pins them); `request` reads them as an answer. Rejects with
+   * `ServiceUnreachable` only when there was no answer.
+   */
+  async requestBytes(method: string, path: string, options: RequestOptions = {}): Promise<{ response: Response; bytes: Buffer }> {
     const url = this.url(path, options.query);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -130,23 +140,26 @@ export class ServiceClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    let response: Response;
-    let text: string;
     try {
-      response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
-      text = await response.text();
+      const response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
+      return { response, bytes: Buffer.from(await response.arrayBuffer()) };
     } catch (error) {
-      throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, timeout, this.timeoutMs));
+      throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, timeout.aborted ? this.timeoutMs : undefined));
     }
-    const contentType = response.headers.get('content-type') ?? '';
-    return {
-      status: response.status,
-      ok: response.status >= 200 && response.status < 300,
-      body: parseBody(text, contentType),
-      contentType,
-      ...(response.headers.get('request-id') ? { requestId: response.headers.get('request-id')! } : {}),
-    };
   }
+}
+
+/** What a response means, given the text of its body: JSON when it says so (else the text), `null` when empty. */
+export function answerOf(response: Response, text: string): ServiceAnswer {
+  const contentType = response.headers.get('content-type') ?? '';
+  const requestId = response.headers.get('request-id');
+  return {
+    status: response.status,
+    ok: response.status >= 200 && response.status < 300,
+    body: parseBody(text, contentType),
+    contentType,
+    ...(requestId ? { requestId } : {}),
+  };
 }
 
 function parseBody(text: string, contentType: string): unknown {
@@ -161,9 +174,9 @@ function parseBody(text: string, contentType: string): unknown {
   return text;
 }
 
-/** Words the cause of a failed fetch: undici hides it in `cause`. */
-export function describeFetchError(error: unknown, timeout?: AbortSignal, timeoutMs?: number): string {
-  if (timeout?.aborted) return `no answer within ${timeoutMs} ms`;
+/** Words the cause of a failed fetch (undici hides it in `cause`); `timedOutAfterMs` when the caller's timeout ended it. */
+export function describeFetchError(error: unknown, timedOutAfterMs?: number): string {
+  if (timedOutAfterMs !== undefined) return `no answer within ${timedOutAfterMs} ms`;
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   if (cause?.message) return cause.code && !cause.message.includes(cause.code) ? `${cause.code}: ${cause.message}` : cause.message;
   if (cause?.code) return cause.code;

@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { runSuite, type SuiteRun } from '../verify/run-suite.ts';
 import { SUITE_ID, SUITE_PIN } from '../verify/suite.ts';
 import { EXIT } from './exit-codes.ts';
+import { DEFAULT_BASE_URL, ServiceUnreachable } from './service-client.ts';
 import { SHA256_HEX } from '../domain/hash.ts';
 
 export interface VerifyStreams {
@@ -47,7 +48,8 @@ export async function verifyCommand(args: string[], streams: VerifyStreams = { s
     streams.stdout.write(`${USAGE}\nRuns the contract suite (${SUITE_ID}) the service publishes at /verify/suite.json\nagainst it and prints which requirements hold. Exit 0 when all hold.\n`);
     return EXIT.ok;
   }
-  const base = values.url ?? env.LEGALWORK_URL ?? 'http://127.0.0.1:3000';
+  // Not clientOptionsFromEnv: the suite is keyless (LEGALWORK_KEY stays home), and an empty LEGALWORK_URL is a bad address here.
+  const base = values.url ?? env.LEGALWORK_URL ?? DEFAULT_BASE_URL;
   try {
     new URL(base);
   } catch {
@@ -62,11 +64,13 @@ export async function verifyCommand(args: string[], streams: VerifyStreams = { s
   try {
     run = await runSuite(base);
   } catch (error) {
-    // fetch fails with a TypeError (connection refused, unknown host) or a timeout; anything else is the answer's fault.
-    const unreachable = error instanceof TypeError || ['TimeoutError', 'AbortError'].includes((error as Error).name);
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    streams.stderr.write(`legalwork verify: ${unreachable ? `no answer from ${base}` : `${base} does not publish a usable suite`}: ${cause}\n`);
-    return unreachable ? EXIT.unreachable : EXIT.refused;
+    // No answer at all is the client's ServiceUnreachable; anything else is the answer's fault.
+    if (error instanceof ServiceUnreachable) {
+      streams.stderr.write(`legalwork verify: no answer from ${base}: ${error.reason}\n`);
+      return EXIT.unreachable;
+    }
+    streams.stderr.write(`legalwork verify: ${base} does not publish a usable suite: ${(error as Error).message}\n`);
+    return EXIT.refused;
   }
   const pinHolds = values.pin === undefined || values.pin === run.suite.pin;
   streams.stdout.write(values.json ? `${JSON.stringify({ ...run, pinHolds }, null, 2)}\n` : render(run, values.pin));

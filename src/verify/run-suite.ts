@@ -2,10 +2,12 @@
  * Runs a published contract suite against a running service: fetches the
  * suite the service publishes (or takes one given), computes its pin from the
  * exact bytes served, checks the /verify page prints that pin, then checks
- * every declarative row against the live service. Pure `fetch`; no state.
+ * every declarative row against the live service, through the CLI's one
+ * service client (keyless: the suite is what anyone may check). No state.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Requirement, SuiteDocument } from './suite.ts';
+import { ServiceClient, ServiceUnreachable } from '../cli/service-client.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
 export interface RowResult {
@@ -29,8 +31,7 @@ export interface SuiteRun {
 }
 
 export interface RunOptions {
-  fetch?: typeof fetch;
-  /** Per-request timeout in milliseconds. */
+  /** Per-request timeout in milliseconds (default 10 s: the suite's rows are cheap reads). */
   timeoutMs?: number;
 }
 
@@ -71,18 +72,27 @@ export function check(row: Requirement, status: number, contentType: string, bod
   return problems;
 }
 
-/** A base address with a trailing slash, so a service mounted under a path keeps it. */
-const baseOf = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+/**
+ * A keyless client for `baseUrl`. An absolute address that is not http(s)
+ * is one nothing answers at, as `fetch` always had it: unreachable, never a
+ * bad command line.
+ */
+function clientFor(baseUrl: string, options: RunOptions): ServiceClient {
+  try {
+    return new ServiceClient({ baseUrl, timeoutMs: options.timeoutMs ?? 10_000 });
+  } catch (error) {
+    throw new ServiceUnreachable(baseUrl, (error as Error).message);
+  }
+}
 
-async function get(base: string, path: string, headers: Record<string, string>, options: RunOptions) {
-  const res = await (options.fetch ?? fetch)(new URL(path.replace(/^\//, ''), baseOf(base)), { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000), redirect: 'manual' });
-  const bytes = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', bytes, text: bytes.toString('utf8') };
+async function get(client: ServiceClient, path: string, headers: Record<string, string>) {
+  const { response, bytes } = await client.requestBytes('GET', path, { headers });
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', bytes, text: bytes.toString('utf8') };
 }
 
 /** Fetches the published suite; its pin is the sha256 of the exact bytes served. */
-export async function fetchSuite(baseUrl: string, options: RunOptions = {}): Promise<{ suite: SuiteDocument; pin: string }> {
-  const res = await get(baseUrl, '/verify/suite.json', { accept: 'application/json' }, options);
+export async function fetchSuite(client: ServiceClient): Promise<{ suite: SuiteDocument; pin: string }> {
+  const res = await get(client, '/verify/suite.json', { accept: 'application/json' });
   if (res.status !== 200) throw new Error(`GET /verify/suite.json answered ${res.status}`);
   const suite = JSON.parse(res.text) as SuiteDocument;
   if (suite?.$type !== 'Suite' || typeof suite.name !== 'string' || !Array.isArray(suite.requirements)) throw new Error('GET /verify/suite.json is not a Suite document');
@@ -94,12 +104,12 @@ export async function fetchSuite(baseUrl: string, options: RunOptions = {}): Pro
  * Rows run one after another so a small service is never flooded.
  */
 export async function runSuite(baseUrl: string, options: RunOptions & { given?: { suite: SuiteDocument; pin: string } } = {}): Promise<SuiteRun> {
-  const base = baseOf(baseUrl);
-  const { suite, pin } = options.given ?? (await fetchSuite(base, options));
+  const client = clientFor(baseUrl, options);
+  const { suite, pin } = options.given ?? (await fetchSuite(client));
   const id = `${suite.name}@${suite.version}`;
   let pagePinned = false;
   try {
-    const page = await get(base, '/verify', { accept: 'text/html' }, options);
+    const page = await get(client, '/verify', { accept: 'text/html' });
     pagePinned = page.status === 200 && page.text.includes(id) && page.text.includes(pin);
   } catch {
     pagePinned = false;
@@ -107,11 +117,11 @@ export async function runSuite(baseUrl: string, options: RunOptions & { given?: 
   const results: RowResult[] = [];
   for (const row of suite.requirements) {
     try {
-      const res = await get(base, row.path, { accept: row.expect.contentType === 'application/json' ? 'application/json' : '*/*', ...(row.headers ?? {}) }, options);
+      const res = await get(client, row.path, { accept: row.expect.contentType === 'application/json' ? 'application/json' : '*/*', ...(row.headers ?? {}) });
       const problems = check(row, res.status, res.contentType, res.text);
       results.push({ id: row.id, method: row.method, path: row.path, ok: problems.length === 0, status: res.status, problems });
     } catch (error) {
-      results.push({ id: row.id, method: row.method, path: row.path, ok: false, status: null, problems: [`no answer: ${(error as Error).message}`] });
+      results.push({ id: row.id, method: row.method, path: row.path, ok: false, status: null, problems: [`no answer: ${error instanceof ServiceUnreachable ? error.reason : (error as Error).message}`] });
     }
   }
   const passed = results.filter((r) => r.ok).length;
