@@ -10,7 +10,7 @@
  * retried until the caller stops following.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describeFetchError, ServiceUnreachable, type ServiceAnswer, type ServiceClient } from './service-client.ts';
+import { answerOf, describeFetchError, ServiceUnreachable, type ServiceAnswer, type ServiceClient } from './service-client.ts';
 import { SseParser } from './sse-parser.ts';
 
 /** The SSE event name the service gives each journal event. */
@@ -76,7 +76,7 @@ export async function followEvents(options: FollowOptions): Promise<FollowOutcom
         });
       } catch (error) {
         if (signal.aborted) return stopped();
-        const failure = new ServiceUnreachable(client.baseUrl, timedOut ? `no answer within ${client.timeoutMs} ms` : describeFetchError(error));
+        const failure = new ServiceUnreachable(client.baseUrl, describeFetchError(error, timedOut ? client.timeoutMs : undefined));
         if (!reached) return { outcome: 'unreachable', error: failure };
         await wait(`cannot reach the service (${failure.reason})`);
         continue;
@@ -146,16 +146,9 @@ function isNotAfter(id: string, last: string): boolean {
   return id === last;
 }
 
+/** The answer given instead of a stream. An empty body stays `""` (what follow has always printed) where the client reads `null`. */
 async function readAnswer(response: Response): Promise<ServiceAnswer> {
   const text = await response.text().catch(() => '');
-  const contentType = response.headers.get('content-type') ?? '';
-  let body: unknown = text;
-  if (contentType.includes('json')) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-  }
-  return { status: response.status, ok: response.ok, body, contentType };
+  const answer = answerOf(response, text);
+  return text === '' ? { ...answer, body: '' } : answer;
 }
