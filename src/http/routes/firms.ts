@@ -8,6 +8,7 @@ import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts
 import { enrollmentRow, type FirmRouting } from '../../engine/firms.ts';
 import { grainView } from '../../engine/workspaces.ts';
 import { empty, listed, ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { Type } from '@sinclair/typebox';
 import { Strict, Text } from '../schemas/common.ts';
@@ -31,9 +32,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
 
   // Every door of one firm: the firm resolves first, so an unknown or expired one is 404 before any body check.
   await app.register(async (firm) => {
-    firm.addHook('preValidation', async (request: FastifyRequest) => {
-      request.grain = (await firms.resolve((request.params as Params).firmId)).record.id;
-    });
+    firm.addHook('preValidation', resolveGrain(services));
 
     firm.get('/firms/:firmId', { schema: { params: FirmParams, response: R.get } }, async (request) => {
       const grain = await firms.resolve(request.grain);

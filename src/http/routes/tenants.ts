@@ -13,6 +13,7 @@ import { refuse } from '../../domain/refusal.ts';
 import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
 import { grainView, type Grain } from '../../engine/workspaces.ts';
 import { empty, ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
 import { Type } from '@sinclair/typebox';
@@ -41,10 +42,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
   };
 
   /** Resolves the tenant first, so an unknown or expired one is 404 before any body check. */
-  const resolveFirst = async (request: FastifyRequest) => {
-    const grain = await tenants.resolve((request.params as Params).tenantId);
-    request.grain = grain.record.id;
-  };
+  const resolveFirst = resolveGrain(services);
 
   app.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'tenant', request, reply);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { FIXTURE_LISTING } from '../../domain/fixtures.ts';
 import { grainView } from '../../engine/workspaces.ts';
 import { ok } from '../envelopes.ts';
+import { resolveGrain } from '../grain.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { WorkspaceParams } from '../schemas/common.ts';
 import { WorkspaceResponses as R } from '../schemas/responses.ts';
@@ -27,9 +28,5 @@ export async function workspaceRoutes(app: FastifyInstance, { services }: { serv
     return ok({ workspace: { ...grainView(workspaces, record), counts: { matters, assets, events } } });
   });
 
-  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures } }, async (request) => {
-    const { record } = await workspaces.resolve((request.params as Params).workspaceId);
-    request.grain = record.id;
-    return ok({ fixtures: FIXTURE_LISTING });
-  });
+  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures }, preHandler: resolveGrain(services) }, async () => ok({ fixtures: FIXTURE_LISTING }));
 }
