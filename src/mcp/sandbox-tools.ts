@@ -12,7 +12,7 @@ import { MATTER_TYPES } from '../domain/matter-types.ts';
 import { grainPrefix, seg } from '../cli/service-client.ts';
 import { isToolResult, type Caller } from './call.ts';
 import { anId, MatterId, WorkspaceId } from './schemas.ts';
-import { refusal } from './tool-result.ts';
+import { fromAnswer, refusal } from './tool-result.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
 const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
@@ -125,7 +125,7 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       if (gig === undefined) {
         const read = await caller.fetch('sandbox_gig_result', 'GET', path, { keyless: true });
         if (isToolResult(read)) return read;
-        if (!read.ok) return caller.call('sandbox_gig_result', 'GET', path, { keyless: true });
+        if (!read.ok) return fromAnswer(read);
         const matter = (read.body as { matter?: { pendingGigId?: string; status?: string } }).matter;
         if (!matter?.pendingGigId) {
           return refusal('NO_PENDING_GIG', `Matter ${matterId} holds no pending Gig (it is ${matter?.status ?? 'in an unknown state'}): advance it into a reserved act (sign, file) first`, { matterId, status: matter?.status });
