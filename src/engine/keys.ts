@@ -68,9 +68,7 @@ export class Keys {
       ...(request.building !== undefined ? { building: request.building } : {}),
       spendCeilingUsd: request.spendCeilingUsd ?? null,
     };
-    const [issued] = await this.supervisor.append(KEYS_GRAIN, [
-      { stream, expectedVersion: 0, events: [this.supervisor.stamp({ kind: 'key.issued', by: 'gate', note: `API key ${id} issued`, data }, id)] },
-    ]);
+    const [issued] = await this.supervisor.openStream(KEYS_GRAIN, stream, { kind: 'key.issued', by: 'gate', note: `API key ${id} issued`, data }, id);
     const record = fold([issued]);
     this.byHash.set(hash, record);
     return { key, record };

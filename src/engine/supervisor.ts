@@ -220,6 +220,14 @@ export class Supervisor {
     return factToEvent(fact, subject, this.clock.stamp(), { type: fact.kind });
   }
 
+  /**
+   * Opens a plain stream with its one stamped fact, at version 0: a stream of
+   * that name already written is a VersionConflict, so nothing is written twice.
+   */
+  openStream(grain: string, stream: string, fact: Fact, subject: string = stream): Promise<JournalEvent[]> {
+    return this.append(grain, [{ stream, expectedVersion: 0, events: [this.stamp(fact, subject)] }]);
+  }
+
   get residentCount(): number {
     return this.resident.size;
   }

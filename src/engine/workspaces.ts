@@ -63,13 +63,7 @@ export class SandboxGrains {
   async open(): Promise<Grain> {
     const id = newId(PREFIX[this.kind]);
     const expiresAt = new Date(this.now() + this.ttlSeconds * 1000).toISOString();
-    const written = await this.supervisor.append(id, [
-      {
-        stream: id,
-        expectedVersion: 0,
-        events: [this.supervisor.stamp({ kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } }, id)],
-      },
-    ]);
+    const written = await this.supervisor.openStream(id, id, { kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } });
     const grain = { record: recordOf(this.kind, written[0]), stream: written };
     this.remember(grain);
     return grain;

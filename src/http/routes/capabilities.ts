@@ -113,13 +113,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse } }, async (request, reply, c) => {
       const { kind, title, content, ...extra } = make(request.body as Body) as drafts.Draft & Record<string, unknown>;
       const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
-      const [written] = await services.supervisor.append(request.grain, [
-        {
-          stream: artifact.id,
-          expectedVersion: 0,
-          events: [services.supervisor.stamp({ kind: 'capability.recorded', by: 'gate', note: `${c.method} ${c.path}: ${artifact.kind} drafted (sha256 ${artifact.sha256})`, data: { route: `${c.method} ${c.path}`, artifactId: artifact.id, kind: artifact.kind, title: artifact.title, sha256: artifact.sha256, bytes: artifact.bytes, ...provenanceData(request) } }, artifact.id)],
-        },
-      ]);
+      const [written] = await services.supervisor.openStream(request.grain, artifact.id, { kind: 'capability.recorded', by: 'gate', note: `${c.method} ${c.path}: ${artifact.kind} drafted (sha256 ${artifact.sha256})`, data: { route: `${c.method} ${c.path}`, artifactId: artifact.id, kind: artifact.kind, title: artifact.title, sha256: artifact.sha256, bytes: artifact.bytes, ...provenanceData(request) } });
       return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq: written.seq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
     });
 
@@ -140,20 +134,14 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
 
   // Unreserved acts: completed on the simulated registry, receipt journaled.
   const paid = (c: Capability) => ({ paidAct: () => ({ priceUsd: c.priceUsd!, act: `${c.method} ${c.path}` }) });
-  const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) => {
+  const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) => {
     const c = capabilityAt('POST', path);
     route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply) => {
       const body = request.body as Body;
-      const { stream, ...receipt } = await receiptOf(body, request);
+      const { stream, ...receipt } = await receiptOf(body, request, c);
       const actId = newId('rc');
       try {
-        await services.supervisor.append(request.grain, [
-          {
-            stream: stream ?? actId,
-            expectedVersion: 0,
-            events: [services.supervisor.stamp({ kind: 'capability.acted', by: 'gate', note: `${c.method} ${c.path}: completed on the simulated registry, receipt ${receipt.id}`, data: { route: `${c.method} ${c.path}`, actId, priceUsd: c.priceUsd, receipt: { ...receipt, synthetic: true }, ...provenanceData(request) } }, actId)],
-          },
-        ]);
+        await services.supervisor.openStream(request.grain, stream ?? actId, { kind: 'capability.acted', by: 'gate', note: `${c.method} ${c.path}: completed on the simulated registry, receipt ${receipt.id}`, data: { route: `${c.method} ${c.path}`, actId, priceUsd: c.priceUsd, receipt: { ...receipt, synthetic: true }, ...provenanceData(request) } }, actId);
       } catch (error) {
         // Two identical acts raced on one named stream: the later one lost.
         if (error instanceof VersionConflict) throw refuse.conflict('ACT_ALREADY_TAKEN', `${c.method} ${c.path}: the same act was just taken here by another request; nothing was written`);
@@ -171,8 +159,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     const n = digits(`${b.title}/${b.specificationSha256}/${newId('rc')}`, 6);
     return { id: `63/${n.slice(0, 3)},${n.slice(3)}`, registry: 'patent office (simulated)', title: b.title, inventors: b.inventors };
   });
-  act('/patent/pay-maintenance', async (b, request) => {
-    const c = capabilityAt('POST', '/patent/pay-maintenance');
+  act('/patent/pay-maintenance', async (b, request, c) => {
     const p = patentOf(b.patentNumber);
     if (!p) throw missing(c, `patent ${b.patentNumber}`, 'PATENT_NOT_FOUND');
     const w = p.maintenance.find((m) => m.window === b.window)!;
@@ -208,13 +195,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
         if (error instanceof SupplyRefused) throw refuse.supplyRefused(`the supply network refused the Gig for ${c.method} ${c.path}: ${error.message}; nothing was written`, { route: `${c.method} ${c.path}` });
         throw error;
       }
-      await services.supervisor.append(request.grain, [
-        {
-          stream: actId,
-          expectedVersion: 0,
-          events: [services.supervisor.stamp({ kind: 'capability.escalated', by: 'gate', note: `${c.method} ${c.path}: reserved act posted as Gig ${gigId} for a ${credential} Signer`, data: { route: `${c.method} ${c.path}`, actId, gigId, credential, reservedAct, priceUsd: c.priceUsd, ...(body.signerId ? { preferredSigner: body.signerId } : {}), ...provenanceData(request) } }, actId)],
-        },
-      ]);
+      await services.supervisor.openStream(request.grain, actId, { kind: 'capability.escalated', by: 'gate', note: `${c.method} ${c.path}: reserved act posted as Gig ${gigId} for a ${credential} Signer`, data: { route: `${c.method} ${c.path}`, actId, gigId, credential, reservedAct, priceUsd: c.priceUsd, ...(body.signerId ? { preferredSigner: body.signerId } : {}), ...provenanceData(request) } });
       return reply.status(202).send(
         ok({
           status: 'waiting_on_signer',
