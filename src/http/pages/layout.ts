@@ -3,6 +3,9 @@
  * resource (a page must load without a network error in the console), a
  * navigation bar, and a per-response nonce for the page's own script.
  */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STYLE = `
@@ -74,10 +77,16 @@ ${page.script ? `<script nonce="${nonce}">\n${page.script}\n</script>` : ''}
 }
 
 /** Headers for a page: its own script only, nothing from elsewhere. */
-export const pageHeaders = (nonce: string) => ({
+const pageHeaders = (nonce: string) => ({
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
 });
+
+/** Answers a page under a fresh nonce, so only its own script may run. */
+export function sendPage(reply: FastifyReply, page: Page) {
+  const nonce = randomBytes(16).toString('base64');
+  return reply.headers(pageHeaders(nonce)).send(renderPage(page, nonce));
+}

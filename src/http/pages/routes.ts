@@ -1,29 +1,17 @@
 /** The pages for people: /docs (with the generated diagrams) and /sandbox. */
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Refusal } from '../../domain/refusal.ts';
 import { Media } from '../schemas/responses.ts';
 import { Type } from '@sinclair/typebox';
 import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
 import { docsPage } from './docs.ts';
-import { pageHeaders, renderPage, type Page } from './layout.ts';
+import { sendPage } from './layout.ts';
 import { sandboxPage } from './sandbox.ts';
 
 export async function pageRoutes(app: FastifyInstance) {
-  const send = (page: Page) => {
-    const nonce = randomBytes(16).toString('base64');
-    return { headers: pageHeaders(nonce), html: renderPage(page, nonce) };
-  };
+  app.get('/docs', { schema: { summary: 'The docs page for people', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => sendPage(reply, docsPage(await listDiagrams())));
 
-  app.get('/docs', { schema: { summary: 'The docs page for people', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => {
-    const { headers, html } = send(docsPage(await listDiagrams()));
-    return reply.headers(headers).send(html);
-  });
-
-  app.get('/sandbox', { schema: { summary: 'The sandbox page: walk a Matter in the browser', tags: ['discovery'], response: { 200: Media('text/html', 'the sandbox page') } } }, async (_request, reply) => {
-    const { headers, html } = send(sandboxPage());
-    return reply.headers(headers).send(html);
-  });
+  app.get('/sandbox', { schema: { summary: 'The sandbox page: walk a Matter in the browser', tags: ['discovery'], response: { 200: Media('text/html', 'the sandbox page') } } }, async (_request, reply) => sendPage(reply, sandboxPage()));
 
   app.get(
     '/docs/diagrams/:file',

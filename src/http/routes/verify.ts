@@ -2,11 +2,10 @@
  * The published contract suite: `GET /verify/suite.json` serves the suite's
  * exact bytes (the pin is their sha256), `GET /verify` the page naming it.
  */
-import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { SUITE_BYTES, SUITE_PIN } from '../../verify/suite.ts';
-import { pageHeaders, renderPage } from '../pages/layout.ts';
+import { sendPage } from '../pages/layout.ts';
 import { verifyPage } from '../pages/verify.ts';
 import { Media } from '../schemas/responses.ts';
 
@@ -19,8 +18,5 @@ export async function verifyRoutes(app: FastifyInstance) {
     return reply.send(SUITE_BYTES);
   });
 
-  app.get('/verify', { schema: { summary: 'The suite page, naming the suite and its digest pin', tags: ['discovery'], response: { 200: Media('text/html', 'the suite page') } } }, async (_request, reply) => {
-    const nonce = randomBytes(16).toString('base64');
-    return reply.headers(pageHeaders(nonce)).send(renderPage(verifyPage(), nonce));
-  });
+  app.get('/verify', { schema: { summary: 'The suite page, naming the suite and its digest pin', tags: ['discovery'], response: { 200: Media('text/html', 'the suite page') } } }, async (_request, reply) => sendPage(reply, verifyPage()));
 }
