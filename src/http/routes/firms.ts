@@ -16,6 +16,7 @@ import { actorKeyRefusal, EnrollmentBody, FirmMemberParams, FirmParams, FirmRout
 import { FirmResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { firmConflictRoutes } from './conflicts.ts';
+import { defaultBody } from './matters.ts';
 
 type Params = { firmId: string; memberId?: string };
 const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
@@ -52,9 +53,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
 
     firm.post('/firms/:firmId/enrollments/:memberId/revoke', {
       schema: { params: FirmMemberParams, body: RevokeBody, response: R.revoke },
-      preValidation: async (request: FastifyRequest) => {
-        if (request.body === undefined || request.body === null) request.body = {};
-      },
+      preValidation: defaultBody,
     }, async (request) => {
       const { entity, revocation } = await firms.revoke(request.grain, (request.params as Params).memberId!);
       return ok({ enrollment: enrollmentRow(entity), revocation });

@@ -133,6 +133,6 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
 }
 
 /** Doors whose body is optional see `{}` when none was sent. */
-async function defaultBody(request: FastifyRequest) {
+export async function defaultBody(request: FastifyRequest) {
   if (request.body === undefined || request.body === null) request.body = {};
 }
