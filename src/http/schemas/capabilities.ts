@@ -1,10 +1,9 @@
 /** Request and response schemas of the listed capability catalog. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Money, Sha256Hex, Strict, Text } from './common.ts';
+import { Enum, Money, Sha256Hex, Strict, Text } from './common.ts';
 import { Any, Bool, Int, Listed, Num, Ok, Str } from './responses.ts';
 
 const Opt = Type.Optional;
-const Enum = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
 // Path parameters: shapes only; whether a record exists is the handler's 404.
 // Not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.

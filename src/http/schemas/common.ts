@@ -8,6 +8,8 @@ export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description:
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
 export const Strict = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+/** A string enum typed as its values' union (a plain `enum`, not TypeBox's `anyOf` of literals). */
+export const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 
 // Path parameters are not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.
 export const MatterParams = Type.Object({ id: Id });

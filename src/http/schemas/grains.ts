@@ -8,11 +8,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MATTER_TYPES } from '../../domain/matter-types.ts';
 import { refuse, type Refusal } from '../../domain/refusal.ts';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
-import { Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
 import { SHA256_HEX } from '../../domain/hash.ts';
 
 const Opt = Type.Optional;
-const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 
 export const TenantParams = Type.Object({ tenantId: Id });
 export const FirmParams = Type.Object({ firmId: Id });

@@ -2,9 +2,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSUMER_PATTERNS } from '../../../machines/matter.ts';
 import { MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
-import { Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
 
-const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 const Opt = Type.Optional;
 
 export const MatterTypeSchema = Enum(MATTER_TYPES, 'a ratified matter type');
