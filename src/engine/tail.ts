@@ -9,7 +9,10 @@
  * stable once N has been seen. `latestSeq` is read after the page, so it is
  * never below the page's last seq.
  */
-import type { Feed, JournalEvent, JournalStore } from '../journal/store.ts';
+import type { Feed, JournalEvent, JournalStore, TailQuery } from '../journal/store.ts';
+
+/** The journal's own tail query: the tail pages exactly what the store reads. */
+export type { TailQuery };
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
@@ -30,12 +33,6 @@ export function tailEntry(e: JournalEvent): TailEntry {
     ...(e.deliverTo !== undefined ? { deliverTo: e.deliverTo } : {}),
     data: e.data,
   };
-}
-
-export interface TailQuery {
-  after: number;
-  limit: number;
-  feed: Feed;
 }
 
 export interface TailPage {
