@@ -3,7 +3,7 @@
  * machine equal to its transition table and the diagrams can be drawn from the
  * machine itself rather than from a hand-kept list.
  */
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
+import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
 
 export interface Edge {
   /** Dotted path of the state that declares the transition (`open.review`). */
@@ -16,7 +16,13 @@ export interface Edge {
   refuses: boolean;
 }
 
-const pathOf = (node: AnyStateNode): string => node.path.join('.');
+/** What a transition does: moves to its target, stays (targetless, with actions), or only refuses the event. */
+export type EdgeKind = 'move' | 'stays' | 'refuses';
+
+export const edgeKind = (e: Edge): EdgeKind => (e.to === null ? (e.refuses ? 'refuses' : 'stays') : 'move');
+
+/** A state node's dotted path (`open.review`; `''` for the root). */
+export const pathOf = (node: AnyStateNode): string => node.path.join('.');
 
 function guardName(guard: unknown): string | null {
   if (!guard) return null;
@@ -35,23 +41,34 @@ export function stateNodes(machine: AnyStateMachine): AnyStateNode[] {
   return out;
 }
 
-export function machineEdges(machine: AnyStateMachine): Edge[] {
-  const edges: Edge[] = [];
+/** One transition as a row, beside xstate's own definition of it (what `getTransitionData` selects). */
+export interface MachineTransition {
+  edge: Edge;
+  definition: AnyTransitionDefinition;
+}
+
+export function machineTransitions(machine: AnyStateMachine): MachineTransition[] {
+  const out: MachineTransition[] = [];
   for (const node of stateNodes(machine)) {
     for (const [event, transitions] of node.transitions) {
       for (const t of transitions) {
         const target = t.target?.[0];
-        edges.push({
+        const edge: Edge = {
           from: pathOf(node),
           event,
           guard: guardName(t.guard),
           to: target ? pathOf(target) : null,
           refuses: !target && t.actions.length === 0,
-        });
+        };
+        out.push({ edge, definition: t });
       }
     }
   }
-  return edges;
+  return out;
+}
+
+export function machineEdges(machine: AnyStateMachine): Edge[] {
+  return machineTransitions(machine).map((t) => t.edge);
 }
 
 /** Final states of the machine, by dotted path. */

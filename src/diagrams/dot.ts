@@ -5,7 +5,7 @@
  * exits are clipped at the cluster's border. Terminals are bold double boxes;
  * refusing transitions are dashed red self-loops.
  */
-import { childrenOf, edgeLabel, type Diagram, type DiagramEdge, type DiagramNode } from './graph.ts';
+import { childrenOf, edgeLabel, nodeOf, type Diagram, type DiagramEdge, type DiagramNode } from './graph.ts';
 
 /** A DOT quoted string; a newline becomes DOT's centred line break. */
 const q = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
@@ -76,7 +76,7 @@ export function toDot(d: Diagram): string {
   ];
   const write = (scope: string | null, depth: number) => {
     const pad = '  '.repeat(depth);
-    const scopeNode = scope === null ? null : d.nodes.find((n) => n.path === scope)!;
+    const scopeNode = scope === null ? null : nodeOf(d, scope);
     const initial = scope === null ? d.initial : scopeNode!.initial;
     out.push(`${pad}${q(startOf(scope))} [shape=point, width=0.12, label=""];`);
     if (scopeNode?.hasAny) out.push(`${pad}${q(anyOf(scope!))} [shape=note, style="dashed", label=${q(`any ${scopeNode.name} state`)}];`);
@@ -91,7 +91,7 @@ export function toDot(d: Diagram): string {
       }
     }
     if (initial) {
-      const target = d.nodes.find((n) => n.path === initial)!;
+      const target = nodeOf(d, initial);
       out.push(target.kind === 'compound' ? `${pad}${q(startOf(scope))} -> ${q(startOf(initial))} [lhead=${q(clusterOf(initial))}];` : `${pad}${q(startOf(scope))} -> ${q(initial)};`);
     }
   };

@@ -10,7 +10,7 @@
  * inside, where both renderers draw them reliably.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { machineEdges, stateNodes, type Edge } from '../../machines/edges.ts';
+import { edgeKind, machineEdges, pathOf, stateNodes, type Edge, type EdgeKind } from '../../machines/edges.ts';
 
 export type NodeKind = 'atomic' | 'compound' | 'final';
 
@@ -27,8 +27,6 @@ export interface DiagramNode {
   /** For a compound: whether transitions are declared on it (it gets an `any` pseudo-state). */
   hasAny: boolean;
 }
-
-export type EdgeKind = 'move' | 'stays' | 'refuses';
 
 export interface DiagramEdge {
   /** Dotted path of the declaring state. */
@@ -52,7 +50,6 @@ export interface Diagram {
   edges: DiagramEdge[];
 }
 
-const pathOf = (n: AnyStateNode) => n.path.join('.');
 const initialOf = (n: AnyStateNode): string | null => {
   const target = (n.initial as { target?: readonly AnyStateNode[] } | undefined)?.target?.[0];
   return target ? pathOf(target) : null;
@@ -73,7 +70,7 @@ export function diagramOf(machine: AnyStateMachine): Diagram {
       to,
       event: e.event,
       guard: e.guard,
-      kind: e.to === null ? (e.refuses ? 'refuses' : 'stays') : 'move',
+      kind: edgeKind(e),
       fromCompound,
       exits: fromCompound && !to.startsWith(`${e.from}.`) && to !== e.from,
     };
@@ -93,3 +90,10 @@ export function diagramOf(machine: AnyStateMachine): Diagram {
 }
 
 export const childrenOf = (d: Diagram, parent: string | null) => d.nodes.filter((n) => n.parent === parent);
+
+/** The node at a dotted path (every edge end and every scope is one). */
+export function nodeOf(d: Diagram, path: string): DiagramNode {
+  const node = d.nodes.find((n) => n.path === path);
+  if (!node) throw new Error(`diagram ${d.id} has no state "${path}"`);
+  return node;
+}

@@ -6,14 +6,12 @@
  * transitions are self-loops labelled `/ refused`. The layouts were checked
  * in Mermaid 11's renderer; the constructs it draws badly are avoided.
  */
-import { childrenOf, edgeLabel, type Diagram, type DiagramEdge, type DiagramNode } from './graph.ts';
+import { childrenOf, edgeLabel, nodeOf, type Diagram, type DiagramEdge, type DiagramNode } from './graph.ts';
 
 export const ANY = '__any';
 const idOf = (path: string) => path.replace(/\./g, '_');
 const anyId = (compound: string) => `${idOf(compound)}${ANY}`;
 const anyLabel = (node: DiagramNode) => `any ${node.name} state`;
-
-const parentOf = (path: string): string | null => (path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : null);
 
 /** The innermost compound containing both ends (null: the top level). */
 function scopeOf(a: string, b: string): string | null {
@@ -40,8 +38,8 @@ interface Line {
  */
 const viaAny = (e: DiagramEdge) => e.fromCompound && !e.exits && (e.to !== e.from || e.from.includes('.'));
 
-function lineOf(e: DiagramEdge): Line {
-  if (!viaAny(e)) return { from: idOf(e.from), to: idOf(e.to), label: edgeLabel(e), scope: e.to === e.from ? parentOf(e.from) : scopeOf(e.from, e.to) };
+function lineOf(d: Diagram, e: DiagramEdge): Line {
+  if (!viaAny(e)) return { from: idOf(e.from), to: idOf(e.to), label: edgeLabel(e), scope: e.to === e.from ? nodeOf(d, e.from).parent : scopeOf(e.from, e.to) };
   const to = e.to === e.from ? anyId(e.from) : idOf(e.to);
   return { from: anyId(e.from), to, label: edgeLabel(e), scope: e.from };
 }
@@ -61,16 +59,16 @@ function mergeLoops(lines: Line[]): Line[] {
 }
 
 export function toMermaid(d: Diagram): string {
-  const lines = mergeLoops(d.edges.map(lineOf));
+  const lines = mergeLoops(d.edges.map((e) => lineOf(d, e)));
   const withAny = new Set(d.edges.filter(viaAny).map((e) => e.from));
   const out: string[] = ['stateDiagram-v2', '  direction TB'];
   const write = (scope: string | null, depth: number) => {
     const pad = '  '.repeat(depth);
-    const initial = scope === null ? d.initial : d.nodes.find((n) => n.path === scope)!.initial;
+    const initial = scope === null ? d.initial : nodeOf(d, scope).initial;
     if (initial) out.push(`${pad}[*] --> ${idOf(initial)}`);
     // Declared first, so the layout ranks the `any` pseudo-state at the top of its compound.
     if (scope !== null && withAny.has(scope)) {
-      out.push(`${pad}state "${anyLabel(d.nodes.find((n) => n.path === scope)!)}" as ${anyId(scope)}`);
+      out.push(`${pad}state "${anyLabel(nodeOf(d, scope))}" as ${anyId(scope)}`);
     }
     for (const node of childrenOf(d, scope)) {
       if (node.kind === 'compound') {

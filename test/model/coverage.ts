@@ -10,12 +10,12 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnyStateMachine, AnyMachineSnapshot, EventObject } from 'xstate';
-import { machineEdges, stateNodes, type Edge } from '../../machines/edges.ts';
+import { edgeKind, machineTransitions, type Edge } from '../../machines/edges.ts';
 
 /** A readable, stable name for an edge: `open.review ESCALATE -> open.waiting_on_signer`. */
 export function edgeKey(e: Edge): string {
   const guard = e.guard ? ` [${e.guard}]` : '';
-  const to = e.to ?? (e.refuses ? '(refuses)' : '(stays)');
+  const to = e.to ?? `(${edgeKind(e)})`;
   return `${e.from} ${e.event}${guard} -> ${to}`;
 }
 
@@ -28,20 +28,14 @@ export interface EdgeIndex {
 
 const indexes = new WeakMap<AnyStateMachine, EdgeIndex>();
 
-/**
- * Indexes a machine's transition definitions by edge key. `machineEdges`
- * walks the state nodes and their `transitions` maps in the same order as
- * below, so the two line up one to one (asserted).
- */
+/** Indexes a machine's transition definitions by the key of their edge. */
 export function edgeIndex(machine: AnyStateMachine): EdgeIndex {
   const cached = indexes.get(machine);
   if (cached) return cached;
-  const edges = machineEdges(machine);
-  const definitions = stateNodes(machine).flatMap((node) => [...node.transitions.values()].flat());
-  if (definitions.length !== edges.length) throw new Error(`edge index of ${machine.id}: ${definitions.length} transitions but ${edges.length} edges`);
-  const keyOf = new Map<unknown, string>(definitions.map((t, i) => [t, edgeKey(edges[i])]));
+  const transitions = machineTransitions(machine);
+  const keyOf = new Map<unknown, string>(transitions.map((t) => [t.definition, edgeKey(t.edge)]));
   const index: EdgeIndex = {
-    keys: edges.map(edgeKey),
+    keys: transitions.map((t) => edgeKey(t.edge)),
     selected(snapshot, event) {
       const chosen = machine.getTransitionData(snapshot as never, event as never) ?? [];
       return chosen.map((t: unknown) => {
