@@ -24,8 +24,12 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${n.toString(36).padStart(25, '0')}`;
 }
 
-/** Shape check used before touching storage with a caller-supplied id. */
-export const ID_PATTERN = '^[a-z]{2,3}_[0-9a-z]{1,40}$';
+/**
+ * The id rule the service holds every id it is given to (its own, and the
+ * ones callers choose): 1-64 letters, digits, `_ . : -`. `.source` is the
+ * same rule as a JSON Schema pattern.
+ */
+export const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /**
  * Request ids: unique, not secret. A random per-process prefix and a counter

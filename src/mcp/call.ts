@@ -10,8 +10,6 @@ import { fromAnswer, fromUnreachable } from './tool-result.ts';
 export type Log = (line: string) => void;
 
 export interface Caller {
-  client: ServiceClient;
-  log: Log;
   /** Calls the service and returns the answer as a tool result. */
   call(tool: string, method: string, path: string, options?: RequestOptions): Promise<CallToolResult>;
   /** Calls the service and returns the raw answer (for tools that need a read before their write). */
@@ -31,8 +29,6 @@ export function caller(client: ServiceClient, log: Log): Caller {
     }
   };
   return {
-    client,
-    log,
     fetch: fetchAnswer,
     async call(tool, method, path, options) {
       const answer = await fetchAnswer(tool, method, path, options);

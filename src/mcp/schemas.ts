@@ -5,9 +5,7 @@
  * declared success shape would turn every refusal into a protocol error.
  */
 import { z } from 'zod';
-
-/** Ids as the service accepts them in paths: 1-64 letters, digits, `_ . : -`. */
-export const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+import { ID_PATTERN } from '../domain/ids.ts';
 
 export const anId = (description: string) => z.string().regex(ID_PATTERN, 'an id is 1-64 letters, digits, _ . : or -').describe(description);
 
