@@ -21,7 +21,8 @@ export const DEFAULT_SANDBOX_TTL_SECONDS = 24 * 60 * 60;
 const CACHED_GRAINS = 10_000;
 
 export type GrainKind = 'workspace' | 'tenant' | 'firm';
-const PREFIX: Record<GrainKind, IdPrefix> = { workspace: 'ws', tenant: 'tn', firm: 'fm' };
+/** The id prefix of each kind of grain: a grain's kind is read off its id. */
+export const GRAIN_ID_PREFIX: Record<GrainKind, IdPrefix> = { workspace: 'ws', tenant: 'tn', firm: 'fm' };
 
 export interface GrainRecord {
   id: string;
@@ -61,7 +62,7 @@ export class SandboxGrains {
 
   /** Opens a new grain: one journaled `<kind>.opened` fact in the grain's own tail. */
   async open(): Promise<Grain> {
-    const id = newId(PREFIX[this.kind]);
+    const id = newId(GRAIN_ID_PREFIX[this.kind]);
     const expiresAt = new Date(this.now() + this.ttlSeconds * 1000).toISOString();
     const written = await this.supervisor.openStream(id, id, { kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } });
     const grain = { record: recordOf(this.kind, written[0]), stream: written };
@@ -72,7 +73,7 @@ export class SandboxGrains {
   /** The live grain, or a 404 typed EMPTY naming the fix when unknown, of another kind, or expired. */
   async resolve(id: string): Promise<Grain> {
     let grain = this.cache.get(id);
-    if (!grain && id.startsWith(`${PREFIX[this.kind]}_`)) {
+    if (!grain && id.startsWith(`${GRAIN_ID_PREFIX[this.kind]}_`)) {
       const stream = await this.supervisor.journal.readStream(id);
       if (stream[0]?.kind === `${this.kind}.opened` && stream[0].grain === id) {
         grain = { record: recordOf(this.kind, stream[0]), stream };

@@ -3,11 +3,10 @@
  * provisioning doors, and the provenance stamp on every envelope a grain answers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GrainKind } from '../engine/workspaces.ts';
-import { grainProvenance } from '../engine/workspaces.ts';
+import { GRAIN_ID_PREFIX, grainProvenance, type GrainKind } from '../engine/workspaces.ts';
 import type { Services } from './services.ts';
 
-const KIND_OF_PREFIX: Record<string, GrainKind> = { ws: 'workspace', tn: 'tenant', fm: 'firm' };
+const KIND_OF_PREFIX: Record<string, GrainKind> = Object.fromEntries((Object.keys(GRAIN_ID_PREFIX) as GrainKind[]).map((kind) => [GRAIN_ID_PREFIX[kind], kind]));
 
 /** The sandbox kind of a grain id, or null for the top level. */
 export function grainKindOf(grain: string | undefined): GrainKind | null {
