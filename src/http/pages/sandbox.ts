@@ -5,12 +5,13 @@
  */
 import { FIXTURE } from '../../domain/fixtures.ts';
 import { MATTER_TYPES } from '../../domain/matter-types.ts';
+import { TERMINALS } from '../../../machines/matter.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
 
 const SCRIPT = String.raw`
 const $ = (id) => document.getElementById(id);
 const state = { ws: null, matter: null };
-const TERMINALS = ['fulfilled', 'withdrawn', 'lapsed', 'referred_out'];
+const TERMINALS = ${JSON.stringify(TERMINALS)};
 
 function cell(text) { const td = document.createElement('td'); td.textContent = text == null ? '' : String(text); return td; }
 
