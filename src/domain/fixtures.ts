@@ -13,6 +13,9 @@ export const FIXTURE = {
   fulfillingClient: 'Fulfilling Client (fixture)',
 } as const;
 
+/** The offer a provisional order names: the CLI's default offer, and the one MCP's file_provisional orders. */
+export const PROVISIONAL_OFFER = 'patent-provisional';
+
 export interface FixtureListing {
   name: string;
   use: { field: string; value: string };

@@ -8,13 +8,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { seg } from '../cli/service-client.ts';
+import { PROVISIONAL_OFFER } from '../domain/fixtures.ts';
 import type { Caller } from './call.ts';
 import { KEYLESS_PATH_PATTERN, keylessPathProblem } from './keyless-path.ts';
 import { MatterId } from './schemas.ts';
 
-/** The mint and offer an order placed through MCP names. */
+/** The mint an order placed through MCP names. */
 export const MCP_MINT = 'legalwork-mcp';
-export const PROVISIONAL_OFFER = 'patent-provisional';
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;

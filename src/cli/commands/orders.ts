@@ -1,9 +1,9 @@
 /** `legalwork orders file-provisional`: the one-call order of a provisional patent filing. */
 import { optionalNumber, optionalString, requiredString, UsageError, type Command } from '../command.ts';
+import { PROVISIONAL_OFFER } from '../../domain/fixtures.ts';
 
-/** The mint and offer an order names when the caller names none. */
+/** The mint an order names when the caller names none. */
 export const CLI_MINT = 'legalwork-cli';
-export const PROVISIONAL_OFFER = 'patent-provisional';
 
 const fileProvisional: Command = {
   path: ['orders', 'file-provisional'],
