@@ -4,10 +4,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { generateDiagrams } from '../src/diagrams/generate.ts';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+import { PACKAGE_ROOT as root } from '../src/paths.ts';
 
 for (const file of await generateDiagrams()) {
   const target = resolve(root, file.path);

@@ -14,12 +14,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { MACHINES } from '../src/diagrams/registry.ts';
+import { PACKAGE_ROOT as root } from '../src/paths.ts';
 import { COVERAGE_ENV, coverageLine, readCoverage, summarize } from '../test/model/coverage.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'legalwork-model-coverage-'));
 
