@@ -82,6 +82,8 @@ describe('/openapi.json', () => {
     expect(doc.paths['/patent/draft-claims'].post.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/workspaces/{workspaceId}/matters'].post.security).toBeUndefined();
     expect(doc.paths['/matters'].get.security).toBeUndefined();
+    // Top-level writes that opt out of the key in their route config (needsKey above sees only method and path).
+    for (const path of ['/keys', '/workspaces', '/tenants', '/firms', '/conflicts/{practitionerId}/entries']) expect(doc.paths[path].post.security, path).toBeUndefined();
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
