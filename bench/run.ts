@@ -5,7 +5,8 @@
  *
  * Environment knobs for quick runs while developing: BENCH_SECONDS (per door,
  * default 10), BENCH_MATTERS (default 100000), BENCH_SAMPLE (default 20000),
- * BENCH_EVENTS (default 1000000), BENCH_ONLY (comma list of bench names).
+ * BENCH_EVENTS (default 1000000), BENCH_ENGINE_POOL (default 8000),
+ * BENCH_ONLY (comma list of bench names).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ type Bench = () => Promise<string[]>;
 
 const own: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['matters', () => import('./matters.ts')],
+  ['engine', () => import('./engine.ts')],
   ['memory', () => import('./memory.ts')],
   ['restart', () => import('./restart.ts')],
 ];

@@ -21,6 +21,8 @@ export interface Load {
   onResponse?: (status: number, body: string) => void;
   /** CPU seconds used so far by the process under test: gives CPU time per answer. */
   cpu?: () => number;
+  /** The same, of its event-loop thread alone. */
+  loopCpu?: () => number;
 }
 
 export interface Figures {
@@ -34,6 +36,8 @@ export interface Figures {
   max: number;
   /** CPU time the process under test spent per answer (any status), in microseconds. */
   cpuUs: number;
+  /** Of which on its event-loop thread. */
+  loopUs: number;
   non2xx: number;
   errors: number;
   statuses: Record<string, number>;
@@ -68,6 +72,7 @@ export async function drive(load: Load): Promise<Figures> {
     requests: [request],
   });
   const cpuBefore = load.cpu?.() ?? 0;
+  const loopBefore = load.loopCpu?.() ?? 0;
   // Elapsed time measured here: autocannon's own `duration` is not the run's length when `amount` ends it.
   const started = performance.now();
   // A run that `amount` ends is over at its last answer: autocannon itself only
@@ -81,6 +86,7 @@ export async function drive(load: Load): Promise<Figures> {
   const seconds = ((load.amount !== undefined ? lastAnswer : performance.now()) - started) / 1000;
   if (timer) clearTimeout(timer);
   const cpu = (load.cpu?.() ?? 0) - cpuBefore;
+  const loop = (load.loopCpu?.() ?? 0) - loopBefore;
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const ok = Object.entries(statuses)
     .filter(([code]) => code.startsWith('2'))
@@ -95,6 +101,7 @@ export async function drive(load: Load): Promise<Figures> {
     p99: result.latency.p99,
     max: result.latency.max,
     cpuUs: load.cpu ? (cpu * 1e6) / Math.max(1, result.requests.total) : NaN,
+    loopUs: load.loopCpu ? (loop * 1e6) / Math.max(1, result.requests.total) : NaN,
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,

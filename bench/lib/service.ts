@@ -26,6 +26,8 @@ export interface Child {
   memory(): { rss: number; peak: number };
   /** CPU time the process has used so far (user + system), in seconds. */
   cpuSeconds(): number;
+  /** The same, of its main thread alone: the event loop (the journal's writer and V8's helpers run beside it). */
+  loopCpuSeconds(): number;
   /** SIGTERM, then wait for the exit (the service drains). */
   stop(): Promise<void>;
   /** SIGKILL: no drain, no flush, no goodbye. */
@@ -48,9 +50,9 @@ export function processMemory(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
 }
 
-/** utime + stime of a process, from /proc/<pid>/stat (Linux clock ticks of 10 ms). */
-export function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** utime + stime of a process, or of one of its threads, from /proc (Linux clock ticks of 10 ms). */
+export function cpuSecondsOf(pid: number, thread?: number): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -103,7 +105,8 @@ async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOptions):
     listeningAt,
     stderr: () => err,
     memory: () => processMemory(pid),
-    cpuSeconds: () => processCpuSeconds(pid),
+    cpuSeconds: () => cpuSecondsOf(pid),
+    loopCpuSeconds: () => cpuSecondsOf(pid, pid),
     stop: () => signal('SIGTERM'),
     kill: () => signal('SIGKILL'),
     exited,
