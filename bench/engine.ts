@@ -13,10 +13,9 @@
  * collector helpers), and the collector's pauses on the event loop.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { ROOT, removeDir, tempDataDir } from './lib/service.ts';
+import { ROOT, cpuSecondsOf, removeDir, tempDataDir } from './lib/service.ts';
 import { ms, num, table, us } from './lib/table.ts';
 
 const CONCURRENCY = 50;
@@ -35,13 +34,6 @@ export interface EngineFigures {
   processUs: number;
   /** Garbage-collection pauses on the event loop, per advance. */
   gcPauseUs: number;
-}
-
-/** CPU seconds of this process, or of its main (event-loop) thread. */
-function cpuSeconds(thread?: number): number {
-  const stat = readFileSync(thread === undefined ? '/proc/self/stat' : `/proc/self/task/${thread}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -72,7 +64,7 @@ async function measureHere(dir: string, poolSize: number): Promise<EngineFigures
   gc.observe({ entryTypes: ['gc'] });
   const latencies: number[] = [];
   const elu0 = performance.eventLoopUtilization();
-  const [loop0, process0] = [cpuSeconds(process.pid), cpuSeconds()];
+  const [loop0, process0] = [cpuSecondsOf(process.pid, process.pid), cpuSecondsOf(process.pid)];
   const started = performance.now();
   // Each caller advances its own slice of the pool in turn, so no two calls in flight touch one Matter.
   await Promise.all(
@@ -87,7 +79,7 @@ async function measureHere(dir: string, poolSize: number): Promise<EngineFigures
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const [loop1, process1] = [cpuSeconds(process.pid), cpuSeconds()];
+  const [loop1, process1] = [cpuSecondsOf(process.pid, process.pid), cpuSecondsOf(process.pid)];
   const elu = performance.eventLoopUtilization(elu0).utilization;
   // Entries already recorded are delivered before the observer disconnects.
   await new Promise((done) => setImmediate(done));
