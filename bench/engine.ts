@@ -1,13 +1,21 @@
 /**
- * The engine alone: the advance run of `bench/matters.ts` without HTTP.
+ * The engine alone: the advance run of `bench/matters.ts` without HTTP, layer
+ * by layer.
  *
  * A child process builds the service's engine on the embedded journal (the
- * `createServices` the HTTP app runs on), mints a pool of Matters and then
- * advances each of them four times from 50 concurrent callers, as the HTTP run
- * does from 50 connections: each call goes through `Matters.advance`
- * (mailbox, Gate, machine, durable group commit), none through Fastify.
+ * `createServices` the HTTP app runs on) and mints a pool of Matters. Then
+ * each layer is driven by 50 concurrent callers, as the HTTP run is by 50
+ * connections, four calls per subject, no two calls in flight on one subject:
  *
- * Its figures are what the HTTP door cannot exceed, and they split the cost
+ * - `journal append`: one stage-like event appended durably to a stream of
+ *   its own, through `SqliteJournal.append` (the group commit alone);
+ * - `Supervisor.commit`: the machine events of an advance (three ADVANCE,
+ *   then ESCALATE) committed on half the pool: transition, facts, durable
+ *   append, actor (no mailbox, no Gate, no Gig posted);
+ * - `Matters.advance`: the other half advanced as a request does: mailbox,
+ *   Gate, Gig post, machine, durable commit.
+ *
+ * Their figures are what the HTTP door cannot exceed, and they split the cost
  * of an advance: the event loop's share (the thread every request also needs
  * for HTTP), the rest of the process (the journal's writer thread and V8's
  * collector helpers), and the collector's pauses on the event loop.
@@ -19,30 +27,82 @@ import { ROOT, cpuSecondsOf, removeDir, tempDataDir } from './lib/service.ts';
 import { ms, num, table, us } from './lib/table.ts';
 
 const CONCURRENCY = 50;
+const ROUNDS = 4;
+
+export interface LayerFigures {
+  layer: string;
+  calls: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  /** Event-loop utilisation over the run. */
+  elu: number;
+  /** CPU per call: the event-loop thread, and the whole process. */
+  loopUs: number;
+  processUs: number;
+  /** Garbage-collection pauses on the event loop, per call. */
+  gcPauseUs: number;
+}
 
 export interface EngineFigures {
   pool: number;
   createsPerSecond: number;
-  advances: number;
-  advancesPerSecond: number;
-  p50: number;
-  p99: number;
-  /** Event-loop utilisation over the advance run. */
-  elu: number;
-  /** CPU per advance: the event-loop thread, and the whole process. */
-  loopUs: number;
-  processUs: number;
-  /** Garbage-collection pauses on the event loop, per advance. */
-  gcPauseUs: number;
+  layers: LayerFigures[];
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** Drives `call(subject, round)` from the concurrent callers, each over its own slice of the subjects, and measures it. */
+async function measureLayer(layer: string, subjects: number, call: (subject: number, round: number) => Promise<unknown>): Promise<LayerFigures> {
+  // Each layer starts on a collected heap, so none pays for the garbage of the one before (the child runs with --expose-gc).
+  (globalThis as { gc?: () => void }).gc?.();
+  let gcPauseMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcPauseMs += entry.duration;
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  const latencies: number[] = [];
+  const elu0 = performance.eventLoopUtilization();
+  const [loop0, process0] = [cpuSecondsOf(process.pid, process.pid), cpuSecondsOf(process.pid)];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, caller) => {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let subject = caller; subject < subjects; subject += CONCURRENCY) {
+          const t = performance.now();
+          await call(subject, round);
+          latencies.push(performance.now() - t);
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const [loop1, process1] = [cpuSecondsOf(process.pid, process.pid), cpuSecondsOf(process.pid)];
+  const elu = performance.eventLoopUtilization(elu0).utilization;
+  // Entries already recorded are delivered before the observer disconnects.
+  await new Promise((done) => setImmediate(done));
+  gc.disconnect();
+  const n = latencies.length;
+  latencies.sort((x, y) => x - y);
+  return {
+    layer,
+    calls: n,
+    perSecond: n / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    elu,
+    loopUs: ((loop1 - loop0) * 1e6) / n,
+    processUs: ((process1 - process0) * 1e6) / n,
+    gcPauseUs: (gcPauseMs * 1000) / n,
+  };
+}
+
 /** The child's work: runs in its own process so nothing else shares its heap or its loop. */
 async function measureHere(dir: string, poolSize: number): Promise<EngineFigures> {
   const { createServices } = await import('../src/http/app.ts');
+  const { MATTER } = await import('../src/engine/matters.ts');
   const { SqliteJournal } = await import('../src/journal/sqlite.ts');
   const { CREATE_BODY } = await import('./matters.ts');
   const journal = new SqliteJournal(dir);
@@ -57,55 +117,28 @@ async function measureHere(dir: string, poolSize: number): Promise<EngineFigures
   }
   const createsPerSecond = poolSize / ((performance.now() - createStarted) / 1000);
 
-  let gcPauseMs = 0;
-  const gc = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) gcPauseMs += entry.duration;
-  });
-  gc.observe({ entryTypes: ['gc'] });
-  const latencies: number[] = [];
-  const elu0 = performance.eventLoopUtilization();
-  const [loop0, process0] = [cpuSecondsOf(process.pid, process.pid), cpuSecondsOf(process.pid)];
-  const started = performance.now();
-  // Each caller advances its own slice of the pool in turn, so no two calls in flight touch one Matter.
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, caller) => {
-      for (let round = 0; round < 4; round++) {
-        for (let i = caller; i < pool.length; i += CONCURRENCY) {
-          const t = performance.now();
-          await services.matters.advance(grain, pool[i], { note: 'advanced by the benchmark' });
-          latencies.push(performance.now() - t);
-        }
-      }
+  const half = Math.floor(poolSize / 2);
+  const note = 'advanced by the benchmark';
+  const layers = [
+    await measureLayer('journal append', half, (i, round) =>
+      journal.append(grain, [
+        { stream: `bench-${i}`, expectedVersion: round, events: [{ kind: 'stage', at: services.clock.stamp(), subject: pool[i], summary: note, verb: 'prepare', by: 'gate', data: { proposedBy: 'agent' }, cause: { type: 'ADVANCE', by: 'agent', note } }] },
+      ]),
+    ),
+    await measureLayer('Supervisor.commit', half, async (i, round) => {
+      const entity = (await services.supervisor.load(MATTER, pool[i]))!;
+      await services.supervisor.commit(entity, [round < 3 ? { type: 'ADVANCE', by: 'agent', note } : { type: 'ESCALATE', gigId: `gg_bench${i}` }]);
     }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  const [loop1, process1] = [cpuSecondsOf(process.pid, process.pid), cpuSecondsOf(process.pid)];
-  const elu = performance.eventLoopUtilization(elu0).utilization;
-  // Entries already recorded are delivered before the observer disconnects.
-  await new Promise((done) => setImmediate(done));
-  gc.disconnect();
+    await measureLayer('Matters.advance', half, (i) => services.matters.advance(grain, pool[half + i], { note })),
+  ];
   await journal.close();
-
-  const n = latencies.length;
-  latencies.sort((a, b) => a - b);
-  return {
-    pool: poolSize,
-    createsPerSecond,
-    advances: n,
-    advancesPerSecond: n / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    elu,
-    loopUs: ((loop1 - loop0) * 1e6) / n,
-    processUs: ((process1 - process0) * 1e6) / n,
-    gcPauseUs: (gcPauseMs * 1000) / n,
-  };
+  return { pool: poolSize, createsPerSecond, layers };
 }
 
 export function measureEngine(poolSize = Number(process.env.BENCH_ENGINE_POOL ?? 8_000)): Promise<EngineFigures> {
   const dir = tempDataDir();
   return new Promise<EngineFigures>((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/engine.ts'), '--child', dir, String(poolSize)], { cwd: ROOT, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--expose-gc', '--import', 'tsx', join(ROOT, 'bench/engine.ts'), '--child', dir, String(poolSize)], { cwd: ROOT, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`the engine benchmark's child failed: ${stderr || error.message}`));
       resolve(JSON.parse(stdout.trim().split('\n').pop()!) as EngineFigures);
     });
@@ -115,12 +148,13 @@ export function measureEngine(poolSize = Number(process.env.BENCH_ENGINE_POOL ??
 export async function bench(): Promise<string[]> {
   const f = await measureEngine();
   return [
-    `The engine alone, no HTTP: ${num(f.pool)} Matters minted (${num(f.createsPerSecond)}/s), then ${num(f.advances)} advances from ${CONCURRENCY} concurrent callers, each a durable commit`,
+    `The engine alone, no HTTP, layer by layer: ${num(f.pool)} Matters minted (${num(f.createsPerSecond)}/s), then each layer driven by ${CONCURRENCY} concurrent callers, ${ROUNDS} calls per subject, each a durable commit`,
     ...table(
-      ['advances/s', 'p50', 'p99', 'loop busy', 'loop CPU/advance', 'process CPU/advance', 'GC pauses/advance'],
-      [[num(f.advancesPerSecond), ms(f.p50), ms(f.p99), `${(f.elu * 100).toFixed(0)}%`, us(f.loopUs), us(f.processUs), us(f.gcPauseUs)]],
+      ['layer', 'calls/s', 'p50', 'p99', 'loop busy', 'loop CPU/call', 'process CPU/call', 'GC pauses/call'],
+      f.layers.map((l) => [l.layer, num(l.perSecond), ms(l.p50), ms(l.p99), `${(l.elu * 100).toFixed(0)}%`, us(l.loopUs), us(l.processUs), us(l.gcPauseUs)]),
     ),
-    'loop CPU is the event-loop thread, which the HTTP door also needs for its plumbing; process CPU adds the journal writer and the collector helpers',
+    'journal append: one event on a stream of its own; Supervisor.commit: an advance\'s machine events on half the pool (transition, facts, append, actor); Matters.advance: the other half, as a request advances it (mailbox, Gate, Gig post)',
+    'loop CPU is the event-loop thread, which an HTTP door also needs for its plumbing; process CPU adds the journal writer and the collector helpers',
   ];
 }
 
