@@ -92,8 +92,8 @@ export async function bench(): Promise<string[]> {
     const walkSeconds = (performance.now() - walkStarted) / 1000;
     if (seen !== total) throw new Error(`the walk saw ${seen} events of ${total}`);
 
-    const random = await drive({ title: `random pages of ${PAGE}`, url: service.url, method: 'GET', path: () => `/events?after=${Math.floor(Math.random() * (total - PAGE))}&limit=${PAGE}`, connections: 20, duration: seconds, cpu: service.cpuSeconds });
-    const sparse = await drive({ title: 'reminders feed, pages of 100', url: service.url, method: 'GET', path: () => `/events?feed=reminders&after=${Math.floor(Math.random() * (total - 20_000))}&limit=100`, connections: 20, duration: Math.max(3, Math.round(seconds / 2)), cpu: service.cpuSeconds });
+    const random = await drive({ title: `random pages of ${PAGE}`, url: service.url, method: 'GET', path: () => `/events?after=${Math.floor(Math.random() * (total - PAGE))}&limit=${PAGE}`, connections: 20, duration: seconds, server: service });
+    const sparse = await drive({ title: 'reminders feed, pages of 100', url: service.url, method: 'GET', path: () => `/events?feed=reminders&after=${Math.floor(Math.random() * (total - 20_000))}&limit=100`, connections: 20, duration: Math.max(3, Math.round(seconds / 2)), server: service });
     const deep: number[] = [];
     for (let i = 0; i < 50; i++) {
       const t = performance.now();

@@ -56,8 +56,8 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       if (m) pool.push(m[1]);
     };
     const createDoor = (title: string, s: number, onResponse?: typeof collect) =>
-      drive({ title, url: service.url, cpu: service.cpuSeconds, loopCpu: service.loopCpuSeconds, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, duration: s, onResponse });
-    const createBare = (s: number) => drive({ title: 'POST /echo/matters', url: bare.url, cpu: bare.cpuSeconds, loopCpu: bare.loopCpuSeconds, method: 'POST', path: () => '/echo/matters', body: () => CREATE_BODY, duration: s });
+      drive({ title, url: service.url, server: service, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, duration: s, onResponse });
+    const createBare = (s: number) => drive({ title: 'POST /echo/matters', url: bare.url, server: bare, method: 'POST', path: () => '/echo/matters', body: () => CREATE_BODY, duration: s });
 
     // Warm both processes (JIT, SQLite page cache) before anything is measured.
     await createDoor('warm-up', 2);
@@ -69,13 +69,13 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     pool.splice(0, Math.max(0, pool.length - POOL_MAX));
     const n = pool.length;
     const advance: Pair = {
-      door: await drive({ title: 'POST /matters/:id/advance', url: service.url, cpu: service.cpuSeconds, loopCpu: service.loopCpuSeconds, method: 'POST', path: (i) => `${prefix}/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, amount: 4 * n, duration: seconds }),
-      bare: await drive({ title: 'POST /echo/matters/:id/advance', url: bare.url, cpu: bare.cpuSeconds, loopCpu: bare.loopCpuSeconds, method: 'POST', path: (i) => `/echo/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds }),
+      door: await drive({ title: 'POST /matters/:id/advance', url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, amount: 4 * n, duration: seconds }),
+      bare: await drive({ title: 'POST /echo/matters/:id/advance', url: bare.url, server: bare, method: 'POST', path: (i) => `/echo/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds }),
     };
-    const appendOnly = await drive({ title: 'POST /journal/matters/:id/advance', url: bare.url, cpu: bare.cpuSeconds, loopCpu: bare.loopCpuSeconds, method: 'POST', path: (i) => `/journal/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds });
+    const appendOnly = await drive({ title: 'POST /journal/matters/:id/advance', url: bare.url, server: bare, method: 'POST', path: (i) => `/journal/matters/${pool[i % n]}/advance`, body: () => ADVANCE_BODY, duration: seconds });
     const get: Pair = {
-      door: await drive({ title: 'GET /matters/:id', url: service.url, cpu: service.cpuSeconds, loopCpu: service.loopCpuSeconds, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
-      bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, cpu: bare.cpuSeconds, loopCpu: bare.loopCpuSeconds, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
+      door: await drive({ title: 'GET /matters/:id', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
+      bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
     return { create, advance, get, appendOnly, pool: n };
   } finally {

@@ -4,6 +4,7 @@
  * (a 409 is not work done); latency percentiles cover the 2xx answers only.
  */
 import autocannon, { type RequestSpec } from 'autocannon';
+import type { Child } from './service.ts';
 
 export interface Load {
   title: string;
@@ -19,10 +20,8 @@ export interface Load {
   amount?: number;
   /** Sees each answer (status, raw body); used to collect ids as they are minted. */
   onResponse?: (status: number, body: string) => void;
-  /** CPU seconds used so far by the process under test: gives CPU time per answer. */
-  cpu?: () => number;
-  /** The same, of its event-loop thread alone. */
-  loopCpu?: () => number;
+  /** The process under test: its CPU time (all threads, and its event loop's) gives CPU per answer. */
+  server?: Pick<Child, 'cpuSeconds' | 'loopCpuSeconds'>;
 }
 
 export interface Figures {
@@ -71,8 +70,8 @@ export async function drive(load: Load): Promise<Figures> {
     excludeErrorStats: true,
     requests: [request],
   });
-  const cpuBefore = load.cpu?.() ?? 0;
-  const loopBefore = load.loopCpu?.() ?? 0;
+  const cpuBefore = load.server?.cpuSeconds() ?? 0;
+  const loopBefore = load.server?.loopCpuSeconds() ?? 0;
   // Elapsed time measured here: autocannon's own `duration` is not the run's length when `amount` ends it.
   const started = performance.now();
   // A run that `amount` ends is over at its last answer: autocannon itself only
@@ -85,8 +84,8 @@ export async function drive(load: Load): Promise<Figures> {
   const result = await run;
   const seconds = ((load.amount !== undefined ? lastAnswer : performance.now()) - started) / 1000;
   if (timer) clearTimeout(timer);
-  const cpu = (load.cpu?.() ?? 0) - cpuBefore;
-  const loop = (load.loopCpu?.() ?? 0) - loopBefore;
+  const cpu = (load.server?.cpuSeconds() ?? 0) - cpuBefore;
+  const loop = (load.server?.loopCpuSeconds() ?? 0) - loopBefore;
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
   const ok = Object.entries(statuses)
     .filter(([code]) => code.startsWith('2'))
@@ -100,8 +99,8 @@ export async function drive(load: Load): Promise<Figures> {
     p50: result.latency.p50,
     p99: result.latency.p99,
     max: result.latency.max,
-    cpuUs: load.cpu ? (cpu * 1e6) / Math.max(1, result.requests.total) : NaN,
-    loopUs: load.loopCpu ? (loop * 1e6) / Math.max(1, result.requests.total) : NaN,
+    cpuUs: load.server ? (cpu * 1e6) / Math.max(1, result.requests.total) : NaN,
+    loopUs: load.server ? (loop * 1e6) / Math.max(1, result.requests.total) : NaN,
     non2xx: result.non2xx,
     errors: result.errors,
     statuses,
