@@ -91,9 +91,10 @@ export const matterMachine = setup({
     emitted: {} as MatterFact,
   },
   actions: {
-    commitStage: enqueueActions(({ event, enqueue }, params: { from: keyof typeof NEXT_STAGE }) => {
+    // A plain emit, not enqueueActions: the commonest transition stays the cheapest one.
+    commitStage: emit(({ event }, params: { from: keyof typeof NEXT_STAGE }) => {
       const e = event as Ev<'ADVANCE'>;
-      enqueue.emit(fact({ kind: 'stage', verb: NEXT_STAGE[params.from], by: 'gate', note: e.note ?? `advanced from ${params.from}`, data: { proposedBy: e.by } }));
+      return fact({ kind: 'stage', verb: NEXT_STAGE[params.from], by: 'gate', note: e.note ?? `advanced from ${params.from}`, data: { proposedBy: e.by } });
     }),
     escalate: enqueueActions(({ event, enqueue }, params: { reservedAct: ReservedAct }) => {
       const { gigId } = event as Ev<'ESCALATE'>;
