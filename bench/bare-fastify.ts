@@ -18,6 +18,7 @@ import { ok } from '../src/http/envelopes.ts';
 import { MatterParams } from '../src/http/schemas/common.ts';
 import { AdvanceBody, CreateMatterBody } from '../src/http/schemas/matters.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
+import { stageEvent } from './lib/stage-event.ts';
 
 const app = createFastify();
 
@@ -38,7 +39,7 @@ if (journal) {
     const version = versions.get(id) ?? 0;
     versions.set(id, version + 1);
     const [written] = await journal.append('bench', [
-      { stream: id, expectedVersion: version, events: [{ kind: 'stage', at: new Date().toISOString(), subject: id, summary: note, verb: 'prepare', by: 'gate', data: { proposedBy: 'agent' }, cause: { type: 'ADVANCE', by: 'agent', note } }] },
+      { stream: id, expectedVersion: version, events: [stageEvent(id, note, new Date().toISOString())] },
     ]);
     return ok({ id, seq: written.seq, version: written.version });
   });

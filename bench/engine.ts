@@ -24,6 +24,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { ROOT, cpuSecondsOf, removeDir, tempDataDir } from './lib/service.ts';
+import { stageEvent } from './lib/stage-event.ts';
+import { quantile } from './lib/stats.ts';
 import { ms, num, table, us } from './lib/table.ts';
 
 const CONCURRENCY = 50;
@@ -48,10 +50,6 @@ export interface EngineFigures {
   pool: number;
   createsPerSecond: number;
   layers: LayerFigures[];
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 /** Drives `call(subject, round)` from the concurrent callers, each over its own slice of the subjects, and measures it. */
@@ -85,13 +83,12 @@ async function measureLayer(layer: string, subjects: number, call: (subject: num
   await new Promise((done) => setImmediate(done));
   gc.disconnect();
   const n = latencies.length;
-  latencies.sort((x, y) => x - y);
   return {
     layer,
     calls: n,
     perSecond: n / seconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
     elu,
     loopUs: ((loop1 - loop0) * 1e6) / n,
     processUs: ((process1 - process0) * 1e6) / n,
@@ -104,7 +101,7 @@ async function measureHere(dir: string, poolSize: number): Promise<EngineFigures
   const { createServices } = await import('../src/http/app.ts');
   const { MATTER } = await import('../src/engine/matters.ts');
   const { SqliteJournal } = await import('../src/journal/sqlite.ts');
-  const { CREATE_BODY } = await import('./matters.ts');
+  const { ADVANCE_BODY, CREATE_BODY } = await import('./matters.ts');
   const journal = new SqliteJournal(dir);
   const services = createServices({ journal });
   const grain = (await services.workspaces.open()).record.id;
@@ -118,11 +115,11 @@ async function measureHere(dir: string, poolSize: number): Promise<EngineFigures
   const createsPerSecond = poolSize / ((performance.now() - createStarted) / 1000);
 
   const half = Math.floor(poolSize / 2);
-  const note = 'advanced by the benchmark';
+  const { note } = ADVANCE_BODY;
   const layers = [
     await measureLayer('journal append', half, (i, round) =>
       journal.append(grain, [
-        { stream: `bench-${i}`, expectedVersion: round, events: [{ kind: 'stage', at: services.clock.stamp(), subject: pool[i], summary: note, verb: 'prepare', by: 'gate', data: { proposedBy: 'agent' }, cause: { type: 'ADVANCE', by: 'agent', note } }] },
+        { stream: `bench-${i}`, expectedVersion: round, events: [stageEvent(pool[i], note, services.clock.stamp())] },
       ]),
     ),
     await measureLayer('Supervisor.commit', half, async (i, round) => {

@@ -22,6 +22,7 @@ import type { NewEvent, StreamWrite } from '../src/journal/store.ts';
 import { drive } from './lib/load.ts';
 import { removeDir, spawnService, tempDataDir } from './lib/service.ts';
 import { ms, num, table } from './lib/table.ts';
+import { quantile } from './lib/stats.ts';
 
 const PAGE = 500;
 const STREAM_EVENTS = 10;
@@ -64,8 +65,6 @@ async function buildTail(total: number): Promise<{ dir: string; seconds: number 
   }
   return { dir, seconds: (performance.now() - started) / 1000 };
 }
-
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 export async function bench(): Promise<string[]> {
   const total = Number(process.env.BENCH_EVENTS ?? 1_000_000);

@@ -25,7 +25,7 @@ export const CREATE_BODY = {
   clientState: 'CA',
   asset: { title: 'A widget that benchmarks itself' },
 };
-const ADVANCE_BODY = { note: 'advanced by the benchmark' };
+export const ADVANCE_BODY = { note: 'advanced by the benchmark' };
 const MATTER_ID = /"matter":\{"id":"(mt_[0-9a-z]+)"/;
 /**
  * At most this many Matters are cycled through. The supervisor keeps 20,000

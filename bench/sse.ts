@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processMemory, removeDir, ROOT, spawnService, tempDataDir } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
+import { quantile } from './lib/stats.ts';
 
 const TARGET_MS_10K = 200;
 const TARGET_BYTES_PER_CONNECTION = 16 * 1024;
@@ -53,8 +54,7 @@ async function subscribers(url: string, count: number): Promise<void> {
   let dropped = 0;
   const report = () => {
     const sorted = [...arrivals].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-    out({ seq: expected, received: sorted.length, first: sorted[0], p50: at(0.5), p99: at(0.99), last: sorted[sorted.length - 1] });
+    out({ seq: expected, received: sorted.length, first: sorted[0], p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), last: sorted[sorted.length - 1] });
     expected = -1;
   };
   // Raw sockets: no HTTP parser or stream per chunk on this side, so the
@@ -213,7 +213,7 @@ interface Row {
   bytesPerConnection: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 async function fanOut(target: Target, count: number, rounds: number): Promise<Row> {
   const proc = child({ LEGALWORK_BENCH_SSE_ROLE: 'subscribers', SSE_URL: await target.streamUrl(), SSE_COUNT: String(count) });
