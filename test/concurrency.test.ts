@@ -163,6 +163,7 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       readStream: (s) => real.readStream(s),
       readTail: (g, q) => real.readTail(g, q),
       latestSeq: (g) => real.latestSeq(g),
+      streamVersion: (s) => real.streamVersion(s),
       streamHeads: (g, k, a, l) => real.streamHeads(g, k, a, l),
       countStreams: (g, k) => real.countStreams(g, k),
       close: () => real.close(),

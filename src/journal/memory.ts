@@ -39,6 +39,10 @@ export class MemoryJournal implements JournalStore {
     return this.grains.get(grain)?.length ?? 0;
   }
 
+  async streamVersion(stream: string) {
+    return this.streams.get(stream)?.length ?? 0;
+  }
+
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
     const heads = (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind && e.seq > after);
     return heads.slice(0, limit).map((e) => ({ stream: e.stream, seq: e.seq, data: structuredClone(e.data) }));

@@ -284,6 +284,10 @@ export class SqliteJournal implements JournalStore {
     return this.seq(grain, new Map());
   }
 
+  async streamVersion(stream: string) {
+    return this.version(stream, new Map());
+  }
+
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
     const rows = this.stmt.heads.all(grain, kind, after, limit) as Array<{ stream: string; seq: number; body: string }>;
     return rows.map((r) => ({ stream: r.stream, seq: r.seq, data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));

@@ -67,6 +67,8 @@ export interface JournalStore {
   readStream(stream: string): Promise<JournalEvent[]>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
   latestSeq(grain: string): Promise<number>;
+  /** How many events a stream holds: the expected version of its next append. */
+  streamVersion(stream: string): Promise<number>;
   /** The first event of each stream of a grain that opened with `kind`, in seq order. */
   streamHeads(grain: string, kind: string, after: number, limit: number): Promise<StreamHead[]>;
   countStreams(grain: string, kind: string): Promise<number>;

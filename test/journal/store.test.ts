@@ -39,6 +39,15 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.close();
   });
 
+  it("knows each stream's version: the expected version of its next append", async () => {
+    const j = make();
+    await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }]);
+    await j.append('other', [{ stream: 'b', expectedVersion: 0, events: [event('z')] }]);
+    expect([await j.streamVersion('a'), await j.streamVersion('b'), await j.streamVersion('never')]).toEqual([2, 1, 0]);
+    await expect(j.append('g', [{ stream: 'a', expectedVersion: await j.streamVersion('a'), events: [event('w')] }])).resolves.toHaveLength(1);
+    await j.close();
+  });
+
   it('refuses a stale expected version and writes nothing of that append', async () => {
     const j = make();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);
