@@ -52,7 +52,8 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
 
   /**
    * Sends the committed events to the actor, each with the step the preview
-   * computed for it. Called only after the append is durable.
+   * computed for it, and keeps what its stream journaled. Called only after
+   * the append is durable.
    */
   advance(steps: Array<Step<M>>, written: JournalEvent[]): void {
     for (const step of steps) {
@@ -63,7 +64,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
         adopting = null;
       }
     }
-    this.journal.push(...written.filter((w) => w.stream === this.id));
+    this.journal.push(...written);
   }
 
   /** Passivation: the actor stops; the journal can always rebuild it. */

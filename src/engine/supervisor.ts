@@ -154,10 +154,10 @@ export class Supervisor {
    * Commits machine events on an entity: each must be accepted by the machine
    * (the caller's Gate has decided); the facts they emit are journaled with the
    * expected version, then the actor advances. `derive` may add journal-only
-   * events after a fact (they carry no cause, so a fold never replays them);
-   * `alsoWrite` lands other streams in the same transaction.
+   * events after a fact (they carry no cause, so a fold never replays them).
+   * A commit writes the entity's own stream only.
    */
-  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: { derive?: (fact: Fact) => NewEvent[]; alsoWrite?: StreamWrite[] } = {}): Promise<JournalEvent[]> {
+  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: { derive?: (fact: Fact) => NewEvent[] } = {}): Promise<JournalEvent[]> {
     const { facts, steps } = this.previewSteps(entity, events);
     if (!facts) throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events.map((e) => e.type).join(', ')}`);
     const newEvents: NewEvent[] = [];
@@ -168,11 +168,11 @@ export class Supervisor {
         if (options.derive) newEvents.push(...options.derive(fact));
       }
     });
-    const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }, ...(options.alsoWrite ?? [])]);
+    const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }]);
     // The preview is spent: forget it rather than keep the old snapshot alive.
     this.previews.delete(entity);
     entity.advance(steps as Array<Step<M>>, written);
-    return written.filter((w) => w.stream === entity.id);
+    return written;
   }
 
   /**
