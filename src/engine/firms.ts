@@ -108,15 +108,16 @@ export class Firms extends SandboxGrains {
     }
   }
 
-  /** Each member's current (latest) Enrollment, in the order members first enrolled. */
+  /** Each member's current (latest) Enrollment, in the order those Enrollments opened. */
   async currentEnrollments(firmId: string): Promise<EnrollmentEntity[]> {
     const latest = new Map<string, EnrollmentEntity>();
+    // Enrollments come in seq order; a member's later one moves to the end, so the map keeps that order.
     for (const e of await this.allEnrollments(firmId)) {
       const memberId = contextOfEnrollment(e).memberId;
       latest.delete(memberId);
       latest.set(memberId, e);
     }
-    return [...latest.values()].sort((a, b) => a.opened.seq - b.opened.seq);
+    return [...latest.values()];
   }
 
   private async currentOf(firmId: string, memberId: string): Promise<EnrollmentEntity | undefined> {
