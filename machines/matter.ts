@@ -13,13 +13,13 @@
  * four terminals are final in the graph too.
  */
 import { assign, emit, enqueueActions, setup } from 'xstate';
+import { CONSUMER_PATTERNS, type ConsumerPattern } from '../src/domain/matter-types.ts';
 
 export const STAGE_VERBS = ['intake', 'prepare', 'examine', 'review', 'sign', 'file'] as const;
 export type StageVerb = (typeof STAGE_VERBS)[number];
 export const TERMINALS = ['fulfilled', 'withdrawn', 'lapsed', 'referred_out'] as const;
 export type Terminal = (typeof TERMINALS)[number];
-export const CONSUMER_PATTERNS = ['B2A', 'B2H2A', 'B2A2D'] as const;
-export type ConsumerPattern = (typeof CONSUMER_PATTERNS)[number];
+export { CONSUMER_PATTERNS, type ConsumerPattern };
 /** The stage acts the law reserves to a licensed human: they escalate as Gigs. */
 export const RESERVED_ACTS = ['sign', 'file'] as const;
 export type ReservedAct = (typeof RESERVED_ACTS)[number];

@@ -8,7 +8,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { FIXTURE } from '../domain/fixtures.ts';
-import { MATTER_TYPES } from '../domain/matter-types.ts';
+import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-types.ts';
+import { FEEDS, type Feed } from '../journal/store.ts';
 import { grainPrefix, seg } from '../cli/service-client.ts';
 import { isToolResult, type Caller } from './call.ts';
 import { anId, MatterId, WorkspaceId } from './schemas.ts';
@@ -56,7 +57,7 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         clientName: z.string().min(1).max(200).optional().describe('client.name'),
         assetTitle: z.string().min(1).max(500).optional().describe('asset.title'),
         assetKind: z.string().min(1).max(100).optional().describe('asset.kind'),
-        consumerPattern: z.enum(['B2A', 'B2H2A', 'B2A2D']).optional(),
+        consumerPattern: z.enum(CONSUMER_PATTERNS).optional(),
         listFeeUsd: z.number().nonnegative().optional(),
         clientState: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter region code'),
         adverseParties: z.array(z.string().min(1).max(200)).max(100).optional(),
@@ -112,7 +113,7 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       inputSchema: z.strictObject({
         workspaceId: WorkspaceId,
         matterId: MatterId,
-        outcome: z.enum(['attested', 'send_back', 'declined']),
+        outcome: z.enum(GIG_OUTCOMES),
         signer: z.enum(FIXTURE_SIGNERS).default(FIXTURE.eligibleSigner).describe('the fixture Signer who answers'),
         memo: z.string().min(1).max(5000).optional().describe('required for send_back (the defects) and declined'),
         gigId: anId('the Gig answered; defaults to the pending Gig').optional(),
@@ -163,7 +164,7 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         workspaceId: WorkspaceId,
         after: z.number().int().nonnegative().optional().describe('only events with a greater seq'),
         limit: z.number().int().min(1).max(500).optional().describe('page size (default 100)'),
-        feed: z.enum(['timeline', 'reminders', 'time']).optional(),
+        feed: z.enum(FEEDS as [Feed, ...Feed[]]).optional(),
       }),
       annotations: { title: "Read a workspace's event tail", ...READ },
     },

@@ -2,6 +2,7 @@
 import { optionalInt, optionalString, UsageError, type Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS, followEvents } from '../follow.ts';
+import { FEEDS } from '../../journal/store.ts';
 
 const tail: Command = {
   path: ['events', 'tail'],
@@ -21,7 +22,7 @@ const tail: Command = {
   options: {
     follow: { type: 'boolean', short: 'f', description: 'keep streaming new events as they commit' },
     after: { type: 'string', value: '<seq>', description: 'only events with a seq greater than this' },
-    feed: { type: 'string', value: '<timeline|reminders|time>', description: 'which feed (default timeline)' },
+    feed: { type: 'string', value: `<${FEEDS.join('|')}>`, description: 'which feed (default timeline)' },
     limit: { type: 'string', value: '<n>', description: 'page size without --follow (1-500, default 100)' },
     'idle-timeout': { type: 'string', value: '<ms>', description: `with --follow, reconnect after this long without data (default ${DEFAULT_IDLE_TIMEOUT_MS})` },
   },

@@ -1,5 +1,5 @@
 /** `legalwork matters list|get|create|advance`: the Matter doors. */
-import { MATTER_TYPES } from '../../domain/matter-types.ts';
+import { CONSUMER_PATTERNS, MATTER_TYPES } from '../../domain/matter-types.ts';
 import { optionalInt, optionalNumber, optionalString, type Command } from '../command.ts';
 import { readJsonObject } from '../json-input.ts';
 import { seg } from '../service-client.ts';
@@ -57,7 +57,7 @@ const create: Command = {
     'client-name': { type: 'string', value: '<name>', description: 'client.name (a fixture client name drives the sandbox supply network)' },
     title: { type: 'string', value: '<title>', description: 'asset.title (a [fixture:…] prefix selects a fixture ladder)' },
     'asset-kind': { type: 'string', value: '<kind>', description: 'asset.kind' },
-    pattern: { type: 'string', value: '<B2A|B2H2A|B2A2D>', description: 'consumerPattern' },
+    pattern: { type: 'string', value: `<${CONSUMER_PATTERNS.join('|')}>`, description: 'consumerPattern' },
     'list-fee': { type: 'string', value: '<usd>', description: 'listFeeUsd' },
     'client-state': { type: 'string', value: '<XX>', description: 'clientState (two-letter region code)' },
     'adverse-party': { type: 'string', multiple: true, value: '<name>', description: 'an adverse party' },
