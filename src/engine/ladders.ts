@@ -16,7 +16,7 @@ import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, 
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refuse } from '../domain/refusal.ts';
 import type { JournalEvent, NewEvent } from '../journal/store.ts';
-import { factToEvent, type Entity, type EntityDefinition, type Fact } from './entity.ts';
+import { type Entity, type EntityDefinition, type Fact } from './entity.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
 
@@ -91,7 +91,7 @@ export class Ladders {
       note: `Deadline Ladder opened for Asset ${assetId}: ${rule.obligation}, ${plural(rule.daysUntilDeadline, 'day')} until the deadline${recurring}; no monitoring owner named yet (alarm vacant)`,
       data: { matterId, matterType: request.matterType, obligation: rule.obligation, daysUntilDeadline: rule.daysUntilDeadline, recurEveryDays: rule.recurEveryDays, fixture: rule.fixture, alarm: 'vacant' },
     };
-    return [{ stream: ladderStreamOf(assetId), expectedVersion: 0, events: [factToEvent(opened, assetId, this.supervisor.clock.stamp(), { type: 'xstate.init', input })] }];
+    return [this.supervisor.openingWrite(LADDER, ladderStreamOf(assetId), assetId, input, opened)];
   };
 
   /** The ladder of an Asset in this grain; 404 when there is none. */

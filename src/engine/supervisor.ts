@@ -187,10 +187,20 @@ export class Supervisor {
     if (this.definitions.get(definition.openedKind) !== definition) throw new Error(`${definition.openedKind} is not among the supervisor's entity definitions`);
     return this.mailboxes.run(id, async () => {
       // The opening fact is stamped first so instants follow journal order.
-      const first = factToEvent({ ...opened, kind: definition.openedKind }, id, this.clock.stamp(), { type: 'xstate.init', input });
-      const written = await this.append(grain, [{ stream: id, expectedVersion: 0, events: [first] }, ...alsoWrite()]);
+      const first = this.openingWrite(definition, id, id, input, opened);
+      const written = await this.append(grain, [first, ...alsoWrite()]);
       return { entity: this.resident.get(id) as unknown as Entity<M>, written };
     });
+  }
+
+  /**
+   * The write that opens an entity stream: its one opening fact, whose cause
+   * carries the machine input that `fold` rebuilds the actor from. For a
+   * stream opened inside another's transaction (a Matter's ladder) as for
+   * `open` itself.
+   */
+  openingWrite<M extends AnyStateMachine>(definition: EntityDefinition<M>, stream: string, subject: string, input: InputFrom<M>, opened: Fact): StreamWrite {
+    return { stream, expectedVersion: 0, events: [factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input })] };
   }
 
   /** Appends and announces: the bus hears of a write only after it is durable. */
