@@ -12,12 +12,9 @@ import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-
 import { FEEDS, type Feed } from '../journal/store.ts';
 import { grainPrefix, seg } from '../cli/service-client.ts';
 import { isToolResult, type Caller } from './call.ts';
-import { anId, MatterId, WorkspaceId } from './schemas.ts';
+import { anId, MatterId, READ, WorkspaceId, WRITE } from './schemas.ts';
 import { fromAnswer, refusal } from './tool-result.ts';
 import { sha256Hex } from '../domain/hash.ts';
-
-const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
-const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** The fixture Signers and how the sandbox registry treats them. */
 const FIXTURE_SIGNERS = [FIXTURE.eligibleSigner, FIXTURE.lapsedSigner, FIXTURE.lapsedCoverageSigner] as const;

@@ -11,13 +11,10 @@ import { seg } from '../cli/service-client.ts';
 import { PROVISIONAL_OFFER } from '../domain/fixtures.ts';
 import type { Caller } from './call.ts';
 import { KEYLESS_PATH_PATTERN, keylessPathProblem } from './keyless-path.ts';
-import { MatterId } from './schemas.ts';
+import { MatterId, READ, WRITE } from './schemas.ts';
 
 /** The mint an order placed through MCP names. */
 export const MCP_MINT = 'legalwork-mcp';
-
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
-const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 export function registerSpecTools(server: McpServer, caller: Caller) {
   server.registerTool(
@@ -26,7 +23,7 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
       title: 'Service liveness',
       description: 'GET /healthz: whether the legalwork service is up (typed liveness).',
       inputSchema: z.strictObject({}),
-      annotations: { title: 'Service liveness', ...READ, idempotentHint: true },
+      annotations: { title: 'Service liveness', ...READ },
     },
     () => caller.call('healthz', 'GET', '/healthz'),
   );
@@ -51,7 +48,7 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
           })
           .describe('a path of the service, starting with "/", optionally with a query'),
       }),
-      annotations: { title: 'GET a keyless path', ...READ, idempotentHint: true },
+      annotations: { title: 'GET a keyless path', ...READ },
     },
     ({ path }) => caller.call('get', 'GET', path, { keyless: true }),
   );
@@ -62,7 +59,7 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
       title: 'List Matters',
       description: 'GET /matters: the OK envelope with the Matters, a typed EMPTY when there are none, or BLOCKED.',
       inputSchema: z.strictObject({}),
-      annotations: { title: 'List Matters', ...READ, idempotentHint: true },
+      annotations: { title: 'List Matters', ...READ },
     },
     () => caller.call('list_matters', 'GET', '/matters'),
   );
@@ -73,7 +70,7 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
       title: 'Read a Matter',
       description: 'GET /matters/{matterId}: the Matter (stage, status, pendingGigId while a Signer holds a reserved act), its Asset and its journal.',
       inputSchema: z.strictObject({ matterId: MatterId }),
-      annotations: { title: 'Read a Matter', ...READ, idempotentHint: true },
+      annotations: { title: 'Read a Matter', ...READ },
     },
     ({ matterId }) => caller.call('get_matter', 'GET', `/matters/${seg(matterId)}`),
   );
