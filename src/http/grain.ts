@@ -5,6 +5,7 @@
  * visible or writable from another.
  */
 import type { FastifyRequest } from 'fastify';
+import type { Grain } from '../engine/workspaces.ts';
 import type { Services } from './services.ts';
 
 export const ROOT_GRAIN = 'root';
@@ -12,16 +13,25 @@ export const ROOT_GRAIN = 'root';
 declare module 'fastify' {
   interface FastifyRequest {
     grain: string;
+    /** The live sandbox grain `resolveGrain` found (absent at the top level), so a handler need not resolve it again. */
+    sandbox?: Grain;
   }
 }
 
-/** A preHandler that pins `request.grain`, refusing unknown or expired sandbox grains (404 typed EMPTY naming the fix). */
+/**
+ * A preHandler that pins `request.grain` (and the live grain itself in
+ * `request.sandbox`), refusing unknown or expired sandbox grains (404 typed
+ * EMPTY naming the fix).
+ */
 export function resolveGrain(services: Services) {
   return async (request: FastifyRequest) => {
     const { workspaceId, tenantId, firmId } = request.params as { workspaceId?: string; tenantId?: string; firmId?: string };
-    if (workspaceId !== undefined) request.grain = (await services.workspaces.resolve(workspaceId)).record.id;
-    else if (tenantId !== undefined) request.grain = (await services.tenants.resolve(tenantId)).record.id;
-    else if (firmId !== undefined) request.grain = (await services.firms.resolve(firmId)).record.id;
-    else request.grain = ROOT_GRAIN;
+    const sandbox =
+      workspaceId !== undefined ? await services.workspaces.resolve(workspaceId)
+      : tenantId !== undefined ? await services.tenants.resolve(tenantId)
+      : firmId !== undefined ? await services.firms.resolve(firmId)
+      : undefined;
+    request.sandbox = sandbox;
+    request.grain = sandbox ? sandbox.record.id : ROOT_GRAIN;
   };
 }

@@ -36,7 +36,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
     firm.addHook('preValidation', resolveGrain(services));
 
     firm.get('/firms/:firmId', { schema: { params: FirmParams, response: R.get } }, async (request) => {
-      const grain = await firms.resolve(request.grain);
+      const grain = request.sandbox!;
       return ok({ firm: { ...grainView(firms, grain.record), enrollments: await firms.counts(grain.record.id) } });
     });
 
@@ -68,7 +68,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
     firm.get('/firms/:firmId/fixtures', { schema: { params: FirmParams, response: R.fixtures } }, async () => ok({ fixtures: FIRM_FIXTURE_LISTING }));
 
     firm.get('/firms/:firmId/routing', { schema: { params: FirmParams, response: R.routing } }, async (request) => {
-      const declared = await firms.routingOf(await firms.resolve(request.grain));
+      const declared = await firms.routingOf(request.sandbox!);
       return declared ? ok({ firmId: request.grain, ...declared }) : empty(`no routing preferences declared: PUT /firms/${request.grain}/routing`, { firmId: request.grain });
     });
 

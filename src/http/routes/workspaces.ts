@@ -9,8 +9,6 @@ import { WorkspaceParams } from '../schemas/common.ts';
 import { WorkspaceResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
-type Params = { workspaceId: string };
-
 export async function workspaceRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { workspaces, journal } = services;
 
@@ -21,12 +19,13 @@ export async function workspaceRoutes(app: FastifyInstance, { services }: { serv
     return reply.status(201).send(ok({ workspace: grainView(workspaces, record) }));
   });
 
-  app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, response: R.get } }, async (request) => {
-    const { record } = await workspaces.resolve((request.params as Params).workspaceId);
-    request.grain = record.id;
+  const resolve = resolveGrain(services);
+
+  app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, response: R.get }, preHandler: resolve }, async (request) => {
+    const { record } = request.sandbox!;
     const [matters, assets, events] = await Promise.all([journal.countStreams(record.id, 'matter.opened'), journal.countStreams(record.id, 'asset.minted'), journal.latestSeq(record.id)]);
     return ok({ workspace: { ...grainView(workspaces, record), counts: { matters, assets, events } } });
   });
 
-  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures }, preHandler: resolveGrain(services) }, async () => ok({ fixtures: FIXTURE_LISTING }));
+  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures }, preHandler: resolve }, async () => ok({ fixtures: FIXTURE_LISTING }));
 }
