@@ -28,7 +28,6 @@ export interface RequestOptions {
   /** Send no key even when one is configured (the keyless reads). */
   keyless?: boolean;
   headers?: Record<string, string>;
-  signal?: AbortSignal;
 }
 
 /** What the service answered. `body` is parsed JSON, or the text when the answer is not JSON. */
@@ -37,7 +36,6 @@ export interface ServiceAnswer {
   ok: boolean;
   body: unknown;
   contentType: string;
-  requestId?: string;
 }
 
 /** The service could not be reached: nothing was answered, so nothing is known to have happened. */
@@ -127,8 +125,7 @@ export class ServiceClient {
    */
   async requestBytes(method: string, path: string, options: RequestOptions = {}): Promise<{ response: Response; bytes: Buffer }> {
     const url = this.url(path, options.query);
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const signal = AbortSignal.timeout(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers(options) };
     let body: string | undefined;
     if (options.form !== undefined) {
@@ -144,7 +141,7 @@ export class ServiceClient {
       const response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
       return { response, bytes: Buffer.from(await response.arrayBuffer()) };
     } catch (error) {
-      throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, timeout.aborted ? this.timeoutMs : undefined));
+      throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, signal.aborted ? this.timeoutMs : undefined));
     }
   }
 }
@@ -152,13 +149,11 @@ export class ServiceClient {
 /** What a response means, given the text of its body: JSON when it says so (else the text), `null` when empty. */
 export function answerOf(response: Response, text: string): ServiceAnswer {
   const contentType = response.headers.get('content-type') ?? '';
-  const requestId = response.headers.get('request-id');
   return {
     status: response.status,
     ok: response.status >= 200 && response.status < 300,
     body: parseBody(text, contentType),
     contentType,
-    ...(requestId ? { requestId } : {}),
   };
 }
 
