@@ -9,14 +9,14 @@ import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
 const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, strict: false });
 const coercing = new Ajv({ coerceTypes: true, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
 
-type Validate = ((data: unknown) => unknown) & { errors?: ErrorObject[] | null; schemaEnv?: unknown };
+type Validate = ((data: unknown) => unknown) & { errors?: ErrorObject[] | null };
 
 /**
  * Each route's validator compiles on the route's first request, not at boot:
  * compiling every schema of every route (once per grain prefix) was a fifth of
  * the start-up, and a restart must answer its first request fast. Fastify
- * reads `errors` (and `schemaEnv`) off the function it is given, so both pass
- * through from the compiled one.
+ * reads `errors` off the function it is given, so they pass through from the
+ * compiled one.
  */
 const compiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strict : coercing;
@@ -28,7 +28,6 @@ const compiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
     validate.errors = v.errors;
     return result;
   };
-  Object.defineProperty(validate, 'schemaEnv', { get: () => compile().schemaEnv });
   return validate as never;
 };
 
