@@ -222,8 +222,8 @@ describe('the SSE wire', () => {
     const client = subscribe(`${url}${prefix}/events/stream`);
     await client.until(() => client.frames.length === 4, 5000, 'the backlog');
     const { supervisor, journal } = app.services;
-    await journal.append(grain, [{ stream: 'side-stream', expectedVersion: 0, events: [supervisor.stamp({ kind: 'test.silent', by: 'test', data: {} }, 'side-stream')] }]);
-    await supervisor.append(grain, [{ stream: 'side-stream', expectedVersion: 1, events: [supervisor.stamp({ kind: 'test.announced', by: 'test', data: {} }, 'side-stream')] }]);
+    await journal.append(grain, [supervisor.factWrite('side-stream', 0, { kind: 'test.silent', by: 'test', data: {} })]);
+    await supervisor.appendFact(grain, 'side-stream', 1, { kind: 'test.announced', by: 'test', data: {} });
     await client.until(() => client.frames.length === 6, 5000, 'both events');
     expect(client.ids()).toEqual([1, 2, 3, 4, 5, 6]);
     expect(client.frames.slice(4).map((f) => JSON.parse(f.data!).kind)).toEqual(['test.silent', 'test.announced']);
@@ -261,7 +261,7 @@ describe('slow and dead subscribers', () => {
       await Promise.all(
         Array.from({ length: 16 }, (_, k) => {
           const i = round * 16 + k;
-          return supervisor.append(grain, [{ stream: `bulk-${i}`, expectedVersion: 0, events: [supervisor.stamp({ kind: 'test.bulk', by: 'test', data: { i, blob } }, `bulk-${i}`)] }]);
+          return supervisor.openStream(grain, `bulk-${i}`, { kind: 'test.bulk', by: 'test', data: { i, blob } });
         }),
       );
     }

@@ -48,7 +48,7 @@ export class Conflicts {
     return this.supervisor.exclusive(stream, async () => {
       const version = await this.supervisor.journal.streamVersion(stream);
       const fact = { kind: 'conflicts.entry', by: owner.kind, note: `conflicts entry recorded on the ${owner.kind} ledger ${owner.id}`, data: { ledger: owner, nameHash } };
-      const [written] = await this.supervisor.append(grain, [{ stream, expectedVersion: version, events: [this.supervisor.stamp(fact, owner.id)] }]);
+      const [written] = await this.supervisor.appendFact(grain, stream, version, fact, owner.id);
       return toEntry(written);
     });
   }

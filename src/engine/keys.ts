@@ -105,9 +105,7 @@ export class Keys {
           { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act },
         );
       }
-      const written = await this.supervisor.append(KEYS_GRAIN, [
-        { stream: record.stream, expectedVersion: record.version, events: [this.supervisor.stamp({ kind: 'key.spend.reserved', by: 'gate', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, record.id)] },
-      ]);
+      const written = await this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.reserved', by: 'gate', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, record.id);
       apply(record, written);
       record.running.set(ref, cents(amountUsd));
     });
@@ -118,9 +116,7 @@ export class Keys {
     return this.supervisor.exclusive(record.stream, async () => {
       const amount = record.running.get(ref);
       if (amount === undefined) return;
-      const written = await this.supervisor.append(KEYS_GRAIN, [
-        { stream: record.stream, expectedVersion: record.version, events: [this.supervisor.stamp({ kind: 'key.spend.released', by: 'gate', note: `reservation ${ref} released: ${reason}`, data: { ref, amountUsd: amount / 100, reason } }, record.id)] },
-      ]);
+      const written = await this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.released', by: 'gate', note: `reservation ${ref} released: ${reason}`, data: { ref, amountUsd: amount / 100, reason } }, record.id);
       record.running.delete(ref);
       apply(record, written);
     });

@@ -112,7 +112,7 @@ export class Matters {
       matterId,
     };
     const alsoWrite = (): StreamWrite[] => [
-      { stream: assetId, expectedVersion: 0, events: [this.supervisor.stamp({ kind: 'asset.minted', by: 'gate', note: `Asset minted for Matter ${matterId}`, data: asset }, assetId)] },
+      this.supervisor.factWrite(assetId, 0, { kind: 'asset.minted', by: 'gate', note: `Asset minted for Matter ${matterId}`, data: asset }),
       ...this.mintExtensions.flatMap((extend) => extend({ grain, matterId, assetId, request, facts })),
     ];
     const { entity, written } = await this.supervisor.open(

@@ -225,9 +225,17 @@ export class Supervisor {
     }
   }
 
-  /** Stamps a plain fact (no machine) for a stream that is not an actor: assets, grains. */
-  stamp(fact: Fact, subject: string): NewEvent {
-    return factToEvent(fact, subject, this.clock.stamp(), { type: fact.kind });
+  /**
+   * One stamped fact on a plain stream (no machine: assets, grains, keys,
+   * ledgers), at the version the caller holds for it.
+   */
+  factWrite(stream: string, expectedVersion: number, fact: Fact, subject: string = stream): StreamWrite {
+    return { stream, expectedVersion, events: [factToEvent(fact, subject, this.clock.stamp(), { type: fact.kind })] };
+  }
+
+  /** Appends one stamped fact to a plain stream, at the version the caller holds for it. */
+  appendFact(grain: string, stream: string, expectedVersion: number, fact: Fact, subject: string = stream): Promise<JournalEvent[]> {
+    return this.append(grain, [this.factWrite(stream, expectedVersion, fact, subject)]);
   }
 
   /**
@@ -235,7 +243,7 @@ export class Supervisor {
    * that name already written is a VersionConflict, so nothing is written twice.
    */
   openStream(grain: string, stream: string, fact: Fact, subject: string = stream): Promise<JournalEvent[]> {
-    return this.append(grain, [{ stream, expectedVersion: 0, events: [this.stamp(fact, subject)] }]);
+    return this.appendFact(grain, stream, 0, fact, subject);
   }
 
   get residentCount(): number {

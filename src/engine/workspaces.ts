@@ -105,7 +105,7 @@ export class SandboxGrains {
   /** Appends a fact to the grain's own stream. Call only inside `withGrain` for that grain. */
   async declare(grain: Grain, fact: Fact): Promise<JournalEvent> {
     const id = grain.record.id;
-    const [written] = await this.supervisor.append(id, [{ stream: id, expectedVersion: grain.stream.length, events: [this.supervisor.stamp(fact, id)] }]);
+    const [written] = await this.supervisor.appendFact(id, id, grain.stream.length, fact);
     grain.stream.push(written);
     return written;
   }
