@@ -1,9 +1,9 @@
 /**
  * Runs a published contract suite against a running service: fetches the
- * suite the service publishes (or takes one given), computes its pin from the
- * exact bytes served, checks the /verify page prints that pin, then checks
- * every declarative row against the live service, through the CLI's one
- * service client (keyless: the suite is what anyone may check). No state.
+ * suite the service publishes, computes its pin from the exact bytes served,
+ * checks the /verify page prints that pin, then checks every declarative row
+ * against the live service, through the CLI's one service client (keyless:
+ * the suite is what anyone may check). No state.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Requirement, SuiteDocument } from './suite.ts';
@@ -30,10 +30,8 @@ export interface SuiteRun {
   ok: boolean;
 }
 
-export interface RunOptions {
-  /** Per-request timeout in milliseconds (default 10 s: the suite's rows are cheap reads). */
-  timeoutMs?: number;
-}
+/** Per-request timeout in milliseconds: the suite's rows are cheap reads. */
+const TIMEOUT_MS = 10_000;
 
 /** The value at a dotted path (`a.0.b`), or undefined. */
 export function at(value: unknown, path: string): unknown {
@@ -77,9 +75,9 @@ export function check(row: Requirement, status: number, contentType: string, bod
  * is one nothing answers at, as `fetch` always had it: unreachable, never a
  * bad command line.
  */
-function clientFor(baseUrl: string, options: RunOptions): ServiceClient {
+function clientFor(baseUrl: string): ServiceClient {
   try {
-    return new ServiceClient({ baseUrl, timeoutMs: options.timeoutMs ?? 10_000 });
+    return new ServiceClient({ baseUrl, timeoutMs: TIMEOUT_MS });
   } catch (error) {
     throw new ServiceUnreachable(baseUrl, (error as Error).message);
   }
@@ -91,7 +89,7 @@ async function get(client: ServiceClient, path: string, headers: Record<string, 
 }
 
 /** Fetches the published suite; its pin is the sha256 of the exact bytes served. */
-export async function fetchSuite(client: ServiceClient): Promise<{ suite: SuiteDocument; pin: string }> {
+async function fetchSuite(client: ServiceClient): Promise<{ suite: SuiteDocument; pin: string }> {
   const res = await get(client, '/verify/suite.json', { accept: 'application/json' });
   if (res.status !== 200) throw new Error(`GET /verify/suite.json answered ${res.status}`);
   const suite = JSON.parse(res.text) as SuiteDocument;
@@ -100,12 +98,12 @@ export async function fetchSuite(client: ServiceClient): Promise<{ suite: SuiteD
 }
 
 /**
- * Runs the suite `baseUrl` publishes (or `given`, with its pin) against it.
- * Rows run one after another so a small service is never flooded.
+ * Runs the suite `baseUrl` publishes against it. Rows run one after another
+ * so a small service is never flooded.
  */
-export async function runSuite(baseUrl: string, options: RunOptions & { given?: { suite: SuiteDocument; pin: string } } = {}): Promise<SuiteRun> {
-  const client = clientFor(baseUrl, options);
-  const { suite, pin } = options.given ?? (await fetchSuite(client));
+export async function runSuite(baseUrl: string): Promise<SuiteRun> {
+  const client = clientFor(baseUrl);
+  const { suite, pin } = await fetchSuite(client);
   const id = `${suite.name}@${suite.version}`;
   let pagePinned = false;
   try {
