@@ -18,6 +18,13 @@ import type { Services } from '../services.ts';
 
 type Id = { id: string };
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which Matter door a route is, for the rules a Tenant puts in front of them: a mint, an order, or a door only the Client speaks through. */
+    door?: 'mint' | 'order' | 'client';
+  }
+}
+
 export async function matterRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { matters } = services;
   app.addHook('preHandler', resolveGrain(services));
@@ -38,7 +45,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
 
   app.post('/matters', {
     schema: { body: CreateMatterBody, response: R.create },
-    config: { paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
+    config: { door: 'mint', paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
       const body = request.body as { matterType?: unknown } | undefined;
@@ -62,7 +69,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
-  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, response: R.consent } }, async (request) => {
+  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, response: R.consent }, config: { door: 'client' } }, async (request) => {
     const { entity, consentSeq } = await matters.consent(request.grain, (request.params as Id).id, request.body as { actor: string; scope: string });
     return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true }, consentSeq });
   });
@@ -72,7 +79,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matter: matterView(entity) });
   });
 
-  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection } }, async (request) => {
+  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection }, config: { door: 'client' } }, async (request) => {
     const body = request.body as { instruction: string; authorizes?: Record<string, unknown> };
     if (!body.instruction.trim()) throw refuse.unprocessable('INSTRUCTION_MISSING', 'a Client direction needs a non-empty instruction');
     const result = await matters.clientDirection(request.grain, (request.params as Id).id, body);
@@ -97,7 +104,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, response: R.terminal } }, async (request) => {
+  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, response: R.terminal }, config: { door: 'client' } }, async (request) => {
     const { entity, terminal } = await matters.terminal(request.grain, (request.params as Id).id, request.body as never);
     return ok({ matter: matterView(entity), terminal });
   });
@@ -112,7 +119,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return reply.status(201).send(ok({ document }));
   });
 
-  app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { paidAct: () => matterOpening('patent_provisional', 'POST /orders') } }, async (request, reply) => {
+  app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { door: 'order', paidAct: () => matterOpening('patent_provisional', 'POST /orders') } }, async (request, reply) => {
     const body = request.body as OrderBody;
     const { entity, stoppedBy } = await matters.order(request.grain, body);
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));

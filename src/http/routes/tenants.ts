@@ -24,8 +24,6 @@ import { matterRoutes } from './matters.ts';
 
 type Params = { tenantId: string };
 const PREFIX = '/tenants/:tenantId';
-/** The doors only the Client may speak through. */
-const CLIENT_DOORS = new Set([`${PREFIX}/matters/:id/consent`, `${PREFIX}/matters/:id/client-direction`, `${PREFIX}/matters/:id/terminal`]);
 
 export async function tenantRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { tenants, journal } = services;
@@ -83,11 +81,11 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
 
   // The Tenant's Matters: the shared Matter doors, behind the Tenant's own rules.
   await app.register(async (scoped) => {
+    // The Matter routes mark their doors (`config.door`): only POST doors are marked.
     scoped.addHook('preValidation', async (request) => {
-      const url = request.routeOptions.url ?? '';
-      if (request.method !== 'POST') return;
-      if (url === `${PREFIX}/matters` || url === `${PREFIX}/orders`) return applyOffer(services, request, url.endsWith('/orders'));
-      if (CLIENT_DOORS.has(url)) refuseTenantActor(request, url);
+      const { door } = request.routeOptions.config;
+      if (door === 'mint' || door === 'order') return applyOffer(services, request, door === 'order');
+      if (door === 'client') refuseTenantActor(request, request.routeOptions.url ?? '');
     });
     await scoped.register(matterRoutes, { services, prefix: PREFIX });
   });
