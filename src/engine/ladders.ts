@@ -96,15 +96,15 @@ export class Ladders {
 
   /** The ladder of an Asset in this grain; 404 when there is none. */
   async get(grain: string, assetId: string): Promise<LadderEntity> {
-    const entity = await this.supervisor.load(LADDER, ladderStreamOf(assetId));
-    if (!entity || entity.grain !== grain) throw notFound(assetId);
+    const entity = await this.supervisor.loadIn(LADDER, ladderStreamOf(assetId), grain);
+    if (!entity) throw notFound(assetId);
     return entity;
   }
 
   /** The ladder view, or null when the Asset has none here (for embedding in the Asset). */
   async viewOf(grain: string, assetId: string): Promise<LadderView | null> {
-    const entity = await this.supervisor.load(LADDER, ladderStreamOf(assetId));
-    return entity && entity.grain === grain ? ladderView(entity) : null;
+    const entity = await this.supervisor.loadIn(LADDER, ladderStreamOf(assetId), grain);
+    return entity ? ladderView(entity) : null;
   }
 
   private run<T>(grain: string, assetId: string, work: (entity: LadderEntity) => Promise<T>): Promise<T> {

@@ -138,8 +138,8 @@ export class Matters {
   }
 
   async get(grain: string, id: string): Promise<MatterEntity> {
-    const entity = await this.supervisor.load(MATTER, id);
-    if (!entity || entity.grain !== grain) throw notFound(id);
+    const entity = await this.supervisor.loadIn(MATTER, id, grain);
+    if (!entity) throw notFound(id);
     return entity;
   }
 

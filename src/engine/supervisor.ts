@@ -83,6 +83,12 @@ export class Supervisor {
     return entity && entity.definition === definition ? (entity as unknown as Entity<M>) : null;
   }
 
+  /** The live entity when it exists in `grain`; null when there is no such stream or it belongs to another grain. */
+  async loadIn<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string, grain: string): Promise<Entity<M> | null> {
+    const entity = await this.load(definition, id);
+    return entity && entity.grain === grain ? entity : null;
+  }
+
   private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
     const journal = await this.journal.readStream(id);
     if (journal.length === 0 || journal[0].kind !== definition.openedKind) return null;
@@ -109,8 +115,8 @@ export class Supervisor {
    */
   dispatch<M extends AnyStateMachine, T>(definition: EntityDefinition<M>, id: string, grain: string, notFound: () => Refusal, work: (entity: Entity<M>) => Promise<T>): Promise<T> {
     return this.mailboxes.run(id, async () => {
-      const entity = await this.load(definition, id);
-      if (!entity || entity.grain !== grain) throw notFound();
+      const entity = await this.loadIn(definition, id, grain);
+      if (!entity) throw notFound();
       return work(entity);
     });
   }
