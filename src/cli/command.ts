@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Output, type Streams } from './output.ts';
-import { clientOptionsFromEnv, DEFAULT_BASE_URL, grainPrefix, ServiceClient, ServiceUnreachable } from './service-client.ts';
+import { clientOptionsFromEnv, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, grainPrefix, ServiceClient, ServiceUnreachable } from './service-client.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -62,7 +62,7 @@ const SHARED: Record<string, OptionSpec> = {
 
 const REMOTE: Record<string, OptionSpec> = {
   url: { type: 'string', value: '<base>', description: `the service's base address (default: $LEGALWORK_URL, else ${DEFAULT_BASE_URL})` },
-  timeout: { type: 'string', value: '<ms>', description: 'how long to wait for an answer before giving up (default 30000)' },
+  timeout: { type: 'string', value: '<ms>', description: `how long to wait for an answer before giving up (default ${DEFAULT_TIMEOUT_MS})` },
 };
 
 const GRAIN: Record<string, OptionSpec> = {

@@ -15,6 +15,7 @@ import { runVerify, VERIFY_SUMMARY } from './commands/verify.ts';
 import { workspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Streams } from './output.ts';
+import { DEFAULT_BASE_URL } from './service-client.ts';
 
 export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...mcpCommands];
 
@@ -29,7 +30,7 @@ export function overview(): string {
     ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
     '',
     'Every command takes --help. Commands that call the service print its JSON answer on stdout',
-    '(--pretty to indent it) and take --url (default $LEGALWORK_URL, else http://127.0.0.1:3000);',
+    `(--pretty to indent it) and take --url (default $LEGALWORK_URL, else ${DEFAULT_BASE_URL});`,
     'LEGALWORK_KEY is sent as Authorization: Bearer. --workspace <id> rehearses in a sandbox workspace.',
     'exit codes: 0 done, 1 refused (4xx), 2 bad command line, 3 service unreachable, 4 service failed (5xx)',
     '',
