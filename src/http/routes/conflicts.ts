@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { refuse } from '../../domain/refusal.ts';
 import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
-import { empty, ok } from '../envelopes.ts';
+import { listed, ok } from '../envelopes.ts';
 import { resolveGrain, ROOT_GRAIN } from '../grain.ts';
 import { Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
@@ -34,7 +34,7 @@ function page(entries: ConflictEntry[], query: Query, ledger: Record<string, unk
   const rest = entries.filter((e) => e.seq > after);
   const results = rest.slice(0, query.limit);
   const extra = { appendOnly: true, ledger, ledgerEntries: entries.length, nextAfter: rest.length > results.length ? results[results.length - 1].seq : null };
-  return results.length ? { type: 'OK' as const, results, ...extra } : empty(after > 0 && entries.length ? 'no entries after that seq' : emptyMessage, extra);
+  return listed(results, after > 0 && entries.length ? 'no entries after that seq' : emptyMessage, extra);
 }
 
 export async function conflictRoutes(app: FastifyInstance, { services }: { services: Services }) {
