@@ -91,7 +91,7 @@ export class Tenants extends SandboxGrains {
    * live Tenant, nothing for any other grain.
    */
   async guardrailsOf(grainId: string): Promise<Guardrails | undefined> {
-    if (!grainId.startsWith('tn_')) return undefined;
+    if (!this.owns(grainId)) return undefined;
     const routing = this.stateOf(await this.resolve(grainId)).routing;
     return routing ?? undefined;
   }

@@ -70,10 +70,15 @@ export class SandboxGrains {
     return grain;
   }
 
+  /** Is this id one of this kind's (read off its prefix; it may still be unknown or expired)? */
+  protected owns(id: string): boolean {
+    return id.startsWith(`${GRAIN_ID_PREFIX[this.kind]}_`);
+  }
+
   /** The live grain, or a 404 typed EMPTY naming the fix when unknown, of another kind, or expired. */
   async resolve(id: string): Promise<Grain> {
     let grain = this.cache.get(id);
-    if (!grain && id.startsWith(`${GRAIN_ID_PREFIX[this.kind]}_`)) {
+    if (!grain && this.owns(id)) {
       const stream = await this.supervisor.journal.readStream(id);
       if (stream[0]?.kind === `${this.kind}.opened` && stream[0].grain === id) {
         grain = { record: recordOf(this.kind, stream[0]), stream };
