@@ -94,7 +94,7 @@ export function helpText(command: Command): string {
 }
 
 /** Parses `argv` (the words after the command's path) and runs the command. */
-export async function runCommand(command: Command, argv: string[], env: NodeJS.ProcessEnv, streams?: Streams): Promise<ExitCode> {
+export async function runCommand(command: Command, argv: string[], env: NodeJS.ProcessEnv, streams: Streams): Promise<ExitCode> {
   const specs = optionsOf(command);
   let parsed: { values: Values; positionals: string[] };
   try {
@@ -147,7 +147,7 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
   }
 }
 
-function usage(command: Command, message: string, streams: Streams = { stdout: process.stdout, stderr: process.stderr }): ExitCode {
+function usage(command: Command, message: string, streams: Streams): ExitCode {
   streams.stderr.write(`legalwork ${command.path.join(' ')}: ${message}\nsee: legalwork ${command.path.join(' ')} --help\n`);
   return EXIT.usage;
 }

@@ -14,7 +14,7 @@ export interface Streams {
 export class Output {
   constructor(
     readonly pretty: boolean,
-    readonly streams: Streams = { stdout: process.stdout, stderr: process.stderr },
+    readonly streams: Streams,
   ) {}
 
   /** One JSON document on stdout. */

@@ -14,13 +14,9 @@ import { parseArgs } from 'node:util';
 import { runSuite, type SuiteRun } from '../verify/run-suite.ts';
 import { SUITE_ID, SUITE_PIN } from '../verify/suite.ts';
 import { EXIT } from './exit-codes.ts';
+import type { Streams } from './output.ts';
 import { DEFAULT_BASE_URL, ServiceUnreachable } from './service-client.ts';
 import { SHA256_HEX } from '../domain/hash.ts';
-
-export interface VerifyStreams {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
 
 const USAGE = 'usage: legalwork verify [--url <base>] [--pin <sha256>] [--json]\n';
 
@@ -36,7 +32,7 @@ function render(run: SuiteRun, requiredPin: string | undefined): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function verifyCommand(args: string[], streams: VerifyStreams = { stdout: process.stdout, stderr: process.stderr }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function verifyCommand(args: string[], streams: Streams = { stdout: process.stdout, stderr: process.stderr }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let values: { url?: string; pin?: string; json?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({ args, options: { url: { type: 'string' }, pin: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
