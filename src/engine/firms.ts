@@ -17,7 +17,7 @@ import { enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, isGrant, type E
 import { deriveRosterRow, memberOf, type RosterRow } from '../domain/firm-members.ts';
 import { newId } from '../domain/ids.ts';
 import { RAIL_OF } from '../domain/matter-types.ts';
-import { POSTED_PRICES } from '../domain/pricing.ts';
+import { POSTED_PRICES, settle } from '../domain/pricing.ts';
 import { refuse } from '../domain/refusal.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
@@ -271,8 +271,9 @@ export class Firms extends SandboxGrains {
     const rows = members.map((memberId) => {
       const lines = memberOf(memberId)!.settled.map(({ matterType, attestedActs }) => {
         const rail = RAIL_OF[matterType];
-        const perAct = POSTED_PRICES[matterType].legalFeePerActUsd;
-        return { matterType, rail, attestedActs, legalFeePerActUsd: perAct, legalFeeUsd: perAct * attestedActs, merchantOfRecord: rail === 'patent' ? 'platform' : memberId };
+        // The settlement's own rule decides the Legal Fee and who is merchant of record for it.
+        const settled = settle(rail, matterType, attestedActs);
+        return { matterType, rail, attestedActs, legalFeePerActUsd: POSTED_PRICES[matterType].legalFeePerActUsd, legalFeeUsd: settled.legalFeeToSignerUsd, merchantOfRecord: settled.legalFeeMerchantOfRecord === 'platform' ? 'platform' : memberId };
       });
       return { memberId, lines, attestedActs: sum(lines.map((l) => l.attestedActs)), legalFeeUsd: sum(lines.map((l) => l.legalFeeUsd)) };
     });
