@@ -4,7 +4,7 @@
  * "unknown field": a Tenant or firm may declare mechanics, never the merits,
  * never an actor's act, and never a percent-of-outcome price.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { MATTER_TYPES } from '../../domain/matter-types.ts';
 import { refuse, type Refusal } from '../../domain/refusal.ts';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
@@ -26,14 +26,12 @@ export const Offer = Strict({
   matterType: Opt(Enum(MATTER_TYPES, 'the ratified matter type this Offer mints')),
   proofPredicate: Opt(Text(500)),
 });
-export type Offer = Static<typeof Offer>;
 export const OffersBody = Type.Array(Offer, { maxItems: 100, description: 'the Offers a Tenant declares; the list replaces the previous declaration' });
 
 export const TenantRoutingBody = Strict({
   maxFeeUsd: Money,
   jurisdictions: Opt(Type.Array(Text(20), { maxItems: 60, uniqueItems: true })),
 });
-export type TenantRouting = Static<typeof TenantRoutingBody>;
 
 export const EnrollmentBody = Strict({
   memberId: Id,
@@ -51,7 +49,6 @@ export const FirmRoutingBody = Strict({
   // `firm` is in the enum so the door can answer it 403 BLOCKED rather than 422.
   remittanceDesignation: Opt(Enum(['individual', 'firm'] as const)),
 });
-export type FirmRouting = Static<typeof FirmRoutingBody>;
 
 export const ConflictEntryBody = Strict({ nameHash: Sha256Hex });
 export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minItems: 1, maxItems: 1000 }) });

@@ -16,8 +16,6 @@ const Bool = Type.Boolean();
 const Any = Type.Unknown();
 const AnyObject = Type.Object({});
 
-export const OutcomeType = Type.Union([Type.Literal('OK'), Type.Literal('EMPTY'), Type.Literal('BLOCKED')], { description: 'the typed outcome' });
-
 /** Every refusal: a worded `error`, a machine `code`, a `type` where the outcome is typed. */
 export const ErrorBody = Type.Object(
   {
