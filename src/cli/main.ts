@@ -49,9 +49,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   if (exact) return runCommand(exact, argv.slice(exact.path.length), env, streams);
   const group = COMMANDS.filter((c) => c.path[0] === first && c.path.length === 2);
   if (group.length) {
-    const help = second === undefined || second === '--help' || second === '-h';
-    const lines = [`usage: legalwork ${first} <${group.map((c) => c.path[1]).join('|')}> [options]`, '', ...group.map((c) => `  ${c.path[1].padEnd(Math.max(...group.map((g) => g.path[1].length)))}  ${c.summary}`), '', `see: legalwork ${first} <command> --help`, ''];
-    if (help && second !== undefined) {
+    const width = Math.max(...group.map((c) => c.path[1].length));
+    const lines = [`usage: legalwork ${first} <${group.map((c) => c.path[1]).join('|')}> [options]`, '', ...group.map((c) => `  ${c.path[1].padEnd(width)}  ${c.summary}`), '', `see: legalwork ${first} <command> --help`, ''];
+    if (second === '--help' || second === '-h') {
       streams.stdout.write(lines.join('\n'));
       return EXIT.ok;
     }
