@@ -53,6 +53,8 @@ export interface EnrollmentFact {
 const fact = (f: Omit<EnrollmentFact, 'type' | 'by'>): EnrollmentFact => ({ type: 'fact', by: 'member', ...f });
 /** The grants an amendment adds, in the catalog's order. */
 export const addedGrants = (held: readonly Grant[], asked: readonly string[]): Grant[] => ENROLLMENT_GRANTS.filter((g) => asked.includes(g) && !held.includes(g));
+/** The grants held once `asked` is added to `held`, in the catalog's order. */
+export const grantsAfter = (held: readonly Grant[], asked: readonly string[]): Grant[] => ENROLLMENT_GRANTS.filter((g) => held.includes(g) || asked.includes(g));
 
 export const enrollmentMachine = setup({
   types: {
@@ -67,7 +69,7 @@ export const enrollmentMachine = setup({
   },
 }).createMachine({
   id: 'enrollment',
-  context: ({ input }) => ({ firmId: input.firmId, memberId: input.memberId, grants: ENROLLMENT_GRANTS.filter((g) => input.grants.includes(g)) }),
+  context: ({ input }) => ({ firmId: input.firmId, memberId: input.memberId, grants: grantsAfter([], input.grants) }),
   initial: 'live',
   states: {
     live: {
@@ -84,10 +86,10 @@ export const enrollmentMachine = setup({
                 verb: 'amended',
                 actor: event.executedBy,
                 note: `${context.memberId} executed an amendment granting ${granted.join(', ')}`,
-                data: { instrument: 'amendment', firmId: context.firmId, memberId: context.memberId, granted, grants: ENROLLMENT_GRANTS.filter((g) => context.grants.includes(g) || granted.includes(g)), executedBy: event.executedBy },
+                data: { instrument: 'amendment', firmId: context.firmId, memberId: context.memberId, granted, grants: grantsAfter(context.grants, granted), executedBy: event.executedBy },
               });
             }),
-            assign({ grants: ({ context, event }) => ENROLLMENT_GRANTS.filter((g) => context.grants.includes(g) || event.grants.includes(g)) }),
+            assign({ grants: ({ context, event }) => grantsAfter(context.grants, event.grants) }),
           ],
         },
         REVOKE: {

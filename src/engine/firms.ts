@@ -13,7 +13,7 @@
  * plus the member's binary facts), the enrollment counts, the routing with
  * each opt-in's countersignature, the remittance lines.
  */
-import { enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, isGrant, type EnrollmentContext, type EnrollmentStatus, type Grant } from '../../machines/enrollment.ts';
+import { enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, grantsAfter, isGrant, type EnrollmentContext, type EnrollmentStatus, type Grant } from '../../machines/enrollment.ts';
 import { deriveRosterRow, memberOf, type RosterRow } from '../domain/firm-members.ts';
 import { newId } from '../domain/ids.ts';
 import { RAIL_OF } from '../domain/matter-types.ts';
@@ -146,7 +146,7 @@ export class Firms extends SandboxGrains {
       if (current && isLive(current)) return { ...(await this.amend(firmId, current, grants as Grant[])), act: 'amended' as const };
 
       const enrollmentId = newId('en');
-      const granted = ENROLLMENT_GRANTS.filter((g) => grants.includes(g));
+      const granted = grantsAfter([], grants);
       const { entity } = await this.supervisor.open(ENROLLMENT, firmId, enrollmentId, { firmId, memberId, grants: granted }, {
         kind: ENROLLMENT.openedKind,
         verb: 'enrolled',
