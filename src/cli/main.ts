@@ -21,7 +21,9 @@ export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orde
 
 export function overview(): string {
   const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map((a) => `<${a.name}>`)].join(' '), c.summary]);
-  rows.splice(rows.length - 1, 0, ['verify --url <base>', VERIFY_SUMMARY]);
+  // verify parses its own arguments, so it is no Command; it is listed just before the mcp commands.
+  const mcp = COMMANDS.findIndex((c) => c.path[0] === 'mcp');
+  rows.splice(mcp === -1 ? rows.length : mcp, 0, ['verify --url <base>', VERIFY_SUMMARY]);
   const width = Math.max(...rows.map(([name]) => name.length));
   return [
     'usage: legalwork <command> [options]',
