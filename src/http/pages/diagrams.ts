@@ -6,16 +6,13 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MACHINES } from '../../diagrams/registry.ts';
 import { PACKAGE_ROOT } from '../../paths.ts';
 
 export const DEFAULT_VISUALIZATIONS_DIR = join(PACKAGE_ROOT, 'visualizations');
 
-/** The machines whose diagrams the docs page always names, in reading order. */
-const KNOWN: Array<{ name: string; title: string; about: string }> = [
-  { name: 'matter', title: 'Matter', about: 'intake → prepare → examine → review → sign → file; reserved acts wait on a Signer; four terminals' },
-  { name: 'deadline-ladder', title: 'Deadline Ladder', about: 'moves on explicit ticks only: the notice rung at 30 days, daily acks from 7 to 1, the terminal rung at 0' },
-  { name: 'enrollment', title: 'Enrollment', about: 'a member\'s grants in a firm: enrolled, amended, revoked' },
-];
+/** The machines whose diagrams the docs page always names, in the registry's (reading) order. */
+const KNOWN: Array<{ name: string; title: string; about: string }> = MACHINES.map(({ name, title, about }) => ({ name, title, about }));
 
 export const DIAGRAM_NAME = '^[a-z0-9][a-z0-9-]{0,63}\\.svg$';
 
