@@ -17,6 +17,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTier } from '../domain/access.ts';
+import type { PaidActPrice } from '../domain/paid-acts.ts';
 import { Refusal } from '../domain/refusal.ts';
 import type { KeyRecord } from '../engine/keys.ts';
 import type { Services } from './services.ts';
@@ -34,11 +35,6 @@ export interface Access {
   provenance?: Provenance;
 }
 
-export interface PaidAct {
-  priceUsd: number;
-  act: string;
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     access: Access;
@@ -49,7 +45,7 @@ declare module 'fastify' {
     /** Why this top-level write needs no key (sandbox provisioning, a door blocked to every caller). */
     keyless?: string;
     /** The posted price of the act this request would take, when it is a paid act. */
-    paidAct?: (request: FastifyRequest) => PaidAct | null;
+    paidAct?: (request: FastifyRequest) => PaidActPrice | null;
   }
 }
 
