@@ -5,7 +5,7 @@
  */
 import type { AnyMachineSnapshot } from 'xstate';
 import { STAGE_VERBS, TERMINALS, type MatterContext, type ReservedAct } from '../../machines/matter.ts';
-import type { Entity } from '../engine/entity.ts';
+import { leafStateOf, type Entity } from '../engine/entity.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { MatterType, Rail } from './matter-types.ts';
 import { settle } from './pricing.ts';
@@ -35,8 +35,7 @@ export const contextOf = (entity: Entity): MatterContext => (entity.snapshot() a
 
 /** The machine state as a status: a Stage Verb, waiting_on_signer, needs_client_direction or a terminal. */
 export function statusOf(entity: Entity): string {
-  const value = (entity.snapshot() as AnyMachineSnapshot).value;
-  return typeof value === 'string' ? value : (value as { open: string }).open;
+  return leafStateOf(entity);
 }
 
 export const isTerminal = (status: string) => (TERMINALS as readonly string[]).includes(status);

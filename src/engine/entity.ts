@@ -3,7 +3,7 @@
  * together with its journal stream. The actor only ever advances after the
  * journal committed the facts its transition emitted.
  */
-import { createActor, type Actor, type AnyActorScope, type AnyStateMachine, type EventFromLogic, type ExecutableActionsFrom, type InputFrom, type SnapshotFrom } from 'xstate';
+import { createActor, type Actor, type AnyActorScope, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type ExecutableActionsFrom, type InputFrom, type SnapshotFrom } from 'xstate';
 import type { JournalEvent, NewEvent } from '../journal/store.ts';
 
 export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
@@ -71,6 +71,15 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   stop(): void {
     this.actor.stop();
   }
+}
+
+/**
+ * The entity's state as one name: a leaf of the machine's `open` compound, or
+ * a top-level final state (the Matter and ladder machines are shaped so).
+ */
+export function leafStateOf(entity: Entity): string {
+  const value = (entity.snapshot() as AnyMachineSnapshot).value as string | { open: string };
+  return typeof value === 'string' ? value : value.open;
 }
 
 /** One previewed transition: from a snapshot, on an event, to the next snapshot. */

@@ -11,12 +11,11 @@
  * on the `reminders` feed and the SSE wire. Those reminder events carry no
  * machine cause, so rehydration folds each tick exactly once.
  */
-import type { AnyMachineSnapshot } from 'xstate';
 import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderContext, type LadderEvent, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refuse } from '../domain/refusal.ts';
 import type { JournalEvent, NewEvent } from '../journal/store.ts';
-import { type Entity, type EntityDefinition, type Fact } from './entity.ts';
+import { leafStateOf, type Entity, type EntityDefinition, type Fact } from './entity.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
 
@@ -26,11 +25,8 @@ export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 /** The ladder's stream id. One ladder per Asset, so the Asset id names it. */
 export const ladderStreamOf = (assetId: string) => `ladder:${assetId}`;
 
-const contextOf = (entity: LadderEntity): LadderContext => (entity.snapshot() as AnyMachineSnapshot).context as LadderContext;
-const stateOf = (entity: LadderEntity): 'counting' | 'terminalRung' | 'resolved' => {
-  const value = (entity.snapshot() as AnyMachineSnapshot).value;
-  return typeof value === 'string' ? (value as 'resolved') : (value as { open: 'counting' | 'terminalRung' }).open;
-};
+const contextOf = (entity: LadderEntity): LadderContext => entity.snapshot().context;
+const stateOf = (entity: LadderEntity) => leafStateOf(entity) as 'counting' | 'terminalRung' | 'resolved';
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Where the count stands, named for a reader: which rung comes next. */
