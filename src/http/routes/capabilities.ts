@@ -45,10 +45,10 @@ const summary = (p: PatentRecord) => ({ number: p.number, title: p.title, assign
 export async function capabilityRoutes(app: FastifyInstance, { services }: { services: Services }) {
   app.addHook('preHandler', resolveGrain(services));
 
-  /** Registers one catalog route; `schema` documents and validates it. */
-  const route = (path: string, method: 'GET' | 'POST', schema: FastifySchema, handler: (request: FastifyRequest, reply: FastifyReply, c: Capability) => Promise<unknown>, extra: Record<string, unknown> = {}) => {
+  /** Registers one catalog route; `schema` documents and validates it, `extra` adds route options drawn from its capability. */
+  const route = (path: string, method: 'GET' | 'POST', schema: FastifySchema, handler: (request: FastifyRequest, reply: FastifyReply, c: Capability) => Promise<unknown>, extra?: (c: Capability) => Record<string, unknown>) => {
     const c = capabilityAt(method, path);
-    app.route({ method, url: path, schema: { summary: c.purpose, tags: ['capabilities'], ...schema }, ...extra, handler: (request, reply) => handler(request, reply, c) });
+    app.route({ method, url: path, schema: { summary: c.purpose, tags: ['capabilities'], ...schema }, ...extra?.(c), handler: (request, reply) => handler(request, reply, c) });
   };
 
   const patentRead = (suffix: string, response: unknown, answer: (p: PatentRecord, c: Capability) => unknown) =>
@@ -100,12 +100,12 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     if (c.gate.kind === 'requiresAccess') throw accessBlocked(c.gate.access, `${c.method} ${c.path}`);
   };
   const blockedResponses = { 403: { $ref: 'Refusal#', description: 'BLOCKED: the restricted upstream needs a live credential (credential_verified, not live)' } };
-  route('/court/:district/:case/docket', 'GET', { params: DocketParams, response: blockedResponses }, async () => undefined, { preValidation: blocked(capabilityAt('GET', '/court/:district/:case/docket')) });
+  route('/court/:district/:case/docket', 'GET', { params: DocketParams, response: blockedResponses }, async () => undefined, (c) => ({ preValidation: blocked(c) }));
   for (const path of ['/docket-watch', '/patent/docket-watch'] as const) {
-    route(path, 'POST', { body: RecordBodies[path], response: blockedResponses }, async () => undefined, {
-      preValidation: blocked(capabilityAt('POST', path)),
+    route(path, 'POST', { body: RecordBodies[path], response: blockedResponses }, async () => undefined, (c) => ({
+      preValidation: blocked(c),
       config: { keyless: 'blocked to every caller until the practitioner credential is live' },
-    });
+    }));
   }
 
   // Records: a draft artifact, its metadata journaled.
@@ -133,10 +133,9 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   });
 
   // Unreserved acts: completed on the simulated registry, receipt journaled.
-  const paid = (c: Capability) => ({ paidAct: () => ({ priceUsd: c.priceUsd!, act: `${c.method} ${c.path}` }) });
-  const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) => {
-    const c = capabilityAt('POST', path);
-    route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply) => {
+  const paid = (c: Capability) => ({ config: { paidAct: () => ({ priceUsd: c.priceUsd!, act: `${c.method} ${c.path}` }) } });
+  const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) =>
+    route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply, c) => {
       const body = request.body as Body;
       const { stream, ...receipt } = await receiptOf(body, request, c);
       const actId = newId('rc');
@@ -148,8 +147,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
         throw error;
       }
       return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: `${c.method} ${c.path}`, priceUsd: c.priceUsd }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
-    }, { config: paid(c) });
-  };
+    }, paid);
 
   act('/entity/de/form', async (b) => {
     if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw refuse.unprocessable('ENTITY_NAME_SUFFIX', `"${b.entityName}" lacks the suffix a Delaware ${b.entityType === 'llc' ? 'LLC' : 'corporation'} name requires`);
@@ -213,7 +211,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
           meta: metaOf(c),
         }),
       );
-    }, { config: paid(c) });
+    }, paid);
   }
 }
 
