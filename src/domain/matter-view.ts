@@ -7,6 +7,8 @@ import type { AnyMachineSnapshot } from 'xstate';
 import { STAGE_VERBS, TERMINALS, type MatterContext, type ReservedAct } from '../../machines/matter.ts';
 import { leafStateOf, type Entity } from '../engine/entity.ts';
 import type { JournalEvent } from '../journal/store.ts';
+import type { ClientFixture } from './fixtures.ts';
+import type { Guardrails, Mandates } from './gate.ts';
 import type { MatterType, Rail } from './matter-types.ts';
 import { settle } from './pricing.ts';
 
@@ -18,7 +20,7 @@ export interface MatterFacts {
   assetId: string;
   consumerPattern: string;
   client: { id: string };
-  clientFixture: 'declining' | 'fulfilling' | null;
+  clientFixture: ClientFixture;
   signals: string[];
   tenant?: string;
   mint?: string;
@@ -26,8 +28,8 @@ export interface MatterFacts {
   listFeeUsd?: number;
   clientState?: string;
   exposureUsd?: number;
-  clientMandates?: { settlementFloor?: number };
-  tenantGuardrails?: { maxFeeUsd?: number; jurisdictions?: string[] };
+  clientMandates?: Mandates;
+  tenantGuardrails?: Guardrails;
 }
 
 export const factsOf = (entity: Entity): MatterFacts => entity.opened.data as unknown as MatterFacts;

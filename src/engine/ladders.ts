@@ -14,7 +14,7 @@
 import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderContext, type LadderEvent, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refuse } from '../domain/refusal.ts';
-import type { JournalEvent, NewEvent } from '../journal/store.ts';
+import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
 import { leafStateOf, type Entity, type EntityDefinition, type Fact } from './entity.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -121,7 +121,7 @@ export class Ladders {
         throw refuse.conflict('TICK_REFUSED', `a tick of ${plural(days, 'day')} would pass the deadline of Asset ${assetId}: only ${plural(ctx.days, 'day')} remain; tick at most ${ctx.days}`, { assetId, daysUntilDeadline: ctx.days });
       }
       const written = await this.commit(entity, { type: 'TICK', days });
-      const rungs = written.filter((e) => e.kind.startsWith('reminder.')).map((e) => ({ rung: e.data.rung as string, atDaysRemaining: e.data.atDaysRemaining as number, kind: e.kind, seq: e.seq, ...(e.deliverTo ? { deliverTo: e.deliverTo } : {}) }));
+      const rungs = written.filter((e) => inFeed('reminders', e)).map((e) => ({ rung: e.data.rung as string, atDaysRemaining: e.data.atDaysRemaining as number, kind: e.kind, seq: e.seq, ...(e.deliverTo ? { deliverTo: e.deliverTo } : {}) }));
       return { entity, rungs, seq: written[0].seq };
     });
   }

@@ -198,9 +198,12 @@ export class Matters {
 
   /** An attested `file` act carries the filed receipt, and the lifecycle commits `fulfilled` at once. */
   private attestedEvents(gigId: string, act: ReservedAct, rail: Rail, attestation: Attestation, receipt?: string): MatterEvent[] {
-    const attested: MatterEvent = { type: 'GIG_ATTESTED', gigId, attestation, ...(act === 'file' ? { receipt: receipt ?? syntheticReceipt(rail, gigId) } : {}) };
-    if (act !== 'file') return [attested];
-    return [attested, { type: 'FILE_RECEIPT', receipt: receipt ?? syntheticReceipt(rail, gigId) }];
+    if (act !== 'file') return [{ type: 'GIG_ATTESTED', gigId, attestation }];
+    const filed = receipt ?? syntheticReceipt(rail, gigId);
+    return [
+      { type: 'GIG_ATTESTED', gigId, attestation, receipt: filed },
+      { type: 'FILE_RECEIPT', receipt: filed },
+    ];
   }
 
   /**

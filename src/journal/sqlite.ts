@@ -303,7 +303,7 @@ export class SqliteJournal implements JournalStore {
       if (this.pending.length || this.inFlight) {
         await new Promise<void>((done) => {
           this.idle.push(done);
-          if (!this.inFlight && !this.flushScheduled) this.scheduleFlush();
+          this.scheduleFlush();
         });
       }
       if (!this.broken) {
