@@ -136,9 +136,8 @@ class Subscriber {
         const latest = await this.hub.journal.latestSeq(this.grain);
         const page = await this.hub.journal.readTail(this.grain, { after: this.cursor, limit: CATCH_UP_PAGE, feed: this.feed });
         if (this.closed) return;
-        for (const e of page) {
-          if (e.seq > this.cursor) this.write(new Encoded(frameOf(e)));
-        }
+        // Every event of the page follows the cursor (read after it; nothing else moves it while catching up).
+        for (const e of page) this.write(new Encoded(frameOf(e)));
         const full = page.length === CATCH_UP_PAGE;
         // A short page means the feed was read to the end of the tail, which is at least `latest`.
         this.cursor = full ? page[page.length - 1].seq : Math.max(this.cursor, latest, page.length ? page[page.length - 1].seq : 0);
@@ -216,10 +215,10 @@ export class SseHub {
     void subscriber.catchUp();
   }
 
+  /** Only for a non-empty batch of a grain with subscribers (see `onCommitted`); they may all have left since. */
   private fanOut(events: JournalEvent[]): void {
-    if (events.length === 0) return;
     const set = this.byGrain.get(events[0].grain);
-    if (!set || set.size === 0) return;
+    if (!set) return;
     // Encoded lazily, once per event, shared by every subscriber of the grain.
     const frames: Array<Encoded | undefined> = new Array(events.length);
     const frame = (i: number) => (frames[i] ??= new Encoded(frameOf(events[i])));
