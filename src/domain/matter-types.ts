@@ -16,6 +16,7 @@ export type ConsumerPattern = (typeof CONSUMER_PATTERNS)[number];
 
 /** How a Signer answers a Matter's Gig. */
 export const GIG_OUTCOMES = ['attested', 'send_back', 'declined'] as const;
+export type GigOutcome = (typeof GIG_OUTCOMES)[number];
 
 export type Rail = 'patent' | 'state';
 export const RAILS: readonly Rail[] = ['patent', 'state'];

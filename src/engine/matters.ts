@@ -9,7 +9,7 @@ import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
 import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
-import { DEFAULT_ASSET_KIND, RAIL_OF, type MatterType, type Rail } from '../domain/matter-types.ts';
+import { DEFAULT_ASSET_KIND, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
 import { contextOf, factsOf, isTerminal, stageOf, statusOf, type MatterFacts } from '../domain/matter-view.ts';
 import { refuse, Refusal } from '../domain/refusal.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
@@ -50,7 +50,7 @@ export interface AdvanceResult {
 
 export interface GigResultRequest {
   gigId: string;
-  outcome: 'attested' | 'send_back' | 'declined';
+  outcome: GigOutcome;
   attestation?: Partial<Attestation>;
   memo?: string;
   receipt?: string;

@@ -1,7 +1,6 @@
 /** Request schemas of the Matter doors and orders. */
 import { Type, type Static } from '@sinclair/typebox';
-import { CONSUMER_PATTERNS } from '../../../machines/matter.ts';
-import { MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
+import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
 
 const Opt = Type.Optional;
@@ -49,7 +48,7 @@ const AttestationSchema = Strict({
 
 export const GigResultBody = Strict({
   gigId: Id,
-  outcome: Enum(['attested', 'send_back', 'declined'] as const),
+  outcome: Enum(GIG_OUTCOMES),
   attestation: Opt(AttestationSchema),
   memo: Opt(Type.String({ maxLength: 5000 })),
   receipt: Opt(Text()),
