@@ -12,11 +12,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { answerOf, describeFetchError, ServiceUnreachable, type ServiceAnswer, type ServiceClient } from './service-client.ts';
 import { SseParser } from './sse-parser.ts';
+// The wire constants only: the CLI's build must not take in the service's SSE hub.
+import { DEFAULT_KEEP_ALIVE_MS, SSE_EVENT_NAME } from '../http/sse-wire.ts';
 
-/** The SSE event name the service gives each journal event. */
-export const GRAIN_EVENT = 'grain-event';
-/** The service pings every 15 s; three missed pings mean the connection is dead. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+/** Three missed keep-alive pings of the service mean the connection is dead. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 3 * DEFAULT_KEEP_ALIVE_MS;
 
 export interface FollowOptions {
   client: ServiceClient;
@@ -112,7 +112,7 @@ export async function followEvents(options: FollowOptions): Promise<FollowOutcom
         for await (const chunk of response.body) {
           arm();
           for (const frame of parser.push(decoder.decode(chunk as Uint8Array, { stream: true }))) {
-            if (frame.event !== GRAIN_EVENT || frame.id === undefined) continue;
+            if (frame.event !== SSE_EVENT_NAME || frame.id === undefined) continue;
             // A replayed frame (the server resent what was already delivered) is skipped.
             if (lastSeq !== undefined && isNotAfter(frame.id, lastSeq)) continue;
             let event: unknown;

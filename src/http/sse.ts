@@ -25,9 +25,8 @@ import type { Socket } from 'node:net';
 import type { CommitBus } from '../engine/bus.ts';
 import { tailEntry } from '../engine/tail.ts';
 import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
+import { DEFAULT_KEEP_ALIVE_MS, SSE_EVENT_NAME } from './sse-wire.ts';
 
-export const SSE_EVENT_NAME = 'grain-event';
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Suggested reconnection delay sent to clients (`retry:`), in ms. */
 export const RETRY_MS = 2_000;

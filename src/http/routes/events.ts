@@ -13,7 +13,8 @@ import { resolveGrain } from '../grain.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
 import { EventResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
-import { SSE_EVENT_NAME, type SseHub } from '../sse.ts';
+import type { SseHub } from '../sse.ts';
+import { SSE_EVENT_NAME } from '../sse-wire.ts';
 
 const wantsEventStream = (accept: string | undefined) => accept !== undefined && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
 
