@@ -15,6 +15,7 @@ import { PER_ACT_INSURANCE_USD, POSTED_PRICES } from '../../domain/pricing.ts';
 import { SPEC_TOOLS } from '../../mcp/tool-names.ts';
 import { SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
 import { empty, ok } from '../envelopes.ts';
+import { ROOT_GRAIN } from '../grain.ts';
 import { CONTRACT_VERSION, OPENAPI_VERSION } from '../openapi.ts';
 import { Any, Media, Ok, Str } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -44,7 +45,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
   };
 
   app.get('/healthz', { schema: { summary: 'Typed liveness', tags: ['discovery'], response: { 200: Ok({ status: Type.Literal('live'), service: Str, version: Str, build: Str, journal: Type.Object({ reachable: Type.Boolean(), rootSeq: Type.Integer() }), uptimeSeconds: Type.Integer() }, 'the service is live and its journal answers') } } }, async () => {
-    const rootSeq = await services.journal.latestSeq('root');
+    const rootSeq = await services.journal.latestSeq(ROOT_GRAIN);
     return ok({ status: 'live', service: 'legalwork', version: CONTRACT_VERSION, build: 'preview', journal: { reachable: true, rootSeq }, uptimeSeconds: Math.floor((Date.now() - started) / 1000) });
   });
 
