@@ -6,7 +6,9 @@
  */
 export const DATASET_AS_OF = '2025-01-01';
 
-export type MaintenanceWindow = '3.5' | '7.5' | '11.5';
+/** Each maintenance window, named by its years after grant, and the month after grant it falls due. */
+const WINDOW_DUE_MONTHS = { '3.5': 42, '7.5': 90, '11.5': 138 } as const;
+export type MaintenanceWindow = keyof typeof WINDOW_DUE_MONTHS;
 
 export interface PatentRecord {
   number: string;
@@ -40,8 +42,7 @@ function addMonths(iso: string, months: number): string {
  * A window's state is derived as of the data set's date from the windows paid.
  */
 function windows(granted: string, paid: MaintenanceWindow[]): PatentRecord['maintenance'] {
-  return (['3.5', '7.5', '11.5'] as const).map((window, i) => {
-    const due = [42, 90, 138][i];
+  return (Object.entries(WINDOW_DUE_MONTHS) as Array<[MaintenanceWindow, number]>).map(([window, due]) => {
     const opensOn = addMonths(granted, due - 6);
     const surchargeUntil = addMonths(granted, due + 6);
     const state = paid.includes(window) ? 'paid' : DATASET_AS_OF < opensOn ? 'upcoming' : DATASET_AS_OF <= surchargeUntil ? 'open' : 'closed unpaid';
