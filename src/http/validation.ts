@@ -21,11 +21,10 @@ type Validate = ((data: unknown) => unknown) & { errors?: ErrorObject[] | null }
 const compiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strict : coercing;
   let compiled: Validate | undefined;
-  const compile = () => (compiled ??= ajv.compile(schema) as Validate);
   const validate: Validate = (data) => {
-    const v = compile();
-    const result = v(data);
-    validate.errors = v.errors;
+    compiled ??= ajv.compile(schema) as Validate;
+    const result = compiled(data);
+    validate.errors = compiled.errors;
     return result;
   };
   return validate as never;
