@@ -7,10 +7,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CONSUMER_PATTERNS } from '../../../machines/matter.ts';
 import { TIER_LADDER } from '../../domain/access.ts';
 import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';
-import { MATTER_TYPES, RAIL_OF } from '../../domain/matter-types.ts';
+import { CONSUMER_PATTERNS, MATTER_TYPES, RAIL_OF } from '../../domain/matter-types.ts';
 import { PER_ACT_INSURANCE_USD, POSTED_PRICES } from '../../domain/pricing.ts';
 import { SPEC_TOOLS } from '../../mcp/tool-names.ts';
 import { SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
