@@ -15,6 +15,8 @@ export const DEFAULT_VISUALIZATIONS_DIR = join(PACKAGE_ROOT, 'visualizations');
 const KNOWN: Array<{ name: string; title: string; about: string }> = MACHINES.map(({ name, title, about }) => ({ name, title, about }));
 
 export const DIAGRAM_NAME = '^[a-z0-9][a-z0-9-]{0,63}\\.svg$';
+/** DIAGRAM_NAME compiled once: every listing and every read tests a name against it. */
+const DIAGRAM_FILE = new RegExp(DIAGRAM_NAME);
 
 export interface DiagramEntry {
   name: string;
@@ -33,7 +35,7 @@ export const isCleanSvg = (text: string) => /<svg[\s>]/i.test(text) && !/<script
 export async function listDiagrams(dir = DEFAULT_VISUALIZATIONS_DIR): Promise<DiagramEntry[]> {
   let files: string[] = [];
   try {
-    files = (await readdir(dir)).filter((f) => new RegExp(DIAGRAM_NAME).test(f)).sort();
+    files = (await readdir(dir)).filter((f) => DIAGRAM_FILE.test(f)).sort();
   } catch {
     files = [];
   }
@@ -46,7 +48,7 @@ export async function listDiagrams(dir = DEFAULT_VISUALIZATIONS_DIR): Promise<Di
 
 /** The SVG's bytes, or null when it is missing or not clean. */
 export async function readDiagram(file: string, dir = DEFAULT_VISUALIZATIONS_DIR): Promise<Buffer | null> {
-  if (!new RegExp(DIAGRAM_NAME).test(file)) return null;
+  if (!DIAGRAM_FILE.test(file)) return null;
   try {
     // The name pattern admits no separator, so the join cannot leave `dir`.
     const bytes = await readFile(join(dir, file));
