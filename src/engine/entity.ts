@@ -24,18 +24,21 @@ export interface Fact {
 }
 
 export class Entity<M extends AnyStateMachine = AnyStateMachine> {
-  /** The entity's XState actor, started from the folded snapshot. */
+  /** The stream's id, as its opening event names it. */
+  readonly id: string;
+  /** The grain the stream was opened in. */
+  readonly grain: string;
+  /** The entity's XState actor, started from its journal's fold. */
   readonly actor: Actor<M>;
 
   constructor(
     readonly definition: EntityDefinition<M>,
-    readonly id: string,
-    readonly grain: string,
     /** The stream as journaled, oldest first; the first event opened it. */
     readonly journal: JournalEvent[],
-    snapshot: SnapshotFrom<M>,
   ) {
-    this.actor = createActor(adoptingLogic(definition.machine), { snapshot } as never).start();
+    this.id = journal[0].stream;
+    this.grain = journal[0].grain;
+    this.actor = createActor(adoptingLogic(definition.machine), { snapshot: fold(definition.machine, journal) } as never).start();
   }
 
   get version(): number {

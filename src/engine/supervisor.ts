@@ -19,7 +19,7 @@ import type { Clock } from '../domain/clock.ts';
 import { refuse, type Refusal } from '../domain/refusal.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
-import { emittedFacts, Entity, factToEvent, fold, pureTransition, type EntityDefinition, type Fact, type Step } from './entity.ts';
+import { emittedFacts, Entity, factToEvent, pureTransition, type EntityDefinition, type Fact, type Step } from './entity.ts';
 import { Mailboxes } from './mailbox.ts';
 
 export interface SupervisorOptions {
@@ -92,7 +92,7 @@ export class Supervisor {
   private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
     const journal = await this.journal.readStream(id);
     if (journal.length === 0 || journal[0].kind !== definition.openedKind) return null;
-    const entity = new Entity(definition, id, journal[0].grain, journal, fold(definition.machine, journal));
+    const entity = new Entity(definition, journal);
     this.keep(entity);
     return entity;
   }
@@ -212,7 +212,7 @@ export class Supervisor {
   /** Appends and announces: the bus hears of a write only after it is durable. */
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
     const written = await this.journal.append(grain, writes);
-    this.keepOpened(grain, written);
+    this.keepOpened(written);
     this.bus.emit('committed', written);
     return written;
   }
@@ -222,12 +222,10 @@ export class Supervisor {
    * wrote, as a fold of them (the same fold a later rehydration would run):
    * a stream just written is never read back.
    */
-  private keepOpened(grain: string, written: JournalEvent[]): void {
+  private keepOpened(written: JournalEvent[]): void {
     for (const opening of written) {
       const definition = opening.version === 1 ? this.definitions.get(opening.kind) : undefined;
-      if (!definition) continue;
-      const journal = written.filter((w) => w.stream === opening.stream);
-      this.keep(new Entity(definition, opening.stream, grain, journal, fold(definition.machine, journal)));
+      if (definition) this.keep(new Entity(definition, written.filter((w) => w.stream === opening.stream)));
     }
   }
 
