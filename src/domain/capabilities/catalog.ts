@@ -15,8 +15,8 @@ export type Effect = 'read' | 'record' | 'act';
 
 export type Gate =
   | { kind: 'none' }
-  | { kind: 'requiresAccess'; access: 'pacer' | 'patent-center-practitioner'; upstream: string }
-  | { kind: 'requiresSigner'; credential: 'uspto-registration' | 'state-bar'; registry: string };
+  | { kind: 'requiresAccess'; access: 'pacer' | 'patent-center-practitioner' }
+  | { kind: 'requiresSigner'; credential: 'uspto-registration' | 'state-bar' };
 
 export interface Capability {
   method: 'GET' | 'POST';
@@ -33,10 +33,14 @@ export interface Capability {
 }
 
 const none: Gate = { kind: 'none' };
-const pacer: Gate = { kind: 'requiresAccess', access: 'pacer', upstream: 'a restricted court-records upstream' };
-const patentCenter: Gate = { kind: 'requiresAccess', access: 'patent-center-practitioner', upstream: 'the patent office practitioner portal' };
-const uspto: Gate = { kind: 'requiresSigner', credential: 'uspto-registration', registry: 'the patent office roster of registered practitioners' };
-const stateBar: Gate = { kind: 'requiresSigner', credential: 'state-bar', registry: 'the state bar licence registry' };
+/** A restricted court-records upstream. */
+const pacer: Gate = { kind: 'requiresAccess', access: 'pacer' };
+/** The patent office practitioner portal. */
+const patentCenter: Gate = { kind: 'requiresAccess', access: 'patent-center-practitioner' };
+/** Checked against the patent office roster of registered practitioners. */
+const uspto: Gate = { kind: 'requiresSigner', credential: 'uspto-registration' };
+/** Checked against the state bar licence registry. */
+const stateBar: Gate = { kind: 'requiresSigner', credential: 'state-bar' };
 
 const price = (type: MatterType) => POSTED_PRICES[type].productFeeUsd;
 /** An assignment recording has no Matter type of its own: its own flat posted price. */
