@@ -1,7 +1,7 @@
 /** Request schemas of the Deadline Ladder doors (`/deadlines/{assetId}/...`). */
 import { Type } from '@sinclair/typebox';
 import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
-import { Id, Strict, Text } from './common.ts';
+import { Enum, Id, Strict, Text } from './common.ts';
 
 /** Path parameters are not strict: a grain prefix adds its own. */
 export const DeadlineParams = Type.Object({ assetId: Id });
@@ -21,6 +21,6 @@ export const MonitorBody = Strict({ signerId: Type.String({ minLength: 1, maxLen
 export const SatisfyBody = Strict({ evidenceRef: Text(500) }, 'the evidence that satisfies the obligation (a receipt, a docket entry, a document id)');
 
 export const ResolveBody = Strict(
-  { outcome: Type.Unsafe<(typeof TERMINAL_OUTCOMES)[number]>({ type: 'string', enum: [...TERMINAL_OUTCOMES], description: 'one of the four terminal outcomes' }) },
+  { outcome: Enum(TERMINAL_OUTCOMES, 'one of the four terminal outcomes') },
   'the permanent closure at the terminal rung',
 );
