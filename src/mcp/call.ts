@@ -1,7 +1,8 @@
 /**
- * One service call made on behalf of a tool: the answer becomes the tool's
- * result, and an unreachable service becomes an error result, never a thrown
- * protocol error. Each call is logged on stderr (stdout is the protocol's).
+ * The service calls of one tool: the answer becomes the tool's result, and an
+ * unreachable service becomes an error result, never a thrown protocol error.
+ * Each call is logged on stderr under the tool's name (stdout is the
+ * protocol's).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceUnreachable, type RequestOptions, type ServiceAnswer, type ServiceClient } from '../cli/service-client.ts';
@@ -11,13 +12,13 @@ export type Log = (line: string) => void;
 
 export interface Caller {
   /** Calls the service and returns the answer as a tool result. */
-  call(tool: string, method: string, path: string, options?: RequestOptions): Promise<CallToolResult>;
+  call(method: string, path: string, options?: RequestOptions): Promise<CallToolResult>;
   /** Calls the service and returns the raw answer (for tools that need a read before their write). */
-  fetch(tool: string, method: string, path: string, options?: RequestOptions): Promise<ServiceAnswer | CallToolResult>;
+  fetch(method: string, path: string, options?: RequestOptions): Promise<ServiceAnswer | CallToolResult>;
 }
 
-export function caller(client: ServiceClient, log: Log): Caller {
-  const fetchAnswer = async (tool: string, method: string, path: string, options?: RequestOptions): Promise<ServiceAnswer | CallToolResult> => {
+export function caller(client: ServiceClient, log: Log, tool: string): Caller {
+  const fetchAnswer = async (method: string, path: string, options?: RequestOptions): Promise<ServiceAnswer | CallToolResult> => {
     try {
       const answer = await client.request(method, path, options);
       log(`${tool}: ${method} ${path} -> ${answer.status}`);
@@ -30,8 +31,8 @@ export function caller(client: ServiceClient, log: Log): Caller {
   };
   return {
     fetch: fetchAnswer,
-    async call(tool, method, path, options) {
-      const answer = await fetchAnswer(tool, method, path, options);
+    async call(method, path, options) {
+      const answer = await fetchAnswer(method, path, options);
       return isToolResult(answer) ? answer : fromAnswer(answer);
     },
   };

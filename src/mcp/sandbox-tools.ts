@@ -5,13 +5,13 @@
  * Signer would, tick its Asset's Deadline Ladder, and read its event tail.
  * They act only inside a workspace, so no rehearsal touches the top level.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { FIXTURE } from '../domain/fixtures.ts';
 import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-types.ts';
 import { FEEDS, type Feed } from '../journal/store.ts';
 import { grainPrefix, seg } from '../cli/service-client.ts';
-import { isToolResult, type Caller } from './call.ts';
+import { isToolResult } from './call.ts';
+import type { RegisterTool } from './register.ts';
 import { anId, MatterId, READ, WorkspaceId, WRITE } from './schemas.ts';
 import { fromAnswer, refusal } from './tool-result.ts';
 import { sha256Hex } from '../domain/hash.ts';
@@ -24,21 +24,21 @@ export const fixtureCredential = (signer: string) => `sandbox-registry:${signer.
 /** A stand-in artifact hash: the Signer's work product is not carried in the sandbox. */
 export const syntheticArtifactHash = (matterId: string, gigId: string) => `sha256:${sha256Hex(`${matterId}/${gigId}`)}`;
 
-export function registerSandboxTools(server: McpServer, caller: Caller) {
+export function registerSandboxTools(tool: RegisterTool) {
   const ws = (workspaceId: string) => grainPrefix(workspaceId);
 
-  server.registerTool(
+  tool(
     'sandbox_open_workspace',
     {
       title: 'Open a sandbox workspace',
       description: 'POST /workspaces: a keyless, synthetic, TTL-bound workspace to rehearse in. Answers its id (ws_…), expiry and graduation path; the magic fixtures are listed at /workspaces/{id}/fixtures (read them with get).',
       inputSchema: z.strictObject({}),
-      annotations: { title: 'Open a sandbox workspace', ...WRITE },
+      hints: WRITE,
     },
-    () => caller.call('sandbox_open_workspace', 'POST', '/workspaces', { keyless: true }),
+    (_, calls) => calls.call('POST', '/workspaces', { keyless: true }),
   );
 
-  server.registerTool(
+  tool(
     'sandbox_create_matter',
     {
       title: 'Create a Matter in a workspace',
@@ -61,42 +61,42 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         settlementFloorUsd: z.number().nonnegative().optional().describe('clientMandates.settlementFloor'),
         maxFeeUsd: z.number().nonnegative().optional().describe('tenantGuardrails.maxFeeUsd'),
       }),
-      annotations: { title: 'Create a Matter in a workspace', ...WRITE },
+      hints: WRITE,
     },
-    (input) => {
+    (input, calls) => {
       const body: Record<string, unknown> = { matterType: input.matterType };
       if (input.clientName !== undefined) body.client = { name: input.clientName };
       if (input.assetTitle !== undefined || input.assetKind !== undefined) body.asset = { ...(input.assetTitle !== undefined ? { title: input.assetTitle } : {}), ...(input.assetKind !== undefined ? { kind: input.assetKind } : {}) };
       for (const key of ['consumerPattern', 'listFeeUsd', 'clientState', 'adverseParties'] as const) if (input[key] !== undefined) body[key] = input[key];
       if (input.settlementFloorUsd !== undefined) body.clientMandates = { settlementFloor: input.settlementFloorUsd };
       if (input.maxFeeUsd !== undefined) body.tenantGuardrails = { maxFeeUsd: input.maxFeeUsd };
-      return caller.call('sandbox_create_matter', 'POST', `${ws(input.workspaceId)}/matters`, { body, keyless: true });
+      return calls.call('POST', `${ws(input.workspaceId)}/matters`, { body, keyless: true });
     },
   );
 
-  server.registerTool(
+  tool(
     'sandbox_get_matter',
     {
       title: 'Read a workspace Matter',
       description: 'GET /workspaces/{workspaceId}/matters/{matterId}: the Matter, its Asset and its journal.',
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId }),
-      annotations: { title: 'Read a workspace Matter', ...READ },
+      hints: READ,
     },
-    ({ workspaceId, matterId }) => caller.call('sandbox_get_matter', 'GET', `${ws(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
+    ({ workspaceId, matterId }, calls) => calls.call('GET', `${ws(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
   );
 
-  server.registerTool(
+  tool(
     'sandbox_advance_matter',
     {
       title: 'Advance a workspace Matter',
       description: 'POST /workspaces/{workspaceId}/matters/{matterId}/advance: as advance_matter, inside the workspace. A reserved act answers waiting_on_signer; answer its Gig with sandbox_gig_result.',
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId, note: z.string().min(1).max(2000).optional() }),
-      annotations: { title: 'Advance a workspace Matter', ...WRITE },
+      hints: WRITE,
     },
-    ({ workspaceId, matterId, note }) => caller.call('sandbox_advance_matter', 'POST', `${ws(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
+    ({ workspaceId, matterId, note }, calls) => calls.call('POST', `${ws(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
   );
 
-  server.registerTool(
+  tool(
     'sandbox_gig_result',
     {
       title: "Answer a Matter's Gig as a fixture Signer",
@@ -115,13 +115,13 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         memo: z.string().min(1).max(5000).optional().describe('required for send_back (the defects) and declined'),
         gigId: anId('the Gig answered; defaults to the pending Gig').optional(),
       }),
-      annotations: { title: "Answer a Matter's Gig as a fixture Signer", ...WRITE },
+      hints: WRITE,
     },
-    async ({ workspaceId, matterId, outcome, signer, memo, gigId }) => {
+    async ({ workspaceId, matterId, outcome, signer, memo, gigId }, calls) => {
       const path = `${ws(workspaceId)}/matters/${seg(matterId)}`;
       let gig = gigId;
       if (gig === undefined) {
-        const read = await caller.fetch('sandbox_gig_result', 'GET', path, { keyless: true });
+        const read = await calls.fetch('GET', path, { keyless: true });
         if (isToolResult(read)) return read;
         if (!read.ok) return fromAnswer(read);
         const matter = (read.body as { matter?: { pendingGigId?: string; status?: string } }).matter;
@@ -133,11 +133,11 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
       const body: Record<string, unknown> = { gigId: gig, outcome };
       body.attestation = outcome === 'attested' ? { signedBy: signer, credentialRef: fixtureCredential(signer), artifactHash: syntheticArtifactHash(matterId, gig) } : { signedBy: signer };
       if (memo !== undefined) body.memo = memo;
-      return caller.call('sandbox_gig_result', 'POST', `${path}/gig-result`, { body, keyless: true });
+      return calls.call('POST', `${path}/gig-result`, { body, keyless: true });
     },
   );
 
-  server.registerTool(
+  tool(
     'sandbox_tick_ladder',
     {
       title: "Tick an Asset's Deadline Ladder",
@@ -147,12 +147,12 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         assetId: anId('the Asset id (as_…)'),
         days: z.number().int().describe('how many days pass'),
       }),
-      annotations: { title: "Tick an Asset's Deadline Ladder", ...WRITE },
+      hints: WRITE,
     },
-    ({ workspaceId, assetId, days }) => caller.call('sandbox_tick_ladder', 'POST', `${ws(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
+    ({ workspaceId, assetId, days }, calls) => calls.call('POST', `${ws(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
   );
 
-  server.registerTool(
+  tool(
     'sandbox_read_events',
     {
       title: "Read a workspace's event tail",
@@ -163,8 +163,8 @@ export function registerSandboxTools(server: McpServer, caller: Caller) {
         limit: z.number().int().min(1).max(500).optional().describe('page size (default 100)'),
         feed: z.enum(FEEDS as [Feed, ...Feed[]]).optional(),
       }),
-      annotations: { title: "Read a workspace's event tail", ...READ },
+      hints: READ,
     },
-    ({ workspaceId, after, limit, feed }) => caller.call('sandbox_read_events', 'GET', `${ws(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
+    ({ workspaceId, after, limit, feed }, calls) => calls.call('GET', `${ws(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
   );
 }

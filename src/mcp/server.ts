@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServiceClient } from '../cli/service-client.ts';
-import { caller, type Log } from './call.ts';
+import type { Log } from './call.ts';
+import { toolRegistrar } from './register.ts';
 import { registerSandboxTools } from './sandbox-tools.ts';
 import { registerSpecTools } from './spec-tools.ts';
 import { PACKAGE_ROOT } from '../paths.ts';
@@ -29,8 +30,8 @@ export function createMcpServer(client: ServiceClient, log: Log = () => {}): Mcp
       ].join(' '),
     },
   );
-  const calls = caller(client, log);
-  registerSpecTools(server, calls);
-  registerSandboxTools(server, calls);
+  const tool = toolRegistrar(server, client, log);
+  registerSpecTools(tool);
+  registerSandboxTools(tool);
   return server;
 }

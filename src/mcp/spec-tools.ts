@@ -5,30 +5,29 @@
  * never resolves in-band: advancing into one answers the Matter in
  * `waiting_on_signer` with the Gig that was posted.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { seg } from '../cli/service-client.ts';
 import { PROVISIONAL_OFFER } from '../domain/fixtures.ts';
-import type { Caller } from './call.ts';
 import { KEYLESS_PATH_PATTERN, keylessPathProblem } from './keyless-path.ts';
+import type { RegisterTool } from './register.ts';
 import { MatterId, READ, WRITE } from './schemas.ts';
 
 /** The mint an order placed through MCP names. */
 export const MCP_MINT = 'legalwork-mcp';
 
-export function registerSpecTools(server: McpServer, caller: Caller) {
-  server.registerTool(
+export function registerSpecTools(tool: RegisterTool) {
+  tool(
     'healthz',
     {
       title: 'Service liveness',
       description: 'GET /healthz: whether the legalwork service is up (typed liveness).',
       inputSchema: z.strictObject({}),
-      annotations: { title: 'Service liveness', ...READ },
+      hints: READ,
     },
-    () => caller.call('healthz', 'GET', '/healthz'),
+    (_, calls) => calls.call('GET', '/healthz'),
   );
 
-  server.registerTool(
+  tool(
     'get',
     {
       title: 'GET a keyless path',
@@ -48,34 +47,34 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
           })
           .describe('a path of the service, starting with "/", optionally with a query'),
       }),
-      annotations: { title: 'GET a keyless path', ...READ },
+      hints: READ,
     },
-    ({ path }) => caller.call('get', 'GET', path, { keyless: true }),
+    ({ path }, calls) => calls.call('GET', path, { keyless: true }),
   );
 
-  server.registerTool(
+  tool(
     'list_matters',
     {
       title: 'List Matters',
       description: 'GET /matters: the OK envelope with the Matters, a typed EMPTY when there are none, or BLOCKED.',
       inputSchema: z.strictObject({}),
-      annotations: { title: 'List Matters', ...READ },
+      hints: READ,
     },
-    () => caller.call('list_matters', 'GET', '/matters'),
+    (_, calls) => calls.call('GET', '/matters'),
   );
 
-  server.registerTool(
+  tool(
     'get_matter',
     {
       title: 'Read a Matter',
       description: 'GET /matters/{matterId}: the Matter (stage, status, pendingGigId while a Signer holds a reserved act), its Asset and its journal.',
       inputSchema: z.strictObject({ matterId: MatterId }),
-      annotations: { title: 'Read a Matter', ...READ },
+      hints: READ,
     },
-    ({ matterId }) => caller.call('get_matter', 'GET', `/matters/${seg(matterId)}`),
+    ({ matterId }, calls) => calls.call('GET', `/matters/${seg(matterId)}`),
   );
 
-  server.registerTool(
+  tool(
     'advance_matter',
     {
       title: 'Advance a Matter',
@@ -86,12 +85,12 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
         'escalated{reservedAct, gigId}. Refusals (409 waiting or terminal, 422 Gate) come back as errors.',
       ].join(' '),
       inputSchema: z.strictObject({ matterId: MatterId }),
-      annotations: { title: 'Advance a Matter', ...WRITE },
+      hints: WRITE,
     },
-    ({ matterId }) => caller.call('advance_matter', 'POST', `/matters/${seg(matterId)}/advance`, { body: {} }),
+    ({ matterId }, calls) => calls.call('POST', `/matters/${seg(matterId)}/advance`, { body: {} }),
   );
 
-  server.registerTool(
+  tool(
     'file_provisional',
     {
       title: 'Order a provisional patent filing',
@@ -105,8 +104,8 @@ export function registerSpecTools(server: McpServer, caller: Caller) {
         inventor: z.string().min(1).max(200).describe('the inventor, who is the Client'),
         listFeeUsd: z.number().nonnegative().describe('the list fee, in USD'),
       }),
-      annotations: { title: 'Order a provisional patent filing', ...WRITE },
+      hints: WRITE,
     },
-    ({ title, inventor, listFeeUsd }) => caller.call('file_provisional', 'POST', '/orders', { body: { mint: MCP_MINT, offer: PROVISIONAL_OFFER, title, inventor, listFeeUsd } }),
+    ({ title, inventor, listFeeUsd }, calls) => calls.call('POST', '/orders', { body: { mint: MCP_MINT, offer: PROVISIONAL_OFFER, title, inventor, listFeeUsd } }),
   );
 }
