@@ -42,7 +42,8 @@ const uspto: Gate = { kind: 'requiresSigner', credential: 'uspto-registration' }
 /** Checked against the state bar licence registry. */
 const stateBar: Gate = { kind: 'requiresSigner', credential: 'state-bar' };
 
-const price = (type: MatterType) => POSTED_PRICES[type].productFeeUsd;
+/** An act that runs as a Matter type is priced at that type's posted Product Fee. */
+const postedAs = (matterType: MatterType) => ({ priceUsd: POSTED_PRICES[matterType].productFeeUsd, matterType });
 /** An assignment recording has no Matter type of its own: its own flat posted price. */
 export const RECORD_ASSIGNMENT_PRICE_USD = 49;
 
@@ -70,14 +71,14 @@ export const CAPABILITIES: readonly Capability[] = [
   { method: 'POST', path: '/entity/de/formation-docs', purpose: 'Delaware formation documents, drafted', effect: 'record', gate: none },
   { method: 'POST', path: '/docket-watch', purpose: 'watch a docket for new entries', effect: 'record', gate: patentCenter },
   { method: 'POST', path: '/patent/docket-watch', purpose: 'watch a patent application\'s docket', effect: 'record', gate: patentCenter },
-  { method: 'POST', path: '/entity/de/form', purpose: 'form a Delaware entity from drafted documents', effect: 'act', gate: none, priceUsd: price('entity_formation'), matterType: 'entity_formation' },
-  { method: 'POST', path: '/patent/file-provisional', purpose: 'file a provisional patent application', effect: 'act', gate: none, priceUsd: price('patent_provisional'), matterType: 'patent_provisional' },
-  { method: 'POST', path: '/patent/pay-maintenance', purpose: 'pay a maintenance fee in an open window', effect: 'act', gate: none, priceUsd: price('patent_maintenance'), matterType: 'patent_maintenance' },
-  { method: 'POST', path: '/patent/file-utility', purpose: 'file a utility patent application', effect: 'act', gate: uspto, priceUsd: price('patent_utility'), reservedAct: 'file', matterType: 'patent_utility' },
+  { method: 'POST', path: '/entity/de/form', purpose: 'form a Delaware entity from drafted documents', effect: 'act', gate: none, ...postedAs('entity_formation') },
+  { method: 'POST', path: '/patent/file-provisional', purpose: 'file a provisional patent application', effect: 'act', gate: none, ...postedAs('patent_provisional') },
+  { method: 'POST', path: '/patent/pay-maintenance', purpose: 'pay a maintenance fee in an open window', effect: 'act', gate: none, ...postedAs('patent_maintenance') },
+  { method: 'POST', path: '/patent/file-utility', purpose: 'file a utility patent application', effect: 'act', gate: uspto, ...postedAs('patent_utility'), reservedAct: 'file' },
   { method: 'POST', path: '/patent/record-assignment', purpose: 'record an assignment with the patent office', effect: 'act', gate: uspto, priceUsd: RECORD_ASSIGNMENT_PRICE_USD, reservedAct: 'file' },
-  { method: 'POST', path: '/trademark/file-oa-response', purpose: 'file a trademark office-action response', effect: 'act', gate: stateBar, priceUsd: price('trademark_office_action'), reservedAct: 'file', matterType: 'trademark_office_action' },
-  { method: 'POST', path: '/demand-letter/send', purpose: 'send a demand letter on attorney letterhead', effect: 'act', gate: stateBar, priceUsd: price('demand_letter'), reservedAct: 'sign', matterType: 'demand_letter' },
-  { method: 'POST', path: '/contract/advise', purpose: 'legal advice on a contract', effect: 'act', gate: stateBar, priceUsd: price('contract_review'), reservedAct: 'sign', matterType: 'contract_review' },
+  { method: 'POST', path: '/trademark/file-oa-response', purpose: 'file a trademark office-action response', effect: 'act', gate: stateBar, ...postedAs('trademark_office_action'), reservedAct: 'file' },
+  { method: 'POST', path: '/demand-letter/send', purpose: 'send a demand letter on attorney letterhead', effect: 'act', gate: stateBar, ...postedAs('demand_letter'), reservedAct: 'sign' },
+  { method: 'POST', path: '/contract/advise', purpose: 'legal advice on a contract', effect: 'act', gate: stateBar, ...postedAs('contract_review'), reservedAct: 'sign' },
 ];
 
 export const capabilityAt = (method: string, path: string): Capability => {
