@@ -29,7 +29,7 @@ import { DEFAULT_KEEP_ALIVE_MS, SSE_EVENT_NAME } from './sse-wire.ts';
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Suggested reconnection delay sent to clients (`retry:`), in ms. */
-export const RETRY_MS = 2_000;
+const RETRY_MS = 2_000;
 const CATCH_UP_PAGE = 500;
 
 export interface SseOptions {
@@ -38,7 +38,7 @@ export interface SseOptions {
 }
 
 /** One `grain-event` frame: the id is the seq, the data the tail entry JSON. */
-export function frameOf(event: JournalEvent): Buffer {
+function frameOf(event: JournalEvent): Buffer {
   return Buffer.from(`event: ${SSE_EVENT_NAME}\nid: ${event.seq}\ndata: ${JSON.stringify(tailEntry(event))}\n\n`);
 }
 
@@ -50,7 +50,7 @@ const CRLF = Buffer.from('\r\n');
  * Subscribers write these bytes straight to their socket, past the response
  * object's per-write bookkeeping: a fan-out is one socket write per subscriber.
  */
-export class Encoded {
+class Encoded {
   private chunkedBytes?: Buffer;
   constructor(readonly raw: Buffer) {}
   get chunked(): Buffer {
@@ -59,7 +59,6 @@ export class Encoded {
 }
 
 const KEEP_ALIVE = new Encoded(Buffer.from(': keep-alive\n\n'));
-
 
 class Subscriber {
   /** Highest grain seq accounted for: sent, or not in this feed. */

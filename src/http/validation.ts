@@ -36,7 +36,7 @@ export function installValidation(app: FastifyInstance) {
 }
 
 /** One sentence per failure, naming the field and what it must be. */
-export function describeValidation(errors: ErrorObject[], dataVar: string): string {
+function describeValidation(errors: ErrorObject[], dataVar: string): string {
   return errors
     .map((e) => {
       const where = `${dataVar}${e.instancePath.replace(/\//g, '.')}`;
