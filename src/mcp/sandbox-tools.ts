@@ -20,13 +20,11 @@ import { sha256Hex } from '../domain/hash.ts';
 const FIXTURE_SIGNERS = [FIXTURE.eligibleSigner, FIXTURE.lapsedSigner, FIXTURE.lapsedCoverageSigner] as const;
 
 /** A `<registry>:<number>` credential for a fixture Signer (the sandbox registry keys on signedBy). */
-export const fixtureCredential = (signer: string) => `sandbox-registry:${signer.replace(/_/g, '-')}`;
+const fixtureCredential = (signer: string) => `sandbox-registry:${signer.replace(/_/g, '-')}`;
 /** A stand-in artifact hash: the Signer's work product is not carried in the sandbox. */
-export const syntheticArtifactHash = (matterId: string, gigId: string) => `sha256:${sha256Hex(`${matterId}/${gigId}`)}`;
+const syntheticArtifactHash = (matterId: string, gigId: string) => `sha256:${sha256Hex(`${matterId}/${gigId}`)}`;
 
 export function registerSandboxTools(tool: RegisterTool) {
-  const ws = (workspaceId: string) => grainPrefix(workspaceId);
-
   tool(
     'sandbox_open_workspace',
     {
@@ -70,7 +68,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       for (const key of ['consumerPattern', 'listFeeUsd', 'clientState', 'adverseParties'] as const) if (input[key] !== undefined) body[key] = input[key];
       if (input.settlementFloorUsd !== undefined) body.clientMandates = { settlementFloor: input.settlementFloorUsd };
       if (input.maxFeeUsd !== undefined) body.tenantGuardrails = { maxFeeUsd: input.maxFeeUsd };
-      return calls.call('POST', `${ws(input.workspaceId)}/matters`, { body, keyless: true });
+      return calls.call('POST', `${grainPrefix(input.workspaceId)}/matters`, { body, keyless: true });
     },
   );
 
@@ -82,7 +80,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId }),
       hints: READ,
     },
-    ({ workspaceId, matterId }, calls) => calls.call('GET', `${ws(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
+    ({ workspaceId, matterId }, calls) => calls.call('GET', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
   );
 
   tool(
@@ -93,7 +91,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId, note: z.string().min(1).max(2000).optional() }),
       hints: WRITE,
     },
-    ({ workspaceId, matterId, note }, calls) => calls.call('POST', `${ws(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
+    ({ workspaceId, matterId, note }, calls) => calls.call('POST', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
   );
 
   tool(
@@ -118,7 +116,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       hints: WRITE,
     },
     async ({ workspaceId, matterId, outcome, signer, memo, gigId }, calls) => {
-      const path = `${ws(workspaceId)}/matters/${seg(matterId)}`;
+      const path = `${grainPrefix(workspaceId)}/matters/${seg(matterId)}`;
       let gig = gigId;
       if (gig === undefined) {
         const read = await calls.fetch('GET', path, { keyless: true });
@@ -149,7 +147,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       }),
       hints: WRITE,
     },
-    ({ workspaceId, assetId, days }, calls) => calls.call('POST', `${ws(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
+    ({ workspaceId, assetId, days }, calls) => calls.call('POST', `${grainPrefix(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
   );
 
   tool(
@@ -165,6 +163,6 @@ export function registerSandboxTools(tool: RegisterTool) {
       }),
       hints: READ,
     },
-    ({ workspaceId, after, limit, feed }, calls) => calls.call('GET', `${ws(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
+    ({ workspaceId, after, limit, feed }, calls) => calls.call('GET', `${grainPrefix(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
   );
 }
