@@ -123,7 +123,7 @@ const TenantView = Obj({ ...GrainView, offers: Arr(Offer), routing: Obj({ maxFee
 export const TenantResponses = {
   open: { 201: Ok({ tenant: TenantView, provenance: Provenance }, 'the tenant, its TTL and graduation path'), 429: BOUND },
   get: { 200: Ok({ tenant: TenantView, provenance: Provenance }, 'Offers, routing, tier, TTL'), 404: GONE },
-  offers: { 200: Type.Union([Ok({ tenantId: Str, offers: Arr(Offer), declaredSeq: Int }), Obj({ type: Type.Literal('EMPTY'), results: Arr(Any, { maxItems: 0 }), message: Str, tenantId: Str, offers: Arr(Offer, { maxItems: 0 }) })], { description: 'the declared Offers' }), 404: GONE, 422: ref('malformed, or a percentage member') },
+  offers: { 200: Type.Union([Ok({ tenantId: Str, offers: Arr(Offer), declaredSeq: Int }), Empty({ tenantId: Str, offers: Arr(Offer, { maxItems: 0 }) })], { description: 'the declared Offers' }), 404: GONE, 422: ref('malformed, or a percentage member') },
   routing: { 200: Ok({ tenantId: Str, routing: Obj({ maxFeeUsd: Num }), declaredSeq: Int }, 'the routing mechanics'), 404: GONE, 422: ref('a merits-bearing field or a malformed cap') },
 };
 
@@ -138,19 +138,20 @@ export const FirmResponses = {
   revoke: { 200: Ok({ enrollment: EnrollmentRow, revocation: AnyObject }, 'the revocation record'), 404: ref('firm unknown, or no enrollment'), 409: ref('already revoked'), 422: ref('unknown member') },
   roster: { 200: Listed(Obj({ memberId: Str, eligible: Bool, status: Str, grants: Arr(Str), facts: AnyObject }), { firmId: Str, probe: AnyObject, blanked: Int }, 'derived rows plus the declared synthetic probe act, or EMPTY naming the fix'), 404: GONE },
   fixtures: { 200: Ok({ fixtures: Arr(Obj({ name: Str, memberId: Str, promise: Str }), { minItems: 1 }) }, 'the fixture members'), 404: GONE },
-  routing: { 200: Type.Union([Ok({ firmId: Str }), Obj({ type: Type.Literal('EMPTY'), results: Arr(Any, { maxItems: 0 }), message: Str, firmId: Str })], { description: 'the declared routing preferences, or a typed EMPTY' }), 404: GONE },
+  routing: { 200: Type.Union([Ok({ firmId: Str }), Empty({ firmId: Str })], { description: 'the declared routing preferences, or a typed EMPTY' }), 404: GONE },
   declareRouting: { 200: Ok({ firmId: Str, routing: AnyObject, declaredSeq: Int }, 'the declared preferences'), 403: ref('BLOCKED: remittanceDesignation firm'), 404: GONE, 422: ref('a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned') },
   remittances: { 200: Listed(AnyObject, { firmId: Str }, 'per-member lines plus totals, or a typed EMPTY'), 404: GONE },
 };
 
 const ConflictEntry = Obj({ seq: Int, nameHash: Sha256Hex, recordedAt: Str });
 const LedgerPage = Listed(ConflictEntry, { appendOnly: Type.Literal(true), ledger: AnyObject, ledgerEntries: Int }, 'the ledger\'s entries, append-only, or a typed EMPTY');
+const Appended = Ok({ entry: ConflictEntry, appendOnly: Type.Literal(true), ledger: AnyObject }, 'the entry, appended');
 export const ConflictResponses = {
   pooled: { 403: ref('BLOCKED: ledgers are never pooled; the per-practitioner address is named') },
   ledger: { 200: LedgerPage, 403: ref('BLOCKED: the top-level surface needs credential_verified (not live)'), 404: GONE },
-  record: { 201: Ok({ entry: ConflictEntry, appendOnly: Type.Literal(true), ledger: AnyObject }, 'the entry, appended'), 403: ref('BLOCKED: the top-level surface needs credential_verified (not live)'), 404: GONE, 422: ref('nameHash is not sha256 hex') },
+  record: { 201: Appended, 403: ref('BLOCKED: the top-level surface needs credential_verified (not live)'), 404: GONE, 422: ref('nameHash is not sha256 hex') },
   firmLedger: { 200: LedgerPage, 404: GONE },
-  firmRecord: { 201: Ok({ entry: ConflictEntry, appendOnly: Type.Literal(true), ledger: AnyObject }, 'the entry, appended'), 404: GONE, 422: ref('nameHash is not sha256 hex') },
+  firmRecord: { 201: Appended, 404: GONE, 422: ref('nameHash is not sha256 hex') },
   prescreen: { 200: Ok({ hit: Bool, matched: Arr(Str), checked: Int, ledgerEntries: Int, caveat: Str }, 'the prescreen verdict over this one ledger'), 404: GONE, 422: ref('nameHashes empty or not sha256 hex') },
 };
 
