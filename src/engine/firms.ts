@@ -19,7 +19,7 @@ import { newId } from '../domain/ids.ts';
 import { RAIL_OF } from '../domain/matter-types.ts';
 import { POSTED_PRICES, settle } from '../domain/pricing.ts';
 import { refuse } from '../domain/refusal.ts';
-import type { JournalEvent } from '../journal/store.ts';
+import { eachStreamHead, type JournalEvent } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
 import { SandboxGrains, type Grain } from './workspaces.ts';
@@ -96,16 +96,11 @@ export class Firms extends SandboxGrains {
   /** Every Enrollment ever opened in the firm, oldest first. */
   async allEnrollments(firmId: string): Promise<EnrollmentEntity[]> {
     const out: EnrollmentEntity[] = [];
-    let after = 0;
-    for (;;) {
-      const heads = await this.supervisor.journal.streamHeads(firmId, ENROLLMENT.openedKind, after, 500);
-      for (const head of heads) {
-        const entity = await this.supervisor.load(ENROLLMENT, head.stream);
-        if (entity) out.push(entity);
-        after = head.seq;
-      }
-      if (heads.length < 500) return out;
+    for await (const head of eachStreamHead(this.supervisor.journal, firmId, ENROLLMENT.openedKind)) {
+      const entity = await this.supervisor.load(ENROLLMENT, head.stream);
+      if (entity) out.push(entity);
     }
+    return out;
   }
 
   /** Each member's current (latest) Enrollment, in the order those Enrollments opened. */

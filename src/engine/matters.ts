@@ -14,7 +14,7 @@ import { contextOf, factsOf, isTerminal, stageOf, statusOf, type MatterFacts } f
 import { refuse, Refusal } from '../domain/refusal.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type ImmediateAnswer, type SupplyNetwork } from '../domain/supply-network.ts';
-import type { JournalEvent, StreamWrite } from '../journal/store.ts';
+import { eachStreamHead, type JournalEvent, type StreamWrite } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
@@ -338,24 +338,14 @@ export class Matters {
   /** One page of the grain's Matters, oldest first, optionally narrowed. */
   async list(grain: string, query: { filter?: string; tag?: string; after?: number; limit: number }) {
     const out: MatterEntity[] = [];
-    let cursor = query.after ?? 0;
-    let nextAfter: number | null = null;
-    while (out.length < query.limit) {
-      const heads = await this.supervisor.journal.streamHeads(grain, MATTER.openedKind, cursor, 500);
-      for (const head of heads) {
-        cursor = head.seq;
-        if (query.tag !== undefined && head.data.matterType !== query.tag) continue;
-        if (query.filter !== undefined && head.data.offer !== query.filter) continue;
-        const entity = await this.supervisor.load(MATTER, head.stream);
-        if (entity) out.push(entity);
-        if (out.length === query.limit) {
-          nextAfter = head.seq;
-          break;
-        }
-      }
-      if (heads.length < 500) break;
+    for await (const head of eachStreamHead(this.supervisor.journal, grain, MATTER.openedKind, query.after)) {
+      if (query.tag !== undefined && head.data.matterType !== query.tag) continue;
+      if (query.filter !== undefined && head.data.offer !== query.filter) continue;
+      const entity = await this.supervisor.load(MATTER, head.stream);
+      if (entity) out.push(entity);
+      if (out.length === query.limit) return { matters: out, nextAfter: head.seq };
     }
-    return { matters: out, nextAfter };
+    return { matters: out, nextAfter: null };
   }
 }
 

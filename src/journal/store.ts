@@ -91,3 +91,20 @@ export function inFeed(feed: Feed, event: Pick<JournalEvent, 'kind' | 'actor'>):
   if (feed === 'time') return event.actor !== undefined && event.actor !== null;
   return true;
 }
+
+/** How many heads `eachStreamHead` reads from the store at a time. */
+const HEADS_PAGE = 500;
+
+/**
+ * Every stream of `grain` that opened with `kind`, after seq `after`, in seq
+ * order: `streamHeads` read a page at a time, for a caller that walks them
+ * all or stops part way.
+ */
+export async function* eachStreamHead(journal: JournalStore, grain: string, kind: string, after = 0): AsyncGenerator<StreamHead> {
+  for (;;) {
+    const heads = await journal.streamHeads(grain, kind, after, HEADS_PAGE);
+    yield* heads;
+    if (heads.length < HEADS_PAGE) return;
+    after = heads[heads.length - 1].seq;
+  }
+}
