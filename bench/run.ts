@@ -8,33 +8,25 @@
  * BENCH_EVENTS (default 1000000), BENCH_ENGINE_POOL (default 8000),
  * BENCH_ONLY (comma list of bench names).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { ROOT } from './lib/service.ts';
+import { cpus } from 'node:os';
 
 type Bench = () => Promise<string[]>;
 
-const own: Array<[string, () => Promise<{ bench: Bench }>]> = [
+// Each loaded only when it runs, so BENCH_ONLY skips the others' imports.
+const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['matters', () => import('./matters.ts')],
   ['engine', () => import('./engine.ts')],
   ['memory', () => import('./memory.ts')],
   ['restart', () => import('./restart.ts')],
+  ['sse', () => import('./sse.ts')],
+  ['events-paging', () => import('./events-paging.ts')],
 ];
-// Benchmarks other parts of the service bring along, when present.
-const optional = ['sse', 'events-paging'];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (name: string) => !only || only.includes(name);
 
 const started = performance.now();
-console.log(`legalwork benchmarks — node ${process.version}, ${(await import('node:os')).cpus().length} cores, ${new Date().toISOString()}\n`);
-
-const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [...own];
-for (const name of optional) {
-  const file = join(ROOT, 'bench', `${name}.ts`);
-  if (existsSync(file)) benches.push([name, () => import(pathToFileURL(file).href) as Promise<{ bench: Bench }>]);
-}
+console.log(`legalwork benchmarks — node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}\n`);
 
 let failed = false;
 for (const [name, load] of benches) {
