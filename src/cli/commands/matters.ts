@@ -4,6 +4,8 @@ import { optionalInt, optionalNumber, optionalString, type Command } from '../co
 import { readJsonObject } from '../json-input.ts';
 import { seg } from '../service-client.ts';
 
+const matterArg = [{ name: 'matterId', description: 'the Matter id (mt_…)' }];
+
 const list: Command = {
   path: ['matters', 'list'],
   summary: 'List the Matters of the top level or of a workspace.',
@@ -31,7 +33,7 @@ const get: Command = {
   path: ['matters', 'get'],
   summary: 'Read one Matter with its Asset and journal.',
   description: 'GET /matters/{matterId}.',
-  args: [{ name: 'matterId', description: 'the Matter id (mt_…)' }],
+  args: matterArg,
   grain: true,
   remote: true,
   async run(ctx) {
@@ -87,7 +89,7 @@ const advance: Command = {
     'escalated{reservedAct, gigId} when the next act is reserved: the Matter then',
     'waits on a Signer (waiting_on_signer); a reserved act never resolves in-band.',
   ].join('\n'),
-  args: [{ name: 'matterId', description: 'the Matter id (mt_…)' }],
+  args: matterArg,
   grain: true,
   remote: true,
   options: {
