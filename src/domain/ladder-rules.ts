@@ -56,19 +56,17 @@ export const ACK_DUE_FIXTURE_DAYS = 5;
 /** Where the notice-eve fixture's ladder opens: one day above the notice rung. */
 export const NOTICE_EVE_FIXTURE_DAYS = NOTICE_RUNG_DAYS + 1;
 
-export type LadderFixture = 'ack-due' | 'notice-eve' | null;
+/** Each fixture: the Asset-title prefix that selects it, and the day its ladder opens at instead. */
+const LADDER_FIXTURES = [
+  { fixture: 'ack-due', prefix: FIXTURE.ackDuePrefix, daysUntilDeadline: ACK_DUE_FIXTURE_DAYS },
+  { fixture: 'notice-eve', prefix: FIXTURE.noticeEvePrefix, daysUntilDeadline: NOTICE_EVE_FIXTURE_DAYS },
+] as const;
 
-export function ladderFixtureOf(assetTitle: string | undefined): LadderFixture {
-  if (assetTitle?.startsWith(FIXTURE.ackDuePrefix)) return 'ack-due';
-  if (assetTitle?.startsWith(FIXTURE.noticeEvePrefix)) return 'notice-eve';
-  return null;
-}
+export type LadderFixture = (typeof LADDER_FIXTURES)[number]['fixture'] | null;
 
 /** The ladder a new Matter's Asset opens with. */
 export function ladderRuleFor(matterType: MatterType, assetTitle?: string): LadderRule & { fixture: LadderFixture } {
   const rule = LADDER_RULES[matterType];
-  const fixture = ladderFixtureOf(assetTitle);
-  if (fixture === 'ack-due') return { ...rule, daysUntilDeadline: ACK_DUE_FIXTURE_DAYS, fixture };
-  if (fixture === 'notice-eve') return { ...rule, daysUntilDeadline: NOTICE_EVE_FIXTURE_DAYS, fixture };
-  return { ...rule, fixture };
+  const fixture = LADDER_FIXTURES.find((f) => assetTitle?.startsWith(f.prefix));
+  return fixture ? { ...rule, daysUntilDeadline: fixture.daysUntilDeadline, fixture: fixture.fixture } : { ...rule, fixture: null };
 }
