@@ -12,7 +12,7 @@ import { Money, Strict, Text } from '../schemas/common.ts';
 import { ErrorBody, KeyIssued } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
-export const IssueKeyBody = Strict(
+const IssueKeyBody = Strict(
   {
     email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'the email the key is issued to' }),
     building: Type.Optional(Text(200)),

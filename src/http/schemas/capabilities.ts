@@ -62,7 +62,7 @@ export const ActBodies = {
 
 // Responses.
 const Gate = Type.Union([Type.Literal('none'), Type.Object({ requiresAccess: Str }), Type.Object({ requiresSigner: Str })]);
-export const Meta = Type.Object({ gate: Gate, effect: Enum(['read', 'record', 'act'] as const), metered: Bool, dataset: Opt(Str), asOf: Opt(Str) }, { description: 'how the answer was gated, its effect, and whether it metered' });
+const Meta = Type.Object({ gate: Gate, effect: Enum(['read', 'record', 'act'] as const), metered: Bool, dataset: Opt(Str), asOf: Opt(Str) }, { description: 'how the answer was gated, its effect, and whether it metered' });
 
 const read = (props: Record<string, TSchema>, description: string) => Ok({ ...props, meta: Meta }, description);
 
@@ -81,7 +81,7 @@ export const ReadResponses = {
   ucc: read({ filing: Type.Object({ state: Str, number: Str, filedOn: Str, lapsesOn: Str, debtor: Str, securedParty: Str, collateral: Str, status: Str }) }, 'a UCC financing statement'),
 };
 
-export const ArtifactSchema = Type.Object({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Sha256Hex, bytes: Int });
+const ArtifactSchema = Type.Object({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Sha256Hex, bytes: Int });
 
 export const RecordResponse = Ok(
   { effect: Type.Literal('record'), gate: Type.Literal('none'), artifact: ArtifactSchema, advice: Type.Literal(false), notice: Str, recordedSeq: Int, meta: Meta, extra: Opt(Any) },

@@ -7,7 +7,7 @@ import { Enum, Id, Strict, Text } from './common.ts';
 export const DeadlineParams = Type.Object({ assetId: Id });
 
 /** Longest tick accepted: a century of days. */
-export const MAX_TICK_DAYS = 36_600;
+const MAX_TICK_DAYS = 36_600;
 
 export const TickBody = Strict(
   { days: Type.Integer({ minimum: 1, maximum: MAX_TICK_DAYS, description: 'whole days to move the ladder toward its deadline; at most the days remaining' }) },

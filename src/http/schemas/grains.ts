@@ -19,7 +19,7 @@ export const FirmMemberParams = Type.Object({ firmId: Id, memberId: Id });
 export const PractitionerParams = Type.Object({ practitionerId: Id });
 
 /** A flat price: a number of USD. A percent-of-outcome price has no way to be written here. */
-export const Offer = Strict({
+const Offer = Strict({
   id: Id,
   title: Text(200),
   priceUsd: Money,
@@ -40,9 +40,9 @@ export const EnrollmentBody = Strict({
 });
 
 const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '24-hour HH:MM' });
-export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export const ParticipationWindow = Strict({ day: Enum(WEEKDAYS), from: HHMM, to: HHMM, timezone: Opt(Text(64)) });
-export const MemberOptIn = Strict({ memberId: Id, matterTypes: Opt(Type.Array(Enum(MATTER_TYPES), { maxItems: MATTER_TYPES.length, uniqueItems: true })) });
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+const ParticipationWindow = Strict({ day: Enum(WEEKDAYS), from: HHMM, to: HHMM, timezone: Opt(Text(64)) });
+const MemberOptIn = Strict({ memberId: Id, matterTypes: Opt(Type.Array(Enum(MATTER_TYPES), { maxItems: MATTER_TYPES.length, uniqueItems: true })) });
 export const FirmRoutingBody = Strict({
   participationWindows: Opt(Type.Array(ParticipationWindow, { maxItems: 70 })),
   memberOptIns: Opt(Type.Array(MemberOptIn, { maxItems: 100 })),

@@ -5,7 +5,7 @@ import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
 
 const Opt = Type.Optional;
 
-export const MatterTypeSchema = Enum(MATTER_TYPES, 'a ratified matter type');
+const MatterTypeSchema = Enum(MATTER_TYPES, 'a ratified matter type');
 
 export const CreateMatterBody = Strict({
   matterType: MatterTypeSchema,

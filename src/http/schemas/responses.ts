@@ -63,7 +63,7 @@ const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 const ref = (description: string) => ({ $ref: 'Refusal#', description });
 
 // Matters and assets.
-export const MatterView = Obj(
+const MatterView = Obj(
   {
     id: Str,
     stage: Str,
@@ -80,7 +80,7 @@ export const MatterView = Obj(
   { description: 'a Matter; on keyless reads the Client is only an opaque id' },
 );
 const JournalEntry = Obj({ seq: Int, at: Str, kind: Str, verb: Opt(Str), by: Str, actor: Opt(Str), note: Opt(Str), data: AnyObject });
-export const AssetView = Obj({ id: Str, kind: Str, title: Str, registryId: Nullable(Str), statusHistory: Arr(Obj({ status: Str, at: Str, seq: Int, matterId: Str })), docket: Arr(Obj({ seq: Int, at: Str, kind: Str, matterId: Str })), lineage: Arr(Str) });
+const AssetView = Obj({ id: Str, kind: Str, title: Str, registryId: Nullable(Str), statusHistory: Arr(Obj({ status: Str, at: Str, seq: Int, matterId: Str })), docket: Arr(Obj({ seq: Int, at: Str, kind: Str, matterId: Str })), lineage: Arr(Str) });
 const DocumentRecord = Obj({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Sha256Hex });
 const Committed = Obj({ advanceTo: Str, by: Str });
 const Escalated = Obj({ reservedAct: Str, gigId: Str, answered: Opt(Str) });
@@ -157,7 +157,7 @@ export const ConflictResponses = {
 
 // Deadline Ladders.
 const Monitoring = Obj({ assetId: Str, signerId: Nullable(Str) });
-export const LadderView = Obj({
+const LadderView = Obj({
   assetId: Str,
   daysUntilDeadline: Int,
   alarm: Type.Union([Type.Literal('nominal'), Type.Literal('vacant')]),
@@ -203,4 +203,4 @@ export const EventResponses = {
   },
 };
 
-export { Any, AnyObject, Bool, Int, Num, Str };
+export { Any, Bool, Int, Num, Str };
