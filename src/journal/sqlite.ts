@@ -212,12 +212,9 @@ export class SqliteJournal implements JournalStore {
   private flush(): void {
     this.flushScheduled = false;
     if (this.inFlight || this.pending.length === 0) return;
+    // Nothing is pending once the writer broke: `fail` rejected it, and `append` refuses.
     const batch = this.pending;
     this.pending = [];
-    if (this.broken) {
-      for (const p of batch) p.reject(this.broken);
-      return this.settled();
-    }
     const versions = new Map<string, number>();
     const seqs = new Map<string, number>();
     const staged: Array<{ p: Pending; events: JournalEvent[] }> = [];
