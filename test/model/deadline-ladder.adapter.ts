@@ -14,6 +14,7 @@ import { ackWindow, deadlineLadderMachine, TERMINAL_OUTCOMES, type LadderEvent, 
 import { FIXTURE } from '../../src/domain/fixtures.ts';
 import { LADDER_RULES } from '../../src/domain/ladder-rules.ts';
 import { call, workspace, type TestApp } from '../helpers/app.ts';
+import { assertEqual, doorAnswer } from './compare.ts';
 import type { ModelAdapter, Trace, Variant } from './runner.ts';
 
 type Ladder = typeof deadlineLadderMachine;
@@ -93,31 +94,12 @@ export function leanLadderEvents(s: Snap): LadderEvent[] {
 }
 
 async function send(app: TestApp, handle: LadderHandle, event: LadderEvent) {
-  const url = `${handle.prefix}/deadlines/${handle.assetId}`;
-  let res;
-  switch (event.type) {
-    case 'TICK':
-      res = await call(app, 'POST', `${url}/tick`, { days: event.days });
-      break;
-    case 'ACK':
-      res = await call(app, 'POST', `${url}/ack`, { actor: event.actor });
-      break;
-    case 'MONITOR':
-      res = await call(app, 'POST', `${url}/monitor`, { signerId: event.signerId });
-      break;
-    case 'SATISFY':
-      res = await call(app, 'POST', `${url}/satisfy`, { evidenceRef: event.evidenceRef });
-      break;
-    case 'RESOLVE':
-      res = await call(app, 'POST', `${url}/resolve`, { outcome: event.outcome });
-      break;
-  }
-  const accepted = res.status >= 200 && res.status < 300;
-  if (!accepted && (typeof res.body?.error !== 'string' || typeof res.body?.code !== 'string')) {
-    throw new Error(`a refusal must carry a worded error and a code, got ${res.status} ${res.raw}`);
-  }
-  if (!accepted && ![409, 422].includes(res.status)) throw new Error(`a ladder door refuses with 409 or 422, got ${res.status} ${res.raw}`);
-  return { accepted, status: res.status, body: res.body };
+  // Each event has its own door, named after it, and the event's fields are the door's body.
+  const { type, ...body } = event;
+  const res = await call(app, 'POST', `${handle.prefix}/deadlines/${handle.assetId}/${type.toLowerCase()}`, body);
+  const answer = doorAnswer(res);
+  if (!answer.accepted && ![409, 422].includes(res.status)) throw new Error(`a ladder door refuses with 409 or 422, got ${res.status} ${res.raw}`);
+  return answer;
 }
 
 /** The ladder view the spec describes, computed from the machine's snapshot alone. */
@@ -178,12 +160,6 @@ async function check(app: TestApp, handle: LadderHandle, expected: Snap, trace: 
     .filter((e) => e.subject === handle.assetId && e.kind !== 'asset.minted')
     .map((e) => ({ kind: e.kind, deliverTo: e.kind.startsWith('reminder.') ? (e.deliverTo ?? null) : null, atDaysRemaining: e.kind.startsWith('reminder.') ? (e.data.atDaysRemaining ?? null) : null, actor: e.actor ?? null }));
   assertEqual(rows, expectedTail(trace), 'ladder facts on the tail');
-}
-
-function assertEqual(got: unknown, want: unknown, what: string) {
-  const a = JSON.stringify(got);
-  const b = JSON.stringify(want);
-  if (a !== b) throw new Error(`${what} differs\n  service: ${a}\n  machine: ${b}`);
 }
 
 export const ladderAdapter: ModelAdapter<Ladder, LadderHandle> = {

@@ -13,6 +13,7 @@ import type { SnapshotFrom } from 'xstate';
 import { ENROLLMENT_GRANTS, enrollmentMachine, enrollmentStatus, type EnrollmentEvent, type Grant } from '../../machines/enrollment.ts';
 import { deriveRosterRow, memberOf } from '../../src/domain/firm-members.ts';
 import { call, type TestApp } from '../helpers/app.ts';
+import { assertEqual, doorAnswer } from './compare.ts';
 import type { ModelAdapter, Trace } from './runner.ts';
 
 type Enrollment = typeof enrollmentMachine;
@@ -45,17 +46,10 @@ async function send(app: TestApp, handle: EnrollmentHandle, event: EnrollmentEve
     event.type === 'AMEND'
       ? await call(app, 'POST', `${handle.firm}/enrollments`, { memberId: handle.memberId, grants: event.grants })
       : await call(app, 'POST', `${handle.firm}/enrollments/${handle.memberId}/revoke`);
-  const accepted = res.status >= 200 && res.status < 300;
-  if (!accepted && (typeof res.body?.error !== 'string' || typeof res.body?.code !== 'string')) throw new Error(`a refusal must carry a worded error and a code, got ${res.status} ${res.raw}`);
-  if (!accepted && ![409, 422].includes(res.status)) throw new Error(`an enrollment door refuses with 409 or 422 here, got ${res.status} ${res.raw}`);
-  if (accepted && event.type === 'AMEND' && (res.status !== 201 || res.body.act !== 'amended')) throw new Error(`an accepted amendment answers 201 act "amended", got ${res.status} ${res.raw}`);
-  return { accepted, status: res.status, body: res.body };
-}
-
-function assertEqual(got: unknown, want: unknown, what: string) {
-  const a = JSON.stringify(got);
-  const b = JSON.stringify(want);
-  if (a !== b) throw new Error(`${what} differs\n  service: ${a}\n  machine: ${b}`);
+  const answer = doorAnswer(res);
+  if (!answer.accepted && ![409, 422].includes(res.status)) throw new Error(`an enrollment door refuses with 409 or 422 here, got ${res.status} ${res.raw}`);
+  if (answer.accepted && event.type === 'AMEND' && (res.status !== 201 || res.body.act !== 'amended')) throw new Error(`an accepted amendment answers 201 act "amended", got ${res.status} ${res.raw}`);
+  return answer;
 }
 
 async function check(app: TestApp, handle: EnrollmentHandle, expected: Snap, trace: Trace<Enrollment>) {

@@ -16,6 +16,7 @@ import type { SnapshotFrom } from 'xstate';
 import { matterMachine, type MatterEvent, type StageVerb } from '../../machines/matter.ts';
 import { FIXTURE } from '../../src/domain/fixtures.ts';
 import { call, workspace, type TestApp } from '../helpers/app.ts';
+import { assertEqual, doorAnswer } from './compare.ts';
 import type { ModelAdapter, Trace, Variant } from './runner.ts';
 
 type Snap = SnapshotFrom<typeof matterMachine>;
@@ -156,14 +157,11 @@ async function send(app: TestApp, handle: MatterHandle, event: MatterEvent, befo
     default:
       throw new Error(`no HTTP door sends ${event.type}: it only lands inside another door's commit`);
   }
-  const accepted = res.status >= 200 && res.status < 300;
+  const answer = doorAnswer(res);
   // The Gig the service posted (on an escalating advance or a reopening direction) is the model's pending Gig.
   const escalated = res.body?.escalated?.gigId;
-  if (accepted && typeof escalated === 'string') handle.gig = escalated;
-  if (!accepted && (typeof res.body?.error !== 'string' || typeof res.body?.code !== 'string')) {
-    throw new Error(`a refusal must carry a worded error and a code, got ${res.status} ${res.raw}`);
-  }
-  return { accepted, status: res.status, body: res.body };
+  if (answer.accepted && typeof escalated === 'string') handle.gig = escalated;
+  return answer;
 }
 
 /** A fact as the journal shows it, against a fact as the machine emitted it. */
@@ -207,12 +205,6 @@ async function check(app: TestApp, handle: MatterHandle, expected: Snap, trace: 
     'journal facts',
   );
   if (journal[0]?.kind !== 'matter.opened') throw new Error(`the journal must open with matter.opened, got ${journal[0]?.kind}`);
-}
-
-function assertEqual(got: unknown, want: unknown, what: string) {
-  const a = JSON.stringify(got);
-  const b = JSON.stringify(want);
-  if (a !== b) throw new Error(`${what} differs\n  service: ${a}\n  machine: ${b}`);
 }
 
 export const matterAdapter: ModelAdapter<Matter, MatterHandle> = {
