@@ -69,11 +69,11 @@ const GRAIN: Record<string, OptionSpec> = {
   workspace: { type: 'string', value: '<id>', description: 'act inside sandbox workspace <id> (paths under /workspaces/<id>)' },
 };
 
-export function optionsOf(command: Command): Record<string, OptionSpec> {
+function optionsOf(command: Command): Record<string, OptionSpec> {
   return { ...(command.grain ? GRAIN : {}), ...command.options, ...(command.remote ? REMOTE : {}), ...SHARED };
 }
 
-export function helpText(command: Command): string {
+function helpText(command: Command): string {
   const args = (command.args ?? []).map((a) => `<${a.name}>`).join(' ');
   const lines = [`usage: legalwork ${command.path.join(' ')}${args ? ` ${args}` : ''} [options]`, '', `  ${command.summary}`, ''];
   for (const line of command.description.split('\n')) lines.push(line ? `  ${line}` : '');

@@ -8,7 +8,7 @@
  */
 import { childrenOf, edgeLabel, nodeOf, type Diagram, type DiagramEdge, type DiagramNode } from './graph.ts';
 
-export const ANY = '__any';
+const ANY = '__any';
 const idOf = (path: string) => path.replace(/\./g, '_');
 const anyId = (compound: string) => `${idOf(compound)}${ANY}`;
 const anyLabel = (node: DiagramNode) => `any ${node.name} state`;

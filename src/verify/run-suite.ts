@@ -34,7 +34,7 @@ export interface SuiteRun {
 const TIMEOUT_MS = 10_000;
 
 /** The value at a dotted path (`a.0.b`), or undefined. */
-export function at(value: unknown, path: string): unknown {
+function at(value: unknown, path: string): unknown {
   let cur: unknown = value;
   for (const key of path.split('.')) {
     if (cur === null || typeof cur !== 'object') return undefined;
