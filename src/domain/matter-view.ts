@@ -9,7 +9,7 @@ import { leafStateOf, type Entity } from '../engine/entity.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { ClientFixture } from './fixtures.ts';
 import type { Guardrails, Mandates } from './gate.ts';
-import type { MatterType, Rail } from './matter-types.ts';
+import type { ConsumerPattern, MatterType, Rail } from './matter-types.ts';
 import { settle } from './pricing.ts';
 
 /** The facts journaled when a Matter opens (`matter.opened` data). */
@@ -18,7 +18,7 @@ export interface MatterFacts {
   rail: Rail;
   jurisdiction: string;
   assetId: string;
-  consumerPattern: string;
+  consumerPattern: ConsumerPattern;
   client: { id: string };
   clientFixture: ClientFixture;
   signals: string[];
