@@ -9,7 +9,8 @@ const Opt = Type.Optional;
 // Not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.
 const PatentNumber = Type.String({ pattern: '^[A-Za-z]{2}[0-9]{5,11}[A-Za-z][0-9]?$', description: 'a patent number, e.g. US10000101B2' });
 export const PatentParams = Type.Object({ number: PatentNumber });
-export const TrademarkParams = Type.Object({ serial: Type.String({ pattern: '^[0-9]{8}$', description: 'an 8-digit serial number' }) });
+const SERIAL_PATTERN = '^[0-9]{8}$';
+export const TrademarkParams = Type.Object({ serial: Type.String({ pattern: SERIAL_PATTERN, description: 'an 8-digit serial number' }) });
 const StateCode = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'a two-letter state code' });
 export const EntityParams = Type.Object({ state: StateCode, id: Type.String({ pattern: '^[0-9]{5,12}$', description: 'the state registry file number' }) });
 export const UccParams = Type.Object({ state: StateCode, filing: Type.String({ pattern: '^[0-9A-Za-z-]{4,24}$', description: 'the financing statement number' }) });
@@ -33,7 +34,7 @@ export const RecordBodies = {
     references: Type.Array(Strict({ citation: Text(300), kind: Enum(['us_patent', 'foreign_patent', 'npl'] as const), date: Opt(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })) }), { minItems: 1, maxItems: 200 }),
   }),
   '/trademark/oa-response-draft': Strict({
-    serial: Type.String({ pattern: '^[0-9]{8}$' }),
+    serial: Type.String({ pattern: SERIAL_PATTERN }),
     refusals: Type.Array(Strict({ basis: Enum(['2(d)', '2(e)(1)', 'specimen', 'identification', 'disclaimer'] as const), note: Opt(Text(2000)) }), { minItems: 1, maxItems: 20 }),
   }),
   '/contract/review': Strict({ title: Text(300), text: Type.String({ minLength: 1, maxLength: 200_000 }) }),
@@ -55,7 +56,7 @@ export const ActBodies = {
   '/patent/pay-maintenance': Strict({ patentNumber: PatentNumber, window: Enum(['3.5', '7.5', '11.5'] as const) }),
   '/patent/file-utility': Strict({ title: Text(500), inventors: Names(50), applicationSha256: Sha256Hex, ...SignerChoice }),
   '/patent/record-assignment': Strict({ patentNumber: PatentNumber, assignor: Text(), assignee: Text(), instrumentSha256: Sha256Hex, ...SignerChoice }),
-  '/trademark/file-oa-response': Strict({ serial: Type.String({ pattern: '^[0-9]{8}$' }), responseSha256: Sha256Hex, ...SignerChoice }),
+  '/trademark/file-oa-response': Strict({ serial: Type.String({ pattern: SERIAL_PATTERN }), responseSha256: Sha256Hex, ...SignerChoice }),
   '/demand-letter/send': Strict({ to: Strict({ name: Text(), address: Opt(Text(500)) }), letterSha256: Sha256Hex, ...SignerChoice }),
   '/contract/advise': Strict({ question: Text(5000), contractSha256: Opt(Sha256Hex), ...SignerChoice }),
 } as const;
@@ -68,7 +69,7 @@ const read = (props: Record<string, TSchema>, description: string) => Ok({ ...pr
 
 const PatentSummary = Type.Object({ number: Str, title: Str, assignee: Str, grantedOn: Str });
 export const ReadResponses = {
-  search: Listed(Type.Object({ number: Str, title: Str, assignee: Str, grantedOn: Str, matched: Type.Array(Str) }), { q: Str, meta: Meta }, 'patents matching every word of q, or a typed EMPTY'),
+  search: Listed(Type.Object({ ...PatentSummary.properties, matched: Type.Array(Str) }), { q: Str, meta: Meta }, 'patents matching every word of q, or a typed EMPTY'),
   patent: read({ patent: Type.Object({ number: Str, title: Str, abstract: Str, assignee: Str, inventors: Type.Array(Str), filedOn: Str, grantedOn: Str, cpc: Type.Array(Str) }) }, 'the bibliographic record'),
   family: read({ number: Str, family: Type.Object({ familyId: Str, members: Type.Array(Type.Object({ number: Str, relation: Str, title: Str })) }) }, 'the patent family'),
   status: read({ number: Str, status: Type.Object({ current: Str, history: Type.Array(Type.Object({ on: Str, status: Str })) }) }, 'legal status and its history'),
