@@ -132,6 +132,7 @@ export class SqliteJournal implements JournalStore {
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
       grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY version'),
+      // One statement per feed; the sparse ones state `inFeed`'s predicates in SQL.
       readTail: {
         timeline: this.db.prepare('SELECT * FROM events WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?'),
         reminders: this.db.prepare("SELECT * FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?"),

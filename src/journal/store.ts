@@ -85,7 +85,11 @@ export class VersionConflict extends Error {
   }
 }
 
-/** Which tail events a feed shows. One definition, shared by every adapter. */
+/**
+ * Which tail events a feed shows. The SQLite adapter states the same two
+ * predicates in SQL, where its partial indexes can serve them
+ * (`events_reminders`, `events_with_actor`): a change here changes those too.
+ */
 export function inFeed(feed: Feed, event: Pick<JournalEvent, 'kind' | 'actor'>): boolean {
   if (feed === 'reminders') return event.kind.startsWith('reminder.');
   if (feed === 'time') return event.actor !== undefined && event.actor !== null;
