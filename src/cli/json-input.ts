@@ -6,10 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from './command.ts';
 
-export async function readJsonObject(source: string, flag: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<Record<string, unknown>> {
+export async function readJsonObject(source: string, flag: string): Promise<Record<string, unknown>> {
   let text: string;
   if (source === '-') {
-    text = await readAll(stdin);
+    text = await readAll(process.stdin);
   } else if (source.startsWith('@')) {
     try {
       text = await readFile(source.slice(1), 'utf8');
