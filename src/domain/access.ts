@@ -46,7 +46,7 @@ export const TIER_LADDER: readonly TierRung[] = [
   },
 ];
 
-export const rungOf = (tier: AccessTier): TierRung => TIER_LADDER.find((r) => r.tier === tier)!;
+const rungOf = (tier: AccessTier): TierRung => TIER_LADDER.find((r) => r.tier === tier)!;
 
 /** A restricted upstream needs a live credential; none is live, so the door is BLOCKED, never degraded. */
 export function accessBlocked(access: string, door: string) {

@@ -81,7 +81,7 @@ export function matterView(entity: Entity) {
   };
 }
 
-export function journalEntry(e: JournalEvent) {
+function journalEntry(e: JournalEvent) {
   return {
     seq: e.seq,
     at: e.at,

@@ -45,7 +45,7 @@ const stateBar: Gate = { kind: 'requiresSigner', credential: 'state-bar' };
 /** An act that runs as a Matter type is priced at that type's posted Product Fee. */
 const postedAs = (matterType: MatterType) => ({ priceUsd: POSTED_PRICES[matterType].productFeeUsd, matterType });
 /** An assignment recording has no Matter type of its own: its own flat posted price. */
-export const RECORD_ASSIGNMENT_PRICE_USD = 49;
+const RECORD_ASSIGNMENT_PRICE_USD = 49;
 
 export const CAPABILITIES: readonly Capability[] = [
   { method: 'GET', path: '/patent/search', purpose: 'search patents by words of the title, abstract or assignee (query q)', effect: 'read', gate: none },
