@@ -33,6 +33,9 @@ import { sha256Hex } from '../../domain/hash.ts';
 type Params = Record<string, string>;
 type Body = Record<string, any>;
 
+/** A capability's name in answers, refusals and the journal (`POST /patent/ids`). */
+const nameOf = (c: Capability) => `${c.method} ${c.path}`;
+
 const metaOf = (c: Capability) => ({ gate: gateView(c.gate), effect: c.effect, metered: false, ...(c.effect === 'read' ? { dataset: 'synthetic', asOf: DATASET_AS_OF } : {}) });
 
 /** A not-found read: a typed EMPTY that never meters. */
@@ -97,7 +100,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   // Doors behind a restricted upstream: BLOCKED for every caller, ahead of
   // body checks and of any key (a key cannot open them).
   const blocked = (c: Capability) => async () => {
-    if (c.gate.kind === 'requiresAccess') throw accessBlocked(c.gate.access, `${c.method} ${c.path}`);
+    if (c.gate.kind === 'requiresAccess') throw accessBlocked(c.gate.access, nameOf(c));
   };
   const blockedResponses = { 403: { $ref: 'Refusal#', description: 'BLOCKED: the restricted upstream needs a live credential (credential_verified, not live)' } };
   route('/court/:district/:case/docket', 'GET', { params: DocketParams, response: blockedResponses }, async () => undefined, (c) => ({ preValidation: blocked(c) }));
@@ -113,7 +116,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse } }, async (request, reply, c) => {
       const { kind, title, content, ...extra } = make(request.body as Body) as drafts.Draft & Record<string, unknown>;
       const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
-      const [written] = await services.supervisor.openStream(request.grain, artifact.id, { kind: 'capability.recorded', by: 'gate', note: `${c.method} ${c.path}: ${artifact.kind} drafted (sha256 ${artifact.sha256})`, data: { route: `${c.method} ${c.path}`, artifactId: artifact.id, kind: artifact.kind, title: artifact.title, sha256: artifact.sha256, bytes: artifact.bytes, ...provenanceData(request) } });
+      const [written] = await services.supervisor.openStream(request.grain, artifact.id, { kind: 'capability.recorded', by: 'gate', note: `${nameOf(c)}: ${artifact.kind} drafted (sha256 ${artifact.sha256})`, data: { route: nameOf(c), artifactId: artifact.id, kind: artifact.kind, title: artifact.title, sha256: artifact.sha256, bytes: artifact.bytes, ...provenanceData(request) } });
       return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq: written.seq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
     });
 
@@ -133,20 +136,20 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   });
 
   // Unreserved acts: completed on the simulated registry, receipt journaled.
-  const paid = (c: Capability) => ({ config: { paidAct: () => ({ priceUsd: c.priceUsd!, act: `${c.method} ${c.path}` }) } });
+  const paid = (c: Capability) => ({ config: { paidAct: () => ({ priceUsd: c.priceUsd!, act: nameOf(c) }) } });
   const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) =>
     route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply, c) => {
       const body = request.body as Body;
       const { stream, ...receipt } = await receiptOf(body, request, c);
       const actId = newId('rc');
       try {
-        await services.supervisor.openStream(request.grain, stream ?? actId, { kind: 'capability.acted', by: 'gate', note: `${c.method} ${c.path}: completed on the simulated registry, receipt ${receipt.id}`, data: { route: `${c.method} ${c.path}`, actId, priceUsd: c.priceUsd, receipt: { ...receipt, synthetic: true }, ...provenanceData(request) } }, actId);
+        await services.supervisor.openStream(request.grain, stream ?? actId, { kind: 'capability.acted', by: 'gate', note: `${nameOf(c)}: completed on the simulated registry, receipt ${receipt.id}`, data: { route: nameOf(c), actId, priceUsd: c.priceUsd, receipt: { ...receipt, synthetic: true }, ...provenanceData(request) } }, actId);
       } catch (error) {
         // Two identical acts raced on one named stream: the later one lost.
-        if (error instanceof VersionConflict) throw refuse.conflict('ACT_ALREADY_TAKEN', `${c.method} ${c.path}: the same act was just taken here by another request; nothing was written`);
+        if (error instanceof VersionConflict) throw refuse.conflict('ACT_ALREADY_TAKEN', `${nameOf(c)}: the same act was just taken here by another request; nothing was written`);
         throw error;
       }
-      return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: `${c.method} ${c.path}`, priceUsd: c.priceUsd }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
+      return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: nameOf(c), priceUsd: c.priceUsd }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
     }, paid);
 
   act('/entity/de/form', async (b) => {
@@ -190,16 +193,16 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
       try {
         gigId = (await services.supply.post({ matterId: actId, reservedAct, rail: credential === 'uspto-registration' ? 'patent' : 'state', matterType: c.matterType ?? 'patent_assignment', clientFixture: null })).gigId;
       } catch (error) {
-        if (error instanceof SupplyRefused) throw refuse.supplyRefused(`the supply network refused the Gig for ${c.method} ${c.path}: ${error.message}; nothing was written`, { route: `${c.method} ${c.path}` });
+        if (error instanceof SupplyRefused) throw refuse.supplyRefused(`the supply network refused the Gig for ${nameOf(c)}: ${error.message}; nothing was written`, { route: nameOf(c) });
         throw error;
       }
-      await services.supervisor.openStream(request.grain, actId, { kind: 'capability.escalated', by: 'gate', note: `${c.method} ${c.path}: reserved act posted as Gig ${gigId} for a ${credential} Signer`, data: { route: `${c.method} ${c.path}`, actId, gigId, credential, reservedAct, priceUsd: c.priceUsd, ...(body.signerId ? { preferredSigner: body.signerId } : {}), ...provenanceData(request) } });
+      await services.supervisor.openStream(request.grain, actId, { kind: 'capability.escalated', by: 'gate', note: `${nameOf(c)}: reserved act posted as Gig ${gigId} for a ${credential} Signer`, data: { route: nameOf(c), actId, gigId, credential, reservedAct, priceUsd: c.priceUsd, ...(body.signerId ? { preferredSigner: body.signerId } : {}), ...provenanceData(request) } });
       return reply.status(202).send(
         ok({
           status: 'waiting_on_signer',
           effect: 'act',
           gate: { requiresSigner: credential },
-          act: { id: actId, route: `${c.method} ${c.path}`, priceUsd: c.priceUsd },
+          act: { id: actId, route: nameOf(c), priceUsd: c.priceUsd },
           gigId,
           signer: { routed: true, credential, verification: { mode: 'registry', liveness: 'checked fresh at call time, against the authoritative registry' } },
           eta: 'PT24H',
