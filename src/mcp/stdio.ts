@@ -7,7 +7,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { ServiceClient } from '../cli/service-client.ts';
 import { createMcpServer } from './server.ts';
 
-export async function serveStdio(client: ServiceClient, stdin: NodeJS.ReadableStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout): Promise<void> {
+export async function serveStdio(client: ServiceClient): Promise<void> {
   const quiet = process.env.LEGALWORK_LOG === 'off';
   const log = (line: string) => {
     if (!quiet) process.stderr.write(`legalwork mcp: ${line}\n`);
@@ -16,14 +16,14 @@ export async function serveStdio(client: ServiceClient, stdin: NodeJS.ReadableSt
   for (const method of ['log', 'info', 'debug'] as const) console[method] = (...args: unknown[]) => console.error(...args);
 
   const server = createMcpServer(client, log);
-  const transport = new StdioServerTransport(stdin as never, stdout as never);
+  const transport = new StdioServerTransport(); // process.stdin and process.stdout
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
   await server.connect(transport);
   log(`serving over stdio; service at ${client.baseUrl}${client.key ? ' (with a key)' : ' (no key)'}`);
   // The client closing stdin ends the session.
-  stdin.once('end', () => void server.close());
+  process.stdin.once('end', () => void server.close());
   await closed;
   log('stdin closed; bye');
 }
