@@ -14,7 +14,7 @@
  * each opt-in's countersignature, the remittance lines.
  */
 import { enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, grantsAfter, isGrant, type EnrollmentContext, type EnrollmentStatus, type Grant } from '../../machines/enrollment.ts';
-import { deriveRosterRow, memberOf, type RosterRow } from '../domain/firm-members.ts';
+import { deriveRosterRow, FIRM_MEMBERS, memberOf, type RosterRow } from '../domain/firm-members.ts';
 import { newId } from '../domain/ids.ts';
 import { RAIL_OF } from '../domain/matter-types.ts';
 import { POSTED_PRICES, settle } from '../domain/pricing.ts';
@@ -279,8 +279,12 @@ export class Firms extends SandboxGrains {
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const notFound = (memberId: string) => () => refuse.notFound('ENROLLMENT_NOT_FOUND', `${memberId} holds no Enrollment here`, { memberId });
 
+/** The sandbox member directory's ids, read off the directory and named as a list ("a, b and c"). */
+const MEMBER_IDS = FIRM_MEMBERS.map((m) => m.memberId);
+const DIRECTORY_IDS = `${MEMBER_IDS.slice(0, -1).join(', ')} and ${MEMBER_IDS[MEMBER_IDS.length - 1]}`;
+
 function refuseUnknownMember(memberId: string) {
   if (!memberOf(memberId)) {
-    throw refuse.unprocessable('UNKNOWN_MEMBER', `unknown member "${memberId}": the sandbox member directory lists mb_fixture_eligible, mb_fixture_suspended and mb_fixture_revoking (GET /firms/{id}/fixtures)`, { memberId });
+    throw refuse.unprocessable('UNKNOWN_MEMBER', `unknown member "${memberId}": the sandbox member directory lists ${DIRECTORY_IDS} (GET /firms/{id}/fixtures)`, { memberId });
   }
 }
