@@ -148,6 +148,12 @@ export function oracleStep<M extends AnyStateMachine, H>(adapter: ModelAdapter<M
 
 export const initialSnapshot = <M extends AnyStateMachine>(machine: M, input: InputFrom<M>): SnapshotFrom<M> => initialTransition(machine, input)[0] as SnapshotFrom<M>;
 
+/** How the graph and the replays key a snapshot: the adapter's bounded key, else the whole state. */
+function stateKey<M extends AnyStateMachine, H>(adapter: ModelAdapter<M, H>, snapshot: SnapshotFrom<M>): string {
+  const s = snapshot as AnyMachineSnapshot;
+  return adapter.serializeState ? adapter.serializeState(snapshot) : JSON.stringify({ value: s.value, context: s.context });
+}
+
 function fail(context: string, message: string): never {
   throw new Error(`${context}: ${message}`);
 }
@@ -171,8 +177,7 @@ export class Replay<M extends AnyStateMachine, H> {
   ) {}
 
   key(snapshot: SnapshotFrom<M> = this.snapshot): string {
-    const s = snapshot as AnyMachineSnapshot;
-    return this.adapter.serializeState ? this.adapter.serializeState(snapshot) : JSON.stringify({ value: s.value, context: s.context });
+    return stateKey(this.adapter, snapshot);
   }
 
   private where() {
@@ -244,14 +249,10 @@ function settledModel<M extends AnyStateMachine, H>(adapter: ModelAdapter<M, H>,
       throw prefixed(error, `${adapter.name}/${variant.name}: ${describeEvent(event)} from ${JSON.stringify((snapshot as AnyMachineSnapshot).value)}`);
     }
   };
-  const base = (s: SnapshotFrom<M>) => {
-    const snap = s as AnyMachineSnapshot;
-    return adapter.serializeState ? adapter.serializeState(s) : JSON.stringify({ value: snap.value, context: snap.context });
-  };
   const serializeState = (state: SnapshotFrom<M>, event?: EventFromLogic<M>, prev?: SnapshotFrom<M>) => {
-    if (mode === 'simple' || !event || !prev) return base(state);
+    if (mode === 'simple' || !event || !prev) return stateKey(adapter, state);
     const { edges } = oracleStep(adapter, variant, prev, event);
-    return `${base(state)} <- ${edges.length ? edges.join(' + ') : 'refused'}`;
+    return `${stateKey(adapter, state)} <- ${edges.length ? edges.join(' + ') : 'refused'}`;
   };
   return createTestModel(logic, {
     events: (s: SnapshotFrom<M>) => adapter.events(s),
@@ -299,17 +300,17 @@ export async function runModel<M extends AnyStateMachine, H>(adapter: ModelAdapt
     await pool(paths, options.concurrency ?? 4, async (path, i) => {
       const label = `[model ${adapter.name}/${variant.name}/${options.paths} path ${i + 1}/${paths.length}: ${path.events.map(describeEvent).join(' → ') || '(initial)'}]`;
       const replay = await new Replay(adapter, app, variant, label).open();
-      for (const event of path.events) {
-        if (options.probes !== false && !probed.has(replay.key())) {
-          probed.add(replay.key());
-          await replay.probe();
-        }
-        await replay.send(event);
-      }
-      if (options.probes !== false && !probed.has(replay.key())) {
+      // Probe each state the variant's paths reach, once: before every step and at the path's end.
+      const probeOnce = async () => {
+        if (options.probes === false || probed.has(replay.key())) return;
         probed.add(replay.key());
         await replay.probe();
+      };
+      for (const event of path.events) {
+        await probeOnce();
+        await replay.send(event);
       }
+      await probeOnce();
       if (replay.key() !== replay.key(path.state)) fail(label, `replay ended in ${replay.key()}, the graph says ${replay.key(path.state)}`);
       for (const edge of replay.covered) variantCovered.add(edge);
     });
