@@ -55,37 +55,28 @@ describe('Matter properties through HTTP', () => {
   it('concurrent commands to one Matter behave like some serial order of them', async () => {
     const doors = ['advance', 'consent', 'direction', 'document', 'withdraw', 'lapse', 'refer', 'attest', 'sendBack', 'decline'] as const;
     type Door = (typeof doors)[number];
+    /** The event type behind each door but `advance`, which carries the state's one advance event. */
+    const TYPE_OF = {
+      consent: 'CONSENT',
+      direction: 'CLIENT_DIRECTION',
+      document: 'RECORD_DOCUMENT',
+      withdraw: 'WITHDRAW',
+      lapse: 'LAPSE',
+      refer: 'REFER_OUT',
+      attest: 'GIG_ATTESTED',
+      sendBack: 'GIG_SENT_BACK',
+      decline: 'GIG_DECLINED',
+    } as const satisfies Record<Exclude<Door, 'advance'>, MatterEvent['type']>;
     /**
      * The event a door carries from a snapshot. A Gig answer names the Gig
      * pending when the batch went out: if none was, no order of the batch can
      * make it match (a Gig posted inside the batch has an id the caller never saw).
      */
     const eventOf = (door: Door, s: Snap, gigAtBatch: boolean): MatterEvent => {
-      const gigId = gigAtBatch ? MODEL_GIG : STALE_GIG;
       const all = matterEvents(s);
-      const byType = (t: MatterEvent['type']) => all.find((e) => e.type === t)!;
-      switch (door) {
-        case 'advance':
-          return all[0];
-        case 'consent':
-          return byType('CONSENT');
-        case 'direction':
-          return byType('CLIENT_DIRECTION');
-        case 'document':
-          return byType('RECORD_DOCUMENT');
-        case 'withdraw':
-          return byType('WITHDRAW');
-        case 'lapse':
-          return byType('LAPSE');
-        case 'refer':
-          return byType('REFER_OUT');
-        case 'attest':
-          return { ...(byType('GIG_ATTESTED') as Extract<MatterEvent, { type: 'GIG_ATTESTED' }>), gigId };
-        case 'sendBack':
-          return { ...(byType('GIG_SENT_BACK') as Extract<MatterEvent, { type: 'GIG_SENT_BACK' }>), gigId };
-        case 'decline':
-          return { ...(byType('GIG_DECLINED') as Extract<MatterEvent, { type: 'GIG_DECLINED' }>), gigId };
-      }
+      if (door === 'advance') return all[0];
+      const event = all.find((e) => e.type === TYPE_OF[door])!;
+      return 'gigId' in event ? { ...event, gigId: gigAtBatch ? MODEL_GIG : STALE_GIG } : event;
     };
     const permutations = <T>(xs: T[]): T[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest])));
 
