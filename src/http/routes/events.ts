@@ -14,7 +14,7 @@ import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.
 import { EventResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import type { SseHub } from '../sse.ts';
-import { SSE_EVENT_NAME } from '../sse-wire.ts';
+import { KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../sse-wire.ts';
 
 const wantsEventStream = (accept: string | undefined) => accept !== undefined && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
 
@@ -53,7 +53,7 @@ export async function eventRoutes(app: FastifyInstance, { services, sse }: { ser
           order: 'the backlog after the cursor first, then each new event as it commits, in seq order',
           frame: { event: SSE_EVENT_NAME, id: 'the event seq', data: 'the tail entry as JSON: {seq, at, kind, subject, summary, verb?, by?, actor?, deliverTo?, data}' },
           resume: 'reconnect with the header Last-Event-ID: <last seq received> (EventSource does this itself), or with ?after=<seq>; nothing is skipped or repeated',
-          keepAlive: { comment: ': keep-alive', everySeconds: sse.keepAliveMs / 1000 },
+          keepAlive: { comment: KEEP_ALIVE_COMMENT, everySeconds: sse.keepAliveMs / 1000 },
           slowSubscribers: `a subscriber more than ${sse.maxBufferedBytes} bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID`,
           example: `curl -N -H 'Accept: text/event-stream' '${request.protocol}://${request.headers.host ?? '127.0.0.1'}${path}?feed=${feed}&after=${cursor}'`,
         },
