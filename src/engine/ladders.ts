@@ -11,7 +11,7 @@
  * on the `reminders` feed and the SSE wire. Those reminder events carry no
  * machine cause, so rehydration folds each tick exactly once.
  */
-import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderContext, type LadderEvent, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
+import { ACK_WINDOW_DAYS, ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderEvent, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refuse } from '../domain/refusal.ts';
 import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
@@ -31,7 +31,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Where the count stands, named for a reader: which rung comes next. */
 function rungOf(days: number): 'before_notice' | 'notice' | 'daily_ack' | 'terminal' {
-  if (days === 0) return 'terminal';
+  if (days === TERMINAL_RUNG_DAYS) return 'terminal';
   if (ackWindow(days)) return 'daily_ack';
   return days <= NOTICE_RUNG_DAYS ? 'notice' : 'before_notice';
 }
@@ -115,7 +115,7 @@ export class Ladders {
     return this.run(grain, assetId, async (entity) => {
       const ctx = contextOf(entity);
       if (stateOf(entity) === 'terminalRung') {
-        throw refuse.conflict('TICK_REFUSED', `the ladder of Asset ${assetId} is at the terminal rung (0 days): it takes no more ticks; satisfy it with evidence or resolve it with one of ${TERMINAL_OUTCOMES.join(', ')}`, { assetId, daysUntilDeadline: 0 });
+        throw refuse.conflict('TICK_REFUSED', `the ladder of Asset ${assetId} is at the terminal rung (${TERMINAL_RUNG_DAYS} days): it takes no more ticks; satisfy it with evidence or resolve it with one of ${TERMINAL_OUTCOMES.join(', ')}`, { assetId, daysUntilDeadline: TERMINAL_RUNG_DAYS });
       }
       if (days > ctx.days) {
         throw refuse.conflict('TICK_REFUSED', `a tick of ${plural(days, 'day')} would pass the deadline of Asset ${assetId}: only ${plural(ctx.days, 'day')} remain; tick at most ${ctx.days}`, { assetId, daysUntilDeadline: ctx.days });
@@ -131,7 +131,7 @@ export class Ladders {
     return this.run(grain, assetId, async (entity) => {
       const ctx = contextOf(entity);
       if (!ackWindow(ctx.days)) {
-        throw refuse.conflict('NO_ACK_DUE', `no acknowledgment is due on the ladder of Asset ${assetId}: ${plural(ctx.days, 'day')} remain, and acks are owed each day from 7 days down to 1 day remaining`, { assetId, daysUntilDeadline: ctx.days });
+        throw refuse.conflict('NO_ACK_DUE', `no acknowledgment is due on the ladder of Asset ${assetId}: ${plural(ctx.days, 'day')} remain, and acks are owed each day from ${ACK_WINDOW_DAYS} days down to 1 day remaining`, { assetId, daysUntilDeadline: ctx.days });
       }
       if (ctx.ackedToday) {
         const last = ctx.acks[ctx.acks.length - 1];
@@ -163,7 +163,7 @@ export class Ladders {
     return this.run(grain, assetId, async (entity) => {
       if (stateOf(entity) !== 'terminalRung') {
         const { days } = contextOf(entity);
-        throw refuse.conflict('NOT_AT_TERMINAL_RUNG', `the ladder of Asset ${assetId} is not at the terminal rung: ${plural(days, 'day')} remain; resolve is possible only at 0 days (tick ${days} to reach it) and evidence closes it sooner (POST /deadlines/${assetId}/satisfy)`, { assetId, daysUntilDeadline: days });
+        throw refuse.conflict('NOT_AT_TERMINAL_RUNG', `the ladder of Asset ${assetId} is not at the terminal rung: ${plural(days, 'day')} remain; resolve is possible only at ${TERMINAL_RUNG_DAYS} days (tick ${days} to reach it) and evidence closes it sooner (POST /deadlines/${assetId}/satisfy)`, { assetId, daysUntilDeadline: days });
       }
       const [written] = await this.commit(entity, { type: 'RESOLVE', outcome });
       return { entity, seq: written.seq };
