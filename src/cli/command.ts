@@ -79,13 +79,10 @@ function helpText(command: Command): string {
   for (const line of command.description.split('\n')) lines.push(line ? `  ${line}` : '');
   if (command.args?.length) {
     lines.push('', 'arguments:');
-    const width = Math.max(...command.args.map((a) => a.name.length + 2));
-    for (const a of command.args) lines.push(`  ${`<${a.name}>`.padEnd(width)}  ${a.description}`);
+    lines.push(...columns(command.args.map((a) => [`<${a.name}>`, a.description])));
   }
-  const options = Object.entries(optionsOf(command)).map(([name, spec]) => [`${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`, `${spec.description}${spec.multiple ? ' (repeatable)' : ''}`]);
-  const width = Math.max(...options.map(([flag]) => flag.length));
-  lines.push('', 'options:');
-  for (const [flag, text] of options) lines.push(`  ${flag.padEnd(width)}  ${text}`);
+  const options = Object.entries(optionsOf(command)).map(([name, spec]): [string, string] => [`${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`, `${spec.description}${spec.multiple ? ' (repeatable)' : ''}`]);
+  lines.push('', 'options:', ...columns(options));
   if (command.remote) {
     lines.push('', 'environment: LEGALWORK_URL (base address), LEGALWORK_KEY (API key, sent as Authorization: Bearer)');
     lines.push('exit codes: 0 done, 1 refused by the service (4xx), 2 bad command line, 3 service unreachable, 4 service failed (5xx)');
@@ -145,6 +142,12 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
     if (error instanceof ServiceUnreachable) return out.unreachable(error);
     throw error;
   }
+}
+
+/** Two columns, indented, the first padded to its widest entry: the layout of every listing in help. */
+export function columns(rows: Array<[string, string]>): string[] {
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
 }
 
 function usage(command: Command, message: string, streams: Streams): ExitCode {

@@ -3,7 +3,7 @@
  * the command line and runs it. Each sub-command declares its arguments and
  * options (see `command.ts`); this file only routes and prints the overview.
  */
-import { runCommand, type Command } from './command.ts';
+import { columns, runCommand, type Command } from './command.ts';
 import { deadlineCommands } from './commands/deadlines.ts';
 import { eventCommands } from './commands/events.ts';
 import { keyCommands } from './commands/keys.ts';
@@ -24,12 +24,11 @@ export function overview(): string {
   // verify parses its own arguments, so it is no Command; it is listed just before the mcp commands.
   const mcp = COMMANDS.findIndex((c) => c.path[0] === 'mcp');
   rows.splice(mcp === -1 ? rows.length : mcp, 0, ['verify --url <base>', VERIFY_SUMMARY]);
-  const width = Math.max(...rows.map(([name]) => name.length));
   return [
     'usage: legalwork <command> [options]',
     '',
     'commands:',
-    ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
+    ...columns(rows),
     '',
     'Every command takes --help. Commands that call the service print its JSON answer on stdout',
     `(--pretty to indent it) and take --url (default $LEGALWORK_URL, else ${DEFAULT_BASE_URL});`,
@@ -51,8 +50,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   if (exact) return runCommand(exact, argv.slice(exact.path.length), env, streams);
   const group = COMMANDS.filter((c) => c.path[0] === first && c.path.length === 2);
   if (group.length) {
-    const width = Math.max(...group.map((c) => c.path[1].length));
-    const lines = [`usage: legalwork ${first} <${group.map((c) => c.path[1]).join('|')}> [options]`, '', ...group.map((c) => `  ${c.path[1].padEnd(width)}  ${c.summary}`), '', `see: legalwork ${first} <command> --help`, ''];
+    const lines = [`usage: legalwork ${first} <${group.map((c) => c.path[1]).join('|')}> [options]`, '', ...columns(group.map((c) => [c.path[1], c.summary])), '', `see: legalwork ${first} <command> --help`, ''];
     if (second === '--help' || second === '-h') {
       streams.stdout.write(lines.join('\n'));
       return EXIT.ok;
