@@ -121,7 +121,7 @@ export class Supervisor {
     });
   }
 
-  /** Serializes arbitrary work on a key (used to open new streams under one name). */
+  /** Serializes work under one key, as a mailbox does for an actor: a key's spend, a conflicts ledger, a grain's declarations. */
   exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
     return this.mailboxes.run(key, work);
   }
