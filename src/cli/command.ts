@@ -30,7 +30,6 @@ export interface Context {
   values: Values;
   args: Record<string, string>;
   out: Output;
-  env: NodeJS.ProcessEnv;
   /** `/workspaces/<id>` when `--workspace` was given, else `''`. */
   prefix: string;
   /** A client for `--url` (or `LEGALWORK_URL`) and `LEGALWORK_KEY`. */
@@ -125,7 +124,6 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
       values: parsed.values,
       args,
       out,
-      env,
       prefix: grainPrefix(workspace),
       client: () => {
         const fromEnv = clientOptionsFromEnv(env);
