@@ -10,7 +10,7 @@ import { matterMachine } from '../../machines/matter.ts';
 
 export interface MachineEntry {
   /** File stem of its diagrams and its model test (`test/model/<name>.model.test.ts`). */
-  name: 'matter' | 'deadline-ladder' | 'enrollment';
+  name: string;
   machine: AnyStateMachine;
   /** Where the machine is defined, relative to the repository root. */
   source: string;
