@@ -4,13 +4,12 @@
  * records answer draft artifacts with their sha256; unreserved acts complete
  * on the simulated registry; requiresSigner acts answer the pending state.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, openapiPath } from '../src/domain/capabilities/catalog.ts';
 import { refusingSupplyNetwork } from '../src/domain/supply-network.ts';
+import { sha256Hex as sha } from '../src/domain/hash.ts';
 import { call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const HASH = sha('the specification as filed');
 
 let app: TestApp;

@@ -4,9 +4,9 @@
  * as its prefix, a 201 adds exactly its entry at the end, a refusal adds
  * nothing, and no other ledger moves.
  */
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex as h } from '../src/domain/hash.ts';
 import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;
@@ -14,8 +14,6 @@ beforeAll(async () => {
   app = await testApp({ creationBound: { limit: 1_000_000 } });
 });
 afterAll(async () => app.close());
-
-const h = (s: string) => createHash('sha256').update(s).digest('hex');
 
 describe('conflicts ledgers', () => {
   it('entries only grow, one per accepted append, and never across ledgers', async () => {

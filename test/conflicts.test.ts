@@ -1,9 +1,8 @@
 /** Conflicts ledgers over HTTP: hashes only, append-only, never pooled; top-level 403s; firm ledgers and prescreen. */
-import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex as h } from '../src/domain/hash.ts';
 import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
 
-const h = (name: string) => createHash('sha256').update(name).digest('hex');
 let app: TestApp;
 beforeEach(async () => {
   app = await testApp();

@@ -5,13 +5,12 @@
  * It fails when any operation is left unexercised, so a new route must come
  * with its documented answers and a call here.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
+import { sha256Hex as sha } from '../src/domain/hash.ts';
 import { ContractChecker } from './helpers/contract.ts';
 import { call, testApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
 
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const ATTESTATION = { signedBy: FIXTURE.eligibleSigner, credentialRef: 'uspto-reg:70001', artifactHash: `sha256:${sha('artifact')}` };
 
 let app: TestApp;

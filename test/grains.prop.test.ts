@@ -5,12 +5,10 @@
  * - the creation bound: against a reference model of the rolling window, every
  *   creation is admitted or refused exactly as predicted, Retry-After included.
  */
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex as h } from '../src/domain/hash.ts';
 import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
-
-const h = (s: string) => createHash('sha256').update(s).digest('hex');
 
 describe('isolation between workspaces', () => {
   let app: TestApp;

@@ -11,10 +11,10 @@
  * Gig ids are minted by the service; the model uses placeholders and the
  * handle maps the model's pending Gig to the id the service announced.
  */
-import { createHash } from 'node:crypto';
 import type { SnapshotFrom } from 'xstate';
 import { matterMachine, type MatterEvent, type StageVerb } from '../../machines/matter.ts';
 import { FIXTURE } from '../../src/domain/fixtures.ts';
+import { sha256Hex } from '../../src/domain/hash.ts';
 import { call, workspace, type TestApp } from '../helpers/app.ts';
 import { assertEqual, doorAnswer } from './compare.ts';
 import type { ModelAdapter, Trace, Variant } from './runner.ts';
@@ -35,8 +35,8 @@ export const MODEL_GIG = 'gig_model';
 export const STALE_GIG = 'gig_model_stale';
 const STALE_REAL = 'gig_00000000000000000000000000000000';
 
-const ATTESTATION = { signedBy: FIXTURE.eligibleSigner, credentialRef: 'uspto-reg:70001', artifactHash: `sha256:${createHash('sha256').update('model').digest('hex')}` };
-const DOCUMENT = { id: 'doc_model', name: 'Invention disclosure', kind: 'disclosure', sha256: createHash('sha256').update('disclosure').digest('hex') };
+const ATTESTATION = { signedBy: FIXTURE.eligibleSigner, credentialRef: 'uspto-reg:70001', artifactHash: `sha256:${sha256Hex('model')}` };
+const DOCUMENT = { id: 'doc_model', name: 'Invention disclosure', kind: 'disclosure', sha256: sha256Hex('disclosure') };
 
 /** The stage a reserved act escalates from (the spec: a Matter waiting on `sign` is still in `review`). */
 const STAGE_BEFORE = { sign: 'review', file: 'sign' } as const;
