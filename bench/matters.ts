@@ -13,7 +13,7 @@
  *   a 2xx unless something went wrong (non-2xx are printed, never counted).
  * - GET: `GET .../matters/{id}` over the same pool (journal, view and Asset).
  */
-import { drive, type Figures } from './lib/load.ts';
+import { drive, type Figures, type Load } from './lib/load.ts';
 import { spawnBare, spawnService, removeDir, tempDataDir } from './lib/service.ts';
 import { pairTable, ms, num, pct, us, verdict, type Pair } from './lib/table.ts';
 
@@ -27,6 +27,21 @@ export const CREATE_BODY = {
 };
 export const ADVANCE_BODY = { note: 'advanced by the benchmark' };
 const MATTER_ID = /"matter":\{"id":"(mt_[0-9a-z]+)"/;
+
+/** An `onResponse` for create runs: pushes the id of every Matter a 201 minted onto `ids`. */
+export function collectMatterIds(ids: string[]): NonNullable<Load['onResponse']> {
+  return (status, body) => {
+    const m = status === 201 ? MATTER_ID.exec(body) : null;
+    if (m) ids.push(m[1]);
+  };
+}
+
+/** Opens a sandbox workspace on the service; returns its path prefix (`/workspaces/ws_...`). */
+export async function openWorkspace(serviceUrl: string): Promise<string> {
+  const ws = (await (await fetch(`${serviceUrl}/workspaces`, { method: 'POST' })).json()) as { workspace: { id: string } };
+  return `/workspaces/${ws.workspace.id}`;
+}
+
 /**
  * At most this many Matters are cycled through. The supervisor keeps 20,000
  * entities resident by default, and creating or reading a Matter also touches
@@ -48,14 +63,9 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
   const bareDir = tempDataDir();
   const [service, bare] = await Promise.all([spawnService(dir), spawnBare(bareDir)]);
   try {
-    const ws = (await (await fetch(`${service.url}/workspaces`, { method: 'POST' })).json()) as { workspace: { id: string } };
-    const prefix = `/workspaces/${ws.workspace.id}`;
+    const prefix = await openWorkspace(service.url);
     const pool: string[] = [];
-    const collect = (status: number, body: string) => {
-      const m = status === 201 ? MATTER_ID.exec(body) : null;
-      if (m) pool.push(m[1]);
-    };
-    const createDoor = (title: string, s: number, onResponse?: typeof collect) =>
+    const createDoor = (title: string, s: number, onResponse?: Load['onResponse']) =>
       drive({ title, url: service.url, server: service, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, duration: s, onResponse });
     const createBare = (s: number) => drive({ title: 'POST /echo/matters', url: bare.url, server: bare, method: 'POST', path: () => '/echo/matters', body: () => CREATE_BODY, duration: s });
 
@@ -63,7 +73,7 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     await createDoor('warm-up', 2);
     await createBare(2);
 
-    const create: Pair = { door: await createDoor('POST /matters (create + Asset)', seconds, collect), bare: await createBare(seconds) };
+    const create: Pair = { door: await createDoor('POST /matters (create + Asset)', seconds, collectMatterIds(pool)), bare: await createBare(seconds) };
     // The most recently minted Matters, fewer than the supervisor keeps resident: cycling through
     // more than it keeps would make every touch a rehydration (the worst case of any LRU cache).
     pool.splice(0, Math.max(0, pool.length - POOL_MAX));

@@ -8,11 +8,10 @@
  * next touch), so memory is bounded by that cap and not by the Matter count.
  */
 import { drive } from './lib/load.ts';
-import { CREATE_BODY } from './matters.ts';
+import { collectMatterIds, CREATE_BODY, openWorkspace } from './matters.ts';
 import { spawnService, removeDir, tempDataDir } from './lib/service.ts';
 import { mib, num, table, verdict } from './lib/table.ts';
 
-const MATTER_ID = /"matter":\{"id":"(mt_[0-9a-z]+)"/;
 const GIB = 1024 ** 3;
 
 export interface MemoryFigures {
@@ -28,8 +27,7 @@ export async function measureMemory(matters = Number(process.env.BENCH_MATTERS ?
   const dir = tempDataDir();
   const service = await spawnService(dir);
   try {
-    const ws = (await (await fetch(`${service.url}/workspaces`, { method: 'POST' })).json()) as { workspace: { id: string } };
-    const prefix = `/workspaces/${ws.workspace.id}`;
+    const prefix = await openWorkspace(service.url);
     const start = service.memory().rss;
     const ids: string[] = [];
     const create = await drive({
@@ -40,10 +38,7 @@ export async function measureMemory(matters = Number(process.env.BENCH_MATTERS ?
       body: () => CREATE_BODY,
       amount: matters,
       duration: 600,
-      onResponse: (status, body) => {
-        const m = status === 201 ? MATTER_ID.exec(body) : null;
-        if (m) ids.push(m[1]);
-      },
+      onResponse: collectMatterIds(ids),
     });
     const afterCreate = service.memory().rss;
     // Serve a spread sample: every Matter in it is a distinct one, old and new alike.
