@@ -29,7 +29,7 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processMemory, removeDir, ROOT, spawnService, tempDataDir } from './lib/service.ts';
+import { processMemory, removeDir, ROOT, spawnChild, spawnService, tempDataDir } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
 import { quantile } from './lib/stats.ts';
 
@@ -166,30 +166,17 @@ interface Proc {
   lines: AsyncIterator<string>;
 }
 
-function child(env: Record<string, string>, stdio: 'pipe' | 'ignore' = 'pipe'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/sse.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [stdio, 'pipe', 'pipe'] });
+/** This file, run as a child in another role. */
+const SELF = ['--import', 'tsx', join(ROOT, 'bench/sse.ts')];
+
+function child(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, SELF, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 async function nextJson(p: Proc, what: string): Promise<Record<string, number | boolean>> {
   const { value, done } = await p.lines.next();
   if (done) throw new Error(`the subscriber process ended while waiting for ${what}`);
   return JSON.parse(value as string) as Record<string, number | boolean>;
-}
-
-async function startBare(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const proc = child({ LEGALWORK_BENCH_SSE_ROLE: 'bare-server' }, 'ignore');
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    proc.stderr!.setEncoding('utf8');
-    proc.stderr!.on('data', (c: string) => {
-      err += c;
-      const m = /listening on (http:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    void exited.then(() => reject(new Error(`bare server exited: ${err}`)));
-  });
-  return { url, pid: proc.pid!, stop: async () => void (proc.kill('SIGTERM'), await exited) };
 }
 
 interface Target {
@@ -267,7 +254,7 @@ export async function bench(): Promise<string[]> {
   const rows: Row[] = [];
   const dir = tempDataDir('legalwork-bench-sse-');
   const service = await spawnService(dir);
-  const bare = await startBare();
+  const bare = await spawnChild({ args: SELF, env: { LEGALWORK_BENCH_SSE_ROLE: 'bare-server' } });
   try {
     // The service: one workspace, one Matter; its Asset's ladder ticks one day per event.
     const ws = (await json(`${service.url}/workspaces`, 'POST')).workspace.id as string;

@@ -66,7 +66,8 @@ interface SpawnOptions {
   timeoutMs?: number;
 }
 
-async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOptions): Promise<Child> {
+/** A node child on loopback, port 0, logs off, resolved once it prints `listening on <url>` on stderr (the service, either baseline). */
+export async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOptions): Promise<Child> {
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
