@@ -6,7 +6,7 @@ import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 import { POSTED_PRICES } from '../src/domain/pricing.ts';
 import { SPEC_TOOLS } from '../src/mcp/tool-names.ts';
 import { SUITE_PIN, suiteDocument } from '../src/verify/suite.ts';
-import { call, testApp, type TestApp } from './helpers/app.ts';
+import { call, testApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ describe('/healthz', () => {
     const res = await call(app, 'GET', '/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ type: 'OK', status: 'live', service: 'legalwork', version: '0.3.0', journal: { reachable: true, rootSeq: 0 } });
-    await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, { authorization: `Bearer ${(await call(app, 'POST', '/keys', { email: 'a@b.co' })).body.key}` });
+    await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, await topLevelHeaders(app));
     expect((await call(app, 'GET', '/healthz')).body.journal.rootSeq).toBeGreaterThan(0);
   });
 });
