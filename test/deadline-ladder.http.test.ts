@@ -5,14 +5,11 @@
  * fixture Assets, isolation between grains, the top-level surface, and a
  * restart that rebuilds every ladder from the journal.
  */
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/http/app.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { LADDER_RULES } from '../src/domain/ladder-rules.ts';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
-import { SqliteJournal } from '../src/journal/sqlite.ts';
-import { call, tempDir, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
+import { acrossRestarts, call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -251,14 +248,9 @@ describe('the top-level surface', () => {
 
 describe('durability', () => {
   it('rebuilds every ladder from the journal after a restart, reminders folded once', async () => {
-    const dir = tempDir();
-    try {
-      const firstJournal = new SqliteJournal(dir);
-      const first = await build({ journal: firstJournal });
-      const prefix = await (async () => {
-        const res = await call(first, 'POST', '/workspaces');
-        return `/workspaces/${res.body.workspace.id}`;
-      })();
+    await acrossRestarts(async (start) => {
+      const first = await start();
+      const prefix = await workspace(first);
       const created = await call(first, 'POST', `${prefix}/matters`, { matterType: 'patent_maintenance', asset: { title: NOTICE_EVE } });
       const url = `${prefix}/deadlines/${created.body.matter.assetId}`;
       await call(first, 'POST', `${url}/monitor`, { signerId: 'platform' });
@@ -268,17 +260,12 @@ describe('durability', () => {
       await call(first, 'POST', `${url}/satisfy`, { evidenceRef: 'fee-1' });
       const before = (await call(first, 'GET', url)).body;
       await first.close();
-      await firstJournal.close();
-      const secondJournal = new SqliteJournal(dir);
-      const second = await build({ journal: secondJournal });
+      const second = await start();
       const after = (await call(second, 'GET', url)).body;
       expect(after).toEqual(before);
       expect(after).toMatchObject({ daysUntilDeadline: LADDER_RULES.patent_maintenance.recurEveryDays, occurrences: [{ kind: 'satisfied', evidenceRef: 'fee-1', atDaysRemaining: 0 }, { kind: 'open' }] });
       await second.close();
-      await secondJournal.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -1,12 +1,7 @@
 /** Sandbox workspaces over HTTP: TTL, counts, graduation, provenance, expiry, restart, the creation bound. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { build } from '../src/http/app.ts';
-import { SqliteJournal } from '../src/journal/sqlite.ts';
 import { sandboxTtl } from '../src/engine/workspaces.ts';
-import { call, testApp, type TestApp } from './helpers/app.ts';
+import { acrossRestarts, call, testApp, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;
 afterEach(async () => app?.close());
@@ -118,29 +113,22 @@ describe('expiry', () => {
   });
 
   it('survives a restart on the same journal; only the TTL expires it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'legalwork-grains-'));
     let now = Date.parse('2030-01-01T00:00:00Z');
-    try {
-      const first = new SqliteJournal(dir);
-      const a = await build({ journal: first, sandboxTtlSeconds: 3600, sandboxNow: () => now });
-      const id = (await call(a as TestApp, 'POST', '/workspaces')).body.workspace.id;
-      await call(a as TestApp, 'POST', `/workspaces/${id}/matters`, { matterType: 'demand_letter' });
+    await acrossRestarts(async (start) => {
+      const a = await start({ sandboxTtlSeconds: 3600, sandboxNow: () => now });
+      const id = (await call(a, 'POST', '/workspaces')).body.workspace.id;
+      await call(a, 'POST', `/workspaces/${id}/matters`, { matterType: 'demand_letter' });
       await a.close();
-      await first.close();
 
-      const second = new SqliteJournal(dir);
       // A different TTL setting does not move a grain already opened: its expiry is journaled.
-      const b = await build({ journal: second, sandboxTtlSeconds: 5, sandboxNow: () => now });
-      const res = await call(b as TestApp, 'GET', `/workspaces/${id}`);
+      const b = await start({ sandboxTtlSeconds: 5, sandboxNow: () => now });
+      const res = await call(b, 'GET', `/workspaces/${id}`);
       expect(res.status).toBe(200);
       expect(res.body.workspace).toMatchObject({ ttlSeconds: 3600, expiresAt: '2030-01-01T01:00:00.000Z', counts: { matters: 1 } });
       now += 3600_000;
-      expect((await call(b as TestApp, 'GET', `/workspaces/${id}`)).status).toBe(404);
+      expect((await call(b, 'GET', `/workspaces/${id}`)).status).toBe(404);
       await b.close();
-      await second.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('refuses a TTL that is not a positive number of seconds', () => {

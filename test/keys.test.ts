@@ -4,12 +4,11 @@
  * the caller's hard spend ceiling on paid acts.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { build } from '../src/http/app.ts';
 import { KEYS_GRAIN } from '../src/engine/keys.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
-import { call, tempDir, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
+import { acrossRestarts, call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const order = { mint: 'acme', offer: 'provisional', title: 'Self-folding map', inventor: 'Ada Inventor', listFeeUsd: 199 };
@@ -151,19 +150,14 @@ describe('Bearer authentication', () => {
   });
 
   it('survives a restart: keys are journaled, not held in memory', async () => {
-    const dir = tempDir();
-    try {
-      const first = await build({ journal: new SqliteJournal(dir) });
+    await acrossRestarts(async (start) => {
+      const first = await start();
       const { auth } = await issue(first);
       await first.close();
-      await first.services.journal.close();
-      const second = await build({ journal: new SqliteJournal(dir) });
+      const second = await start();
       expect((await call(second, 'POST', '/matters', { matterType: 'patent_provisional' }, auth)).status).toBe(201);
       await second.close();
-      await second.services.journal.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -205,22 +199,17 @@ describe('the hard spend ceiling', () => {
   });
 
   it('survives a restart: committed spend is folded from the journal', async () => {
-    const dir = tempDir();
-    try {
-      const first = await build({ journal: new SqliteJournal(dir) });
+    await acrossRestarts(async (start) => {
+      const first = await start();
       const { auth } = await issue(first, { email: 'ada@example.com', spendCeilingUsd: 300 });
       expect((await call(first, 'POST', '/orders', order, auth)).status).toBe(201);
       await first.close();
-      await first.services.journal.close();
-      const second = await build({ journal: new SqliteJournal(dir) });
+      const second = await start();
       const res = await call(second, 'POST', '/orders', order, auth);
       expect(res.status).toBe(403);
       expect(res.body.committedUsd).toBe(199);
       await second.close();
-      await second.services.journal.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -34,6 +34,25 @@ export async function listeningApp(options: Partial<BuildOptions> = {}) {
   return { app, url };
 }
 
+/**
+ * A restart test: `body` gets `start`, which builds the app on one journal
+ * directory each time it is called (close each app before the next start:
+ * that is the restart); the directory is removed afterwards.
+ */
+export async function acrossRestarts(body: (start: (options?: Partial<BuildOptions>) => Promise<TestApp>) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  try {
+    await body(async (options = {}) => {
+      const journal = new SqliteJournal(dir);
+      const app = await build({ ...options, journal });
+      app.addHook('onClose', async () => journal.close());
+      return app;
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** JSON request helper over `inject`: returns status and parsed body. */
 export async function call(app: TestApp, method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await app.inject({ method: method as never, url, ...(body !== undefined ? { payload: body as never } : {}), headers });
