@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { processMemory, removeDir, ROOT, spawnChild, spawnService, tempDataDir } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
 import { quantile } from './lib/stats.ts';
+import { SSE_EVENT_NAME } from '../src/http/sse-wire.ts';
 
 const TARGET_MS_10K = 200;
 const TARGET_BYTES_PER_CONNECTION = 16 * 1024;
@@ -143,7 +144,7 @@ function bareServer(): void {
     }
     if (req.method === 'POST' && req.url === '/publish') {
       seq += 1;
-      const frame = Buffer.from(`event: grain-event\nid: ${seq}\ndata: ${JSON.stringify({ seq, kind: 'ladder.ticked', at: new Date().toISOString() })}\n\n`);
+      const frame = Buffer.from(`event: ${SSE_EVENT_NAME}\nid: ${seq}\ndata: ${JSON.stringify({ seq, kind: 'ladder.ticked', at: new Date().toISOString() })}\n\n`);
       for (const r of held) r.write(frame);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ seq }));
