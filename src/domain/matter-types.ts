@@ -42,4 +42,7 @@ export const DEFAULT_ASSET_KIND: Record<MatterType, string> = {
   entity_formation: 'entity',
 };
 
+/** What `POST /orders` (top level or a Tenant's) mints: a patent-rail provisional. */
+export const ORDER_MATTER_TYPE: MatterType = 'patent_provisional';
+
 export const isMatterType = (v: unknown): v is MatterType => typeof v === 'string' && (MATTER_TYPES as readonly string[]).includes(v);

@@ -9,7 +9,7 @@ import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
 import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
-import { DEFAULT_ASSET_KIND, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
+import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
 import { contextOf, factsOf, isTerminal, stageOf, statusOf, type MatterFacts } from '../domain/matter-view.ts';
 import { refuse, Refusal } from '../domain/refusal.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
@@ -119,7 +119,7 @@ export class Matters {
       MATTER,
       grain,
       matterId,
-      { consumerPattern: facts.consumerPattern as ConsumerPattern },
+      { consumerPattern: facts.consumerPattern },
       { kind: 'matter.opened', verb: 'intake', by: 'gate', note: `Matter opened in intake; Asset ${assetId} minted`, data: facts as unknown as Record<string, unknown> },
       alsoWrite,
     );
@@ -214,14 +214,14 @@ export class Matters {
    */
   async order(grain: string, body: { mint: string; offer: string; title: string; inventor: string; listFeeUsd: number; clientState?: string }) {
     let entity = await this.create(grain, {
-      matterType: 'patent_provisional',
-      rail: 'patent',
+      matterType: ORDER_MATTER_TYPE,
+      rail: RAIL_OF[ORDER_MATTER_TYPE],
       consumerPattern: 'B2A',
       mint: body.mint,
       offer: body.offer,
       listFeeUsd: body.listFeeUsd,
       client: { name: body.inventor },
-      asset: { kind: 'patent_application', title: body.title },
+      asset: { kind: DEFAULT_ASSET_KIND[ORDER_MATTER_TYPE], title: body.title },
       ...(body.clientState ? { clientState: body.clientState } : {}),
     });
     for (;;) {

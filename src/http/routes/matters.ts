@@ -3,7 +3,7 @@
  * level and `/workspaces/{workspaceId}` share these routes and envelopes.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isMatterType, MATTER_TYPES } from '../../domain/matter-types.ts';
+import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
 import { refuse } from '../../domain/refusal.ts';
@@ -119,7 +119,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return reply.status(201).send(ok({ document }));
   });
 
-  app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { door: 'order', paidAct: () => matterOpening('patent_provisional', 'POST /orders') } }, async (request, reply) => {
+  app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { door: 'order', paidAct: () => matterOpening(ORDER_MATTER_TYPE, 'POST /orders') } }, async (request, reply) => {
     const body = request.body as OrderBody;
     const { entity, stoppedBy } = await matters.order(request.grain, body);
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));

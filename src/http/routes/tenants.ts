@@ -9,6 +9,7 @@
  *   request whose `X-Actor` names anyone but `client` is refused on those doors.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { refuse } from '../../domain/refusal.ts';
 import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
 import { grainView, type Grain } from '../../engine/workspaces.ts';
@@ -100,7 +101,7 @@ async function applyOffer(services: Services, request: FastifyRequest, isOrder: 
     return; // the body schema words the refusal
   }
   const mint = body as Record<string, unknown>;
-  const terms = await services.tenants.mintTerms(tenantId, mint, isOrder ? 'patent_provisional' : undefined);
+  const terms = await services.tenants.mintTerms(tenantId, mint, isOrder ? ORDER_MATTER_TYPE : undefined);
   if (mint.tenant !== undefined && mint.tenant !== tenantId) {
     throw refuse.unprocessable('TENANT_MISMATCH', `this Matter is minted on tenant ${tenantId}; "tenant" cannot name ${JSON.stringify(mint.tenant)}`);
   }
