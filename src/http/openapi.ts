@@ -36,7 +36,7 @@ const TAGS = [
   { name: 'discovery', description: 'Liveness, pricing, the capability card, the contract and its proof' },
 ];
 
-/** The tag of a route that names none: its first static path segment. */
+/** The tag of a route that names none: its first static path segment. (Capability routes name theirs, from the catalog.) */
 function tagOf(url: string): string {
   const segments = url.split('/').filter((s) => s && !s.startsWith(':'));
   const sandbox = ['workspaces', 'tenants', 'firms'].includes(segments[0]);
@@ -45,7 +45,6 @@ function tagOf(url: string): string {
   if (['matters', 'orders'].includes(first)) return 'matters';
   if (['assets', 'deadlines', 'events', 'conflicts', 'keys'].includes(first)) return first;
   if (sandbox || ['fixtures', 'offers', 'routing', 'enrollments', 'roster', 'remittances'].includes(first)) return 'sandbox';
-  if (['patent', 'trademark', 'entity', 'lien', 'court', 'contract', 'demand-letter', 'docket-watch'].includes(first)) return 'capabilities';
   return 'discovery';
 }
 
