@@ -66,7 +66,7 @@ function unauthorized(reply: FastifyReply, code: string, error: string) {
 }
 
 function provenanceOf(request: FastifyRequest): Provenance | undefined {
-  const out: Provenance = { verified: false };
+  const out: Omit<Provenance, 'verified'> = {};
   for (const name of ['x-actor', 'x-mandate'] as const) {
     const raw = request.headers[name];
     if (raw === undefined) continue;
@@ -76,7 +76,8 @@ function provenanceOf(request: FastifyRequest): Provenance | undefined {
     }
     out[name === 'x-actor' ? 'actor' : 'mandate'] = value.trim();
   }
-  return out.actor !== undefined || out.mandate !== undefined ? out : undefined;
+  // actor, mandate, verified: the shape and key order the capability routes journal as `callerProvenance`.
+  return out.actor !== undefined || out.mandate !== undefined ? { ...out, verified: false } : undefined;
 }
 
 export function installAuth(app: FastifyInstance, services: Services) {
