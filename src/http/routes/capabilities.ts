@@ -232,5 +232,5 @@ function digits(seed: string, n: number): string {
 /** X-Actor / X-Mandate, journaled as provenance only (never verified). */
 function provenanceData(request: FastifyRequest) {
   const p = request.access?.provenance;
-  return p ? { callerProvenance: { ...(p.actor ? { actor: p.actor } : {}), ...(p.mandate ? { mandate: p.mandate } : {}), verified: false } } : {};
+  return p ? { callerProvenance: p } : {};
 }
