@@ -199,11 +199,17 @@ export const uccFilingOf = (state: string, filing: string) => UCC_FILINGS.find((
 /** Patents citing `number`: derived, so the two directions always agree. */
 export const citedBy = (number: string) => PATENTS.filter((p) => p.cites.includes(number)).map((p) => p.number);
 
+/** The family members of a patent, parent first. */
+export const familyOf = (p: PatentRecord) => PATENTS.filter((m) => m.familyId === p.familyId).sort((a, b) => a.filedOn.localeCompare(b.filedOn));
+
+/** A patent as a list or a citation names it. */
+export const patentSummary = (p: PatentRecord) => ({ number: p.number, title: p.title, assignee: p.assignee, grantedOn: p.grantedOn });
+
 /** Words of at least two letters, lower-cased: the unit the search matches on. */
 export const words = (text: string) => text.toLowerCase().match(/[a-z0-9]{2,}/g) ?? [];
 
 /** Patents matching every word of `q` in title, abstract, assignee or CPC, best first. */
-export function searchPatents(q: string): Array<{ number: string; title: string; assignee: string; grantedOn: string; matched: string[] }> {
+export function searchPatents(q: string): Array<ReturnType<typeof patentSummary> & { matched: string[] }> {
   const terms = [...new Set(words(q))];
   if (terms.length === 0) return [];
   return PATENTS.map((p) => {
@@ -211,5 +217,5 @@ export function searchPatents(q: string): Array<{ number: string; title: string;
     return { p, matched: terms.filter((t) => text.has(t)) };
   })
     .filter(({ matched }) => matched.length === terms.length)
-    .map(({ p, matched }) => ({ number: p.number, title: p.title, assignee: p.assignee, grantedOn: p.grantedOn, matched }));
+    .map(({ p, matched }) => ({ ...patentSummary(p), matched }));
 }

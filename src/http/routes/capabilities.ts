@@ -18,7 +18,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { accessBlocked } from '../../domain/access.ts';
 import { capabilityAt, gateView, type Capability } from '../../domain/capabilities/catalog.ts';
-import { citedBy, DATASET_AS_OF, entityOf, patentOf, PATENTS, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
+import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
 import * as drafts from '../../domain/capabilities/drafts.ts';
 import { newId } from '../../domain/ids.ts';
 import { refuse, Refusal } from '../../domain/refusal.ts';
@@ -43,7 +43,6 @@ function missing(c: Capability, what: string, code: string) {
   return new Refusal(404, code, `${what} is not in the data set (synthetic, as of ${DATASET_AS_OF}); a not-found never meters`, { results: [], meta: metaOf(c) }, 'EMPTY');
 }
 
-const summary = (p: PatentRecord) => ({ number: p.number, title: p.title, assignee: p.assignee, grantedOn: p.grantedOn });
 
 export async function capabilityRoutes(app: FastifyInstance, { services }: { services: Services }) {
   app.addHook('preHandler', resolveGrain(services));
@@ -73,7 +72,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   patentRead('/status', ReadResponses.status, (p, c) => ok({ number: p.number, status: p.status, meta: metaOf(c) }));
   patentRead('/assignment', ReadResponses.assignment, (p, c) => listed(p.assignments, `no assignment of ${p.number} is recorded`, { number: p.number, meta: metaOf(c) }));
   patentRead('/citations', ReadResponses.citations, (p, c) =>
-    ok({ number: p.number, cites: p.cites.map((n) => summary(patentOf(n)!)), citedBy: citedBy(p.number).map((n) => summary(patentOf(n)!)), meta: metaOf(c) }),
+    ok({ number: p.number, cites: p.cites.map((n) => patentSummary(patentOf(n)!)), citedBy: citedBy(p.number).map((n) => patentSummary(patentOf(n)!)), meta: metaOf(c) }),
   );
   patentRead('/ptab', ReadResponses.ptab, (p, c) => listed(p.ptab, `no trial proceeding names ${p.number}`, { number: p.number, meta: metaOf(c) }));
   patentRead('/maintenance', ReadResponses.maintenance, (p, c) => ok({ number: p.number, windows: p.maintenance, meta: metaOf(c) }));
@@ -216,11 +215,6 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
       );
     }, paid);
   }
-}
-
-/** The family members of a patent, parent first. */
-function familyOf(p: PatentRecord) {
-  return PATENTS.filter((m) => m.familyId === p.familyId).sort((a, b) => a.filedOn.localeCompare(b.filedOn));
 }
 
 /** `n` decimal digits derived from a seed: synthetic registry numbers. */
