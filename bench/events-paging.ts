@@ -16,7 +16,8 @@
  * BENCH_EVENTS (default 1,000,000) and BENCH_SECONDS (default 10) tune it.
  */
 import { fileURLToPath } from 'node:url';
-import { ROOT_GRAIN } from '../src/http/grain.ts';
+import { ownGrainOf } from '../src/engine/grains.ts';
+import { createServices } from '../src/http/app.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import type { NewEvent, StreamWrite } from '../src/journal/store.ts';
 import { drive } from './lib/load.ts';
@@ -39,12 +40,15 @@ function eventAt(i: number, subject: string, at: string): NewEvent {
   return { kind: 'stage', at, subject, summary: 'advanced from intake', verb: 'prepare', by: 'gate', data: { proposedBy: 'agent', note: 'drafted the claims set and the abstract' }, cause: { type: 'ADVANCE', by: 'agent' } };
 }
 
-/** Writes `total` events into the top-level grain of a fresh data directory. */
-async function buildTail(total: number): Promise<{ dir: string; seconds: number }> {
+/** Writes `total` events into the top-level records of one API key, in a fresh data directory; answers the key that reads them. */
+async function buildTail(total: number): Promise<{ dir: string; seconds: number; key: string }> {
   const started = performance.now();
   const dir = tempDataDir('legalwork-bench-events-');
   const journal = new SqliteJournal(dir);
   const base = Date.parse('2025-01-01T00:00:00.000Z');
+  // The top level lists a key's own records only: the tail is the bench key's.
+  const { key, record } = await createServices({ journal }).keys.issue({ email: 'bench@legalwork.test' });
+  const grain = ownGrainOf(record.id);
   try {
     for (let written = 0; written < total; written += BATCH) {
       const writes: StreamWrite[] = [];
@@ -58,20 +62,20 @@ async function buildTail(total: number): Promise<{ dir: string; seconds: number 
         }
         writes.push({ stream, expectedVersion: 0, events });
       }
-      await journal.append(ROOT_GRAIN, writes);
+      await journal.append(grain, writes);
     }
   } finally {
     await journal.close();
   }
-  return { dir, seconds: (performance.now() - started) / 1000 };
+  return { dir, seconds: (performance.now() - started) / 1000, key };
 }
 
 /** The median time of 50 fetches of `url` in a row, each body read in full. */
-async function medianOf50(url: string): Promise<number> {
+async function medianOf50(url: string, headers: Record<string, string>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < 50; i++) {
     const t = performance.now();
-    await (await fetch(url)).arrayBuffer();
+    await (await fetch(url, { headers })).arrayBuffer();
     times.push(performance.now() - t);
   }
   return quantile(times, 0.5);
@@ -82,7 +86,8 @@ export async function bench(): Promise<string[]> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const built = await buildTail(total);
   const service = await spawnService(built.dir);
-  const lines: string[] = [`tail: ${num(total)} events in the top-level grain, written in ${built.seconds.toFixed(1)} s (${num(total / built.seconds)} events/s, batches of ${num(BATCH)})`, ''];
+  const headers = { authorization: `Bearer ${built.key}` };
+  const lines: string[] = [`tail: ${num(total)} events in one API key's top-level records, written in ${built.seconds.toFixed(1)} s (${num(total / built.seconds)} events/s, batches of ${num(BATCH)})`, ''];
   try {
     // One reader, start to end.
     const walk: number[] = [];
@@ -91,7 +96,7 @@ export async function bench(): Promise<string[]> {
     const walkStarted = performance.now();
     for (;;) {
       const t = performance.now();
-      const res = await fetch(`${service.url}/events?after=${after}&limit=${PAGE}`);
+      const res = await fetch(`${service.url}/events?after=${after}&limit=${PAGE}`, { headers });
       const body = (await res.json()) as { type: string; results: Array<{ seq: number }>; nextAfter: number };
       walk.push(performance.now() - t);
       if (res.status !== 200) throw new Error(`GET /events answered ${res.status}`);
@@ -102,10 +107,10 @@ export async function bench(): Promise<string[]> {
     const walkSeconds = (performance.now() - walkStarted) / 1000;
     if (seen !== total) throw new Error(`the walk saw ${seen} events of ${total}`);
 
-    const random = await drive({ title: `random pages of ${PAGE}`, url: service.url, method: 'GET', path: () => `/events?after=${Math.floor(Math.random() * (total - PAGE))}&limit=${PAGE}`, connections: 20, duration: seconds, server: service });
-    const sparse = await drive({ title: 'reminders feed, pages of 100', url: service.url, method: 'GET', path: () => `/events?feed=reminders&after=${Math.floor(Math.random() * (total - 20_000))}&limit=100`, connections: 20, duration: Math.max(3, Math.round(seconds / 2)), server: service });
-    const deep = await medianOf50(`${service.url}/events?after=${total - PAGE}&limit=${PAGE}`);
-    const shallow = await medianOf50(`${service.url}/events?after=0&limit=${PAGE}`);
+    const random = await drive({ title: `random pages of ${PAGE}`, url: service.url, method: 'GET', path: () => `/events?after=${Math.floor(Math.random() * (total - PAGE))}&limit=${PAGE}`, connections: 20, duration: seconds, server: service, headers });
+    const sparse = await drive({ title: 'reminders feed, pages of 100', url: service.url, method: 'GET', path: () => `/events?feed=reminders&after=${Math.floor(Math.random() * (total - 20_000))}&limit=100`, connections: 20, duration: Math.max(3, Math.round(seconds / 2)), server: service, headers });
+    const deep = await medianOf50(`${service.url}/events?after=${total - PAGE}&limit=${PAGE}`, headers);
+    const shallow = await medianOf50(`${service.url}/events?after=0&limit=${PAGE}`, headers);
 
     lines.push(
       ...table(

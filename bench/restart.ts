@@ -15,7 +15,7 @@
 import { newId } from '../src/domain/ids.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { createServices } from '../src/http/app.ts';
-import { ROOT_GRAIN } from '../src/http/grain.ts';
+import { ownGrainOf } from '../src/engine/grains.ts';
 import { MemoryJournal } from '../src/journal/memory.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import type { JournalEvent, NewEvent, StreamWrite } from '../src/journal/store.ts';
@@ -32,6 +32,11 @@ interface Template {
 
 const stripPositions = ({ grain: _g, seq: _s, stream: _st, version: _v, ...event }: JournalEvent): NewEvent => event;
 
+/** The templates run in a sandbox grain, where the fixture Clients answer at once (fulfilled and declined Matters)... */
+const TEMPLATE_GRAIN = 'ws_restartbench';
+/** ...and their copies are journaled as one API key's top-level records, which a read by id reaches keylessly. */
+const BENCH_GRAIN = ownGrainOf('key_restartbench');
+
 /** Runs one Matter through the real engine and records its commits. */
 async function template(client: string | undefined, advances: number): Promise<Template> {
   const services = createServices({ journal: new MemoryJournal() });
@@ -45,8 +50,8 @@ async function template(client: string | undefined, advances: number): Promise<T
     }
     commits.push(commit);
   });
-  const matter = await services.matters.create(ROOT_GRAIN, { matterType: 'patent_provisional', listFeeUsd: 199, clientState: 'CA', asset: { title: 'A widget' }, ...(client ? { client: { name: client } } : {}) });
-  for (let i = 0; i < advances; i++) await services.matters.advance(ROOT_GRAIN, matter.id, { note: 'advanced by the restart benchmark' });
+  const matter = await services.matters.create(TEMPLATE_GRAIN, { matterType: 'patent_provisional', listFeeUsd: 199, clientState: 'CA', asset: { title: 'A widget' }, ...(client ? { client: { name: client } } : {}) });
+  for (let i = 0; i < advances; i++) await services.matters.advance(TEMPLATE_GRAIN, matter.id, { note: 'advanced by the restart benchmark' });
   return { matterId: matter.id, commits, events: commits.flat().reduce((n, w) => n + w.events.length, 0) };
 }
 
@@ -100,7 +105,7 @@ export async function buildJournal(target: number, batchMatters = 2000): Promise
         }
       }
     }
-    await journal.append(ROOT_GRAIN, writes);
+    await journal.append(BENCH_GRAIN, writes);
     matters += batch.length;
   }
   await journal.close();

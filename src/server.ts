@@ -3,8 +3,10 @@
  * drain: the listener closes, in-flight requests finish, the journal flushes
  * and closes, then the process exits.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clockFromEnv } from './domain/clock.ts';
+import { parseSignerRegistry, signerRegistryFile } from './domain/registered-signers.ts';
 import { build } from './http/app.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
@@ -27,10 +29,15 @@ export async function start(options: StartOptions = {}) {
   const port = options.port ?? Number(process.env.PORT ?? 3000);
   const host = options.host ?? process.env.HOST ?? '127.0.0.1';
   const dataDir = options.dataDir ?? process.env.LEGALWORK_DATA ?? join(process.cwd(), 'data');
+  const registry = process.env.LEGALWORK_SIGNER_REGISTRY || undefined;
+  // Read once here so a missing or malformed registry stops the start, not the first result.
+  if (registry) parseSignerRegistry(readFileSync(registry, 'utf8'), registry);
   const journal = journalFromEnv(dataDir);
   const app = await build({
     journal,
     clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
+    signers: signerRegistryFile(registry),
+    supplySecret: process.env.LEGALWORK_SUPPLY_SECRET,
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
   });

@@ -8,8 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BODY_LIMIT } from '../src/http/app.ts';
-import { ROOT_GRAIN } from '../src/http/grain.ts';
-import { call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
+import { call, testApp, topLevelHeaders, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;
 let ws: string;
@@ -28,7 +27,7 @@ async function raw(method: string, url: string, payload: string, headers: Record
   return { status: res.statusCode, body, headers: res.headers };
 }
 
-const seqs = async () => [await app.services.journal.latestSeq(grain), await app.services.journal.latestSeq(ROOT_GRAIN)];
+const seqs = async () => [await app.services.journal.latestSeq(grain), await app.services.journal.latestSeq((await topLevelKey(app)).grain)];
 
 /** The request is refused with `status`, a worded JSON error and a code, and nothing is journaled anywhere. */
 async function refusedWithoutWrite(status: number, send: () => Promise<{ status: number; body: any; headers: Record<string, unknown> }>, mentions?: RegExp) {

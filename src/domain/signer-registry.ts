@@ -1,21 +1,24 @@
 /**
  * The Signer registry port: checked fresh at call time before any Signer's
- * answer is applied. The preview's adapter is simulated: it knows the fixture
- * Signers; any other id is unknown to it and so cannot verify eligible.
+ * answer is applied. Sandbox grains ask the fixture registry below: it knows
+ * the fixture Signers, and any other id is unknown to it. The top level asks
+ * the Signers an operator registered (`registered-signers.ts`).
  */
 import { FIXTURE } from './fixtures.ts';
 
-export type SignerPredicate = 'eligibility' | 'standing' | 'coverage';
+export type SignerPredicate = 'eligibility' | 'standing' | 'coverage' | 'credential';
 
 export type SignerVerdict =
   | { eligible: true; signerId: string }
   | { eligible: false; signerId: string; predicate: SignerPredicate; error: string; cure: string };
 
 export interface SignerRegistry {
-  verify(signerId: string): Promise<SignerVerdict>;
+  /** Is the Signer eligible now, and (when given) is `credentialRef` the credential the registry holds for them? */
+  verify(signerId: string, credentialRef?: string): Promise<SignerVerdict>;
 }
 
-export const simulatedSignerRegistry: SignerRegistry = {
+/** The sandbox's registry: the fixture Signers, whatever credential they cite. */
+export const fixtureSignerRegistry: SignerRegistry = {
   async verify(signerId) {
     switch (signerId) {
       case FIXTURE.eligibleSigner:

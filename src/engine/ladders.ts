@@ -16,6 +16,7 @@ import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refuse } from '../domain/refusal.ts';
 import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
 import { leafStateOf, type Entity, type EntityDefinition, type Fact } from './entity.ts';
+import { fixturesApply } from './grains.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
 
@@ -77,8 +78,9 @@ export class Ladders {
    * Opens the Asset's ladder inside the Matter's opening transaction, with the
    * length and cadence the rules table gives the matter type (or a fixture).
    */
-  readonly mintExtension: MintExtension = ({ matterId, assetId, request }) => {
-    const rule = ladderRuleFor(request.matterType, request.asset?.title);
+  readonly mintExtension: MintExtension = ({ grain, matterId, assetId, request }) => {
+    // A fixture title places the ladder only inside a sandbox grain.
+    const rule = ladderRuleFor(request.matterType, fixturesApply(grain) ? request.asset?.title : undefined);
     const input: LadderInput = { assetId, daysUntilDeadline: rule.daysUntilDeadline, recurEveryDays: rule.recurEveryDays };
     const recurring = rule.recurEveryDays !== null ? `, recurring every ${rule.recurEveryDays} days` : '';
     const opened: Fact = {

@@ -14,8 +14,10 @@ import { contextOf, factsOf, isTerminal, stageOf, statusOf, type MatterFacts } f
 import { refuse, Refusal } from '../domain/refusal.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type ImmediateAnswer, type SupplyNetwork } from '../domain/supply-network.ts';
-import { eachStreamHead, type JournalEvent, type StreamWrite } from '../journal/store.ts';
-import type { Entity, EntityDefinition } from './entity.ts';
+import { eachStreamHead, VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
+import { Entity, type EntityDefinition } from './entity.ts';
+import { fixturesApply } from './grains.ts';
+import { acceptedBefore, callbackRecord, callbackStream, type Delivery } from './supply-callbacks.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
@@ -71,7 +73,8 @@ export class Matters {
   constructor(
     private readonly supervisor: Supervisor,
     private readonly supply: SupplyNetwork,
-    private readonly signers: SignerRegistry,
+    /** The Signer registry a grain's results are verified against: the fixtures' in a sandbox, the registered Signers' at the top level. */
+    private readonly signersOf: (grain: string) => SignerRegistry,
   ) {}
 
   /** Opens a Matter in `intake` and mints its Asset, in one transaction. */
@@ -86,6 +89,8 @@ export class Matters {
     const refusal = mechanicsRefusal({ listFeeUsd: request.listFeeUsd, jurisdiction }, request.tenantGuardrails, await this.grainGuardrails?.(grain));
     if (refusal) throw refusal;
     const adverse = request.adverseParties ?? [];
+    // Fixture names are ordinary names outside sandbox grains.
+    const fixtures = fixturesApply(grain);
     const facts: MatterFacts = {
       matterType: request.matterType,
       rail,
@@ -93,8 +98,8 @@ export class Matters {
       assetId,
       consumerPattern: request.consumerPattern ?? 'B2A',
       client: { id: newId('cl') },
-      clientFixture: clientFixtureOf(request.client?.name),
-      signals: adverse.some((p) => isConflictParty(nameOf(p))) ? ['conflict_hit'] : [],
+      clientFixture: fixtures ? clientFixtureOf(request.client?.name) : null,
+      signals: fixtures && adverse.some((p) => isConflictParty(nameOf(p))) ? ['conflict_hit'] : [],
       ...(request.tenant !== undefined ? { tenant: request.tenant } : {}),
       ...(request.mint !== undefined ? { mint: request.mint } : {}),
       ...(request.offer !== undefined ? { offer: request.offer } : {}),
@@ -180,7 +185,7 @@ export class Matters {
     const events: MatterEvent[] = [{ type: 'ESCALATE', gigId: posted.gigId }];
     let answered: string | undefined;
     if (posted.answer) {
-      const answer = await this.answerEvents(posted.gigId, reservedAct, facts.rail, posted.answer);
+      const answer = await this.answerEvents(entity.grain, posted.gigId, reservedAct, facts.rail, posted.answer);
       events.push(...answer);
       if (answer.length) answered = posted.answer.outcome;
     }
@@ -189,9 +194,9 @@ export class Matters {
   }
 
   /** The machine events for a Signer's answer that the registry lets through. */
-  private async answerEvents(gigId: string, act: ReservedAct, rail: Rail, answer: ImmediateAnswer): Promise<MatterEvent[]> {
+  private async answerEvents(grain: string, gigId: string, act: ReservedAct, rail: Rail, answer: ImmediateAnswer): Promise<MatterEvent[]> {
     if (answer.outcome === 'declined') return [{ type: 'GIG_DECLINED', gigId, memo: answer.memo, signedBy: answer.signedBy }];
-    const verdict = await this.signers.verify(answer.attestation.signedBy);
+    const verdict = await this.signersOf(grain).verify(answer.attestation.signedBy, answer.attestation.credentialRef);
     if (!verdict.eligible) return [];
     return this.attestedEvents(gigId, act, rail, answer.attestation, answer.receipt);
   }
@@ -248,8 +253,17 @@ export class Matters {
     });
   }
 
-  gigResult(grain: string, id: string, body: GigResultRequest): Promise<MatterEntity> {
+  /**
+   * Applies a Signer's answer. A signed callback (`delivery`, the top level's)
+   * is applied at most once: a retry of one already accepted is answered with
+   * the Matter as that acceptance left it (`replayed`), writing nothing.
+   */
+  gigResult(grain: string, id: string, body: GigResultRequest, delivery?: Delivery): Promise<{ entity: MatterEntity; replayed?: true }> {
     return this.run(grain, id, async (entity) => {
+      if (delivery) {
+        const answered = await acceptedBefore(this.supervisor.journal, delivery, id);
+        if (answered !== null) return { entity: asOf(entity, answered), replayed: true };
+      }
       refuseUnlessWritable(entity);
       const pending = contextOf(entity).pendingGig;
       if (!pending) throw refuse.conflict('NO_PENDING_GIG', `Matter ${id} holds no pending Gig (it is ${statusOf(entity)})`);
@@ -263,7 +277,7 @@ export class Matters {
       }
       // The callback's outcome applies only for a Signer who verifies eligible, fresh at call time.
       if (signedBy !== undefined) {
-        const verdict = await this.signers.verify(signedBy);
+        const verdict = await this.signersOf(entity.grain).verify(signedBy, body.attestation?.credentialRef);
         if (!verdict.eligible) {
           throw refuse.unprocessable(`SIGNER_${verdict.predicate.toUpperCase()}`, `${verdict.error}; the Gig stays pending`, { rule: 'attestation', predicate: verdict.predicate, cure: verdict.cure, pendingGigId: pending.gigId });
         }
@@ -275,8 +289,15 @@ export class Matters {
           : body.outcome === 'send_back'
             ? [{ type: 'GIG_SENT_BACK', gigId: pending.gigId, memo: body.memo!, ...(signedBy ? { signedBy } : {}) }]
             : [{ type: 'GIG_DECLINED', gigId: pending.gigId, memo: body.memo!, ...(signedBy ? { signedBy } : {}) }];
-      await this.supervisor.commit(entity, events);
-      return entity;
+      try {
+        await this.supervisor.commit(entity, events, delivery ? { alsoWrite: (version) => [callbackRecord(this.supervisor, delivery, id, version)] } : {});
+      } catch (error) {
+        // The same callback was accepted meanwhile, in another mailbox or process: nothing of this one was written.
+        if (!(delivery && error instanceof VersionConflict && error.stream === callbackStream(delivery.webhookId))) throw error;
+        const answered = await acceptedBefore(this.supervisor.journal, delivery, id);
+        return { entity: asOf(entity, answered!), replayed: true };
+      }
+      return { entity };
     });
   }
 
@@ -347,6 +368,11 @@ export class Matters {
     }
     return { matters: out, nextAfter: null };
   }
+}
+
+/** The Matter as it stood at `version` of its stream: a fold of that prefix, for answering as an earlier moment did. */
+function asOf(entity: MatterEntity, version: number): MatterEntity {
+  return version === entity.version ? entity : new Entity(MATTER, entity.journal.slice(0, version));
 }
 
 function notFound(id: string) {

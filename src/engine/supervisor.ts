@@ -20,6 +20,7 @@ import { refuse, type Refusal } from '../domain/refusal.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
 import { emittedFacts, Entity, factToEvent, pureTransition, type EntityDefinition, type Fact, type Step } from './entity.ts';
+import { reaches } from './grains.ts';
 import { Mailboxes } from './mailbox.ts';
 
 export interface SupervisorOptions {
@@ -30,6 +31,11 @@ export interface SupervisorOptions {
   residentActors?: number;
   /** The kinds of entity whose streams are actors (Matters, Deadline Ladders, Enrollments). */
   entities: EntityDefinition[];
+}
+
+export interface CommitOptions {
+  derive?: (fact: Fact) => NewEvent[];
+  alsoWrite?: (versionAfter: number) => StreamWrite[];
 }
 
 /** A previewed command: the facts each event would emit (null once one is refused) and the steps it would take. */
@@ -83,10 +89,10 @@ export class Supervisor {
     return entity && entity.definition === definition ? (entity as unknown as Entity<M>) : null;
   }
 
-  /** The live entity when it exists in `grain`; null when there is no such stream or it belongs to another grain. */
+  /** The live entity when `grain` reaches it (`reaches`); null when there is no such stream or it lies beyond the grain. */
   async loadIn<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string, grain: string): Promise<Entity<M> | null> {
     const entity = await this.load(definition, id);
-    return entity && entity.grain === grain ? entity : null;
+    return entity && reaches(grain, entity.grain) ? entity : null;
   }
 
   private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
@@ -161,9 +167,11 @@ export class Supervisor {
    * (the caller's Gate has decided); the facts they emit are journaled with the
    * expected version, then the actor advances. `derive` may add journal-only
    * events after a fact (they carry no cause, so a fold never replays them).
-   * A commit writes the entity's own stream only.
+   * `alsoWrite` adds writes to other plain streams in the same transaction,
+   * given the entity's version once the commit lands (a record of the
+   * request that caused it).
    */
-  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: { derive?: (fact: Fact) => NewEvent[] } = {}): Promise<JournalEvent[]> {
+  async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: CommitOptions = {}): Promise<JournalEvent[]> {
     const { facts, steps } = this.previewSteps(entity, events);
     if (!facts) throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events.map((e) => e.type).join(', ')}`);
     const newEvents: NewEvent[] = [];
@@ -174,10 +182,11 @@ export class Supervisor {
         if (options.derive) newEvents.push(...options.derive(fact));
       }
     });
-    const written = await this.append(entity.grain, [{ stream: entity.id, expectedVersion: entity.version, events: newEvents }]);
+    const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents };
+    const written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])]);
     // The preview is spent: forget it rather than keep the old snapshot alive.
     this.previews.delete(entity);
-    entity.advance(steps as Array<Step<M>>, written);
+    entity.advance(steps as Array<Step<M>>, written.filter((e) => e.stream === entity.id));
     return written;
   }
 

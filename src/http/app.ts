@@ -5,13 +5,15 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../domain/clock.ts';
 import { requestIds } from '../domain/ids.ts';
-import { simulatedSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
+import { registeredSigners } from '../domain/registered-signers.ts';
+import { fixtureSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
 import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
 import { createBus } from '../engine/bus.ts';
 import { Keys } from '../engine/keys.ts';
 import { LADDER, Ladders } from '../engine/ladders.ts';
 import { MATTER, Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
+import { fixturesApply } from '../engine/grains.ts';
 import { Conflicts } from '../engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
 import { ENROLLMENT, Firms } from '../engine/firms.ts';
@@ -34,6 +36,7 @@ import { firmRoutes } from './routes/firms.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
+import { supplySecretOf } from './supply-callback.ts';
 import type { Services } from './services.ts';
 import { SseHub } from './sse.ts';
 import { installValidation } from './validation.ts';
@@ -42,7 +45,10 @@ export interface BuildOptions {
   journal: JournalStore;
   clock?: Clock;
   supply?: SupplyNetwork;
+  /** The top level's Signer registry (default: nobody registered); sandbox grains always ask the fixture registry. */
   signers?: SignerRegistry;
+  /** The supply network's Standard Webhooks signing secret (`whsec_…`); unset, the top-level callback door is BLOCKED. */
+  supplySecret?: string;
   sandboxTtlSeconds?: number;
   /** Wall clock (ms) for sandbox TTLs and the creation bound; tests inject one. */
   sandboxNow?: () => number;
@@ -65,8 +71,9 @@ export function createServices(options: BuildOptions): Services {
   const bus = createBus();
   const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
   const supply = options.supply ?? simulatedSupplyNetwork();
-  const signers = options.signers ?? simulatedSignerRegistry;
-  const matters = new Matters(supervisor, supply, signers);
+  const topLevelSigners = options.signers ?? registeredSigners(async () => []);
+  const signersOf = (grain: string) => (fixturesApply(grain) ? fixtureSignerRegistry : topLevelSigners);
+  const matters = new Matters(supervisor, supply, signersOf);
   const ladders = new Ladders(supervisor);
   // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
   matters.mintExtensions.push(ladders.mintExtension);
@@ -79,7 +86,8 @@ export function createServices(options: BuildOptions): Services {
     bus,
     supervisor,
     supply,
-    signers,
+    signersOf,
+    supplySecret: supplySecretOf(options.supplySecret),
     matters,
     ladders,
     keys: new Keys(supervisor),

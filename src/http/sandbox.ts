@@ -3,16 +3,9 @@
  * provisioning doors, and the provenance stamp on every envelope a grain answers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GRAIN_ID_PREFIX, grainProvenance, type GrainKind } from '../engine/workspaces.ts';
+import { sandboxKindOf } from '../engine/grains.ts';
+import { grainProvenance, type GrainKind } from '../engine/workspaces.ts';
 import type { Services } from './services.ts';
-
-const KIND_OF_PREFIX: Record<string, GrainKind> = Object.fromEntries((Object.keys(GRAIN_ID_PREFIX) as GrainKind[]).map((kind) => [GRAIN_ID_PREFIX[kind], kind]));
-
-/** The sandbox kind of a grain id, or null for the top level. */
-export function grainKindOf(grain: string | undefined): GrainKind | null {
-  if (!grain) return null;
-  return KIND_OF_PREFIX[grain.slice(0, grain.indexOf('_'))] ?? null;
-}
 
 /** The `config.keyless` reason of the provisioning doors (POST /workspaces, /tenants, /firms): the creation bound stands in for a key. */
 export const SANDBOX_PROVISIONING = 'sandbox provisioning is anonymous';
@@ -31,7 +24,7 @@ export function admitCreation(services: Services, kind: GrainKind, request: Fast
  * <kind>: id}`, so synthetic state can never pass for real state.
  */
 export async function stampProvenance(request: FastifyRequest, _reply: FastifyReply, payload: unknown): Promise<unknown> {
-  const kind = grainKindOf(request.grain);
+  const kind = request.grain ? sandboxKindOf(request.grain) : null;
   if (!kind || payload === null || typeof payload !== 'object' || Array.isArray(payload) || 'provenance' in payload) return payload;
   return { ...payload, provenance: grainProvenance(kind, request.grain) };
 }

@@ -20,7 +20,10 @@ export interface Services {
   bus: CommitBus;
   supervisor: Supervisor;
   supply: SupplyNetwork;
-  signers: SignerRegistry;
+  /** The Signer registry of a grain: the fixture Signers in a sandbox, the registered ones at the top level. */
+  signersOf: (grain: string) => SignerRegistry;
+  /** The supply network's signing secret; undefined when none is connected. */
+  supplySecret?: string;
   matters: Matters;
   ladders: Ladders;
   workspaces: Workspaces;

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ownGrainOf } from '../../src/engine/grains.ts';
 import { build, type BuildOptions } from '../../src/http/app.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 
@@ -77,15 +78,31 @@ export async function workspace(app: TestApp): Promise<string> {
  * place that knows how a key is obtained is here.
  */
 export async function topLevelHeaders(app: TestApp): Promise<Record<string, string>> {
-  let key = issuedKeys.get(app);
-  if (!key) {
-    const res = await call(app, 'POST', '/keys', { email: 'tests@legalwork.test' });
-    if (res.status !== 201) throw new Error(`POST /keys answered ${res.status}: ${res.raw}`);
-    key = res.body.key as string;
-    issuedKeys.set(app, key);
+  return (await topLevelKey(app)).headers;
+}
+
+/** The test key of an app: its headers, and the grain its top-level records are journaled in. */
+export async function topLevelKey(app: TestApp): Promise<IssuedKey> {
+  let issued = issuedKeys.get(app);
+  if (!issued) {
+    issued = await issueKey(app);
+    issuedKeys.set(app, issued);
   }
-  return { authorization: `Bearer ${key}` };
+  return issued;
+}
+
+export interface IssuedKey {
+  headers: Record<string, string>;
+  keyId: string;
+  grain: string;
+}
+
+/** Issues a fresh key (another customer, for the ownership tests). */
+export async function issueKey(app: TestApp, email = 'tests@legalwork.test'): Promise<IssuedKey> {
+  const res = await call(app, 'POST', '/keys', { email });
+  if (res.status !== 201) throw new Error(`POST /keys answered ${res.status}: ${res.raw}`);
+  return { headers: { authorization: `Bearer ${res.body.key}` }, keyId: res.body.keyId, grain: ownGrainOf(res.body.keyId) };
 }
 
 /** One key per app: issuing is a journaled write, so tests reuse it. */
-const issuedKeys = new WeakMap<TestApp, string>();
+const issuedKeys = new WeakMap<TestApp, IssuedKey>();

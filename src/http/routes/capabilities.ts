@@ -182,7 +182,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     route(path, 'POST', { body: ActBodies[path], response: { 202: PendingResponse, 403: { $ref: 'Refusal#', description: 'BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)' } } }, async (request, reply) => {
       const body = request.body as Body;
       if (body.signerId !== undefined) {
-        const verdict = await services.signers.verify(body.signerId);
+        const verdict = await services.signersOf(request.grain).verify(body.signerId);
         if (!verdict.eligible) {
           throw refuse.blocked(403, 'SIGNER_CREDENTIAL_NOT_LIVE', `${verdict.error}: a reserved act is routed only to a Signer whose ${credential} credential is live, so this is BLOCKED, never degraded. Cure: ${verdict.cure}`, { predicate: verdict.predicate, credential, cure: verdict.cure });
         }

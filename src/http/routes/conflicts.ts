@@ -15,7 +15,7 @@ import { Type } from '@sinclair/typebox';
 import { refuse } from '../../domain/refusal.ts';
 import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
 import { listed, ok } from '../envelopes.ts';
-import { resolveGrain, ROOT_GRAIN } from '../grain.ts';
+import { resolveGrain } from '../grain.ts';
 import { Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
 import { ConflictResponses as R } from '../schemas/responses.ts';
@@ -41,10 +41,10 @@ export async function conflictRoutes(app: FastifyInstance, { services }: { servi
   const { conflicts } = services;
   // Resolved before validation, so the top-level 403 answers ahead of any body or query check.
   app.addHook('preValidation', resolveGrain(services));
-  const where = (request: FastifyRequest) => (request.grain === ROOT_GRAIN ? '' : `/workspaces/${request.grain}`);
+  const where = (request: FastifyRequest) => (request.sandbox ? `/workspaces/${request.grain}` : '');
 
   const refuseTopLevel = async (request: FastifyRequest) => {
-    if (request.grain !== ROOT_GRAIN) return refuseNonHash(request);
+    if (request.sandbox) return refuseNonHash(request);
     const { practitionerId } = request.params as { practitionerId: string };
     throw refuse.blocked(403, 'CREDENTIAL_VERIFICATION_REQUIRED', `the per-practitioner conflicts ledger of ${practitionerId} opens on the top-level surface only at the credential_verified tier (license verification by the identity provider), which is not live in this preview; rehearse on synthetic state inside a sandbox workspace: POST /workspaces, then /workspaces/{id}/conflicts/${practitionerId}`, {
       upgrade: { tier: 'credential_verified', how: 'license verification by the identity provider, fresh at act-class; not live in this preview' },

@@ -11,7 +11,7 @@ import type { TerminalOutcome } from '../../../machines/deadline-ladder.ts';
 import { refuse } from '../../domain/refusal.ts';
 import { ladderView } from '../../engine/ladders.ts';
 import { ok } from '../envelopes.ts';
-import { resolveGrain } from '../grain.ts';
+import { ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { AckBody, DeadlineParams, MonitorBody, ResolveBody, SatisfyBody, TickBody } from '../schemas/deadlines.ts';
 import { DeadlineResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -28,7 +28,7 @@ export async function deadlineRoutes(app: FastifyInstance, { services }: { servi
   const { ladders } = services;
   app.addHook('preHandler', resolveGrain(services));
 
-  app.get('/deadlines/:assetId', { schema: { params: DeadlineParams, response: R.get } }, async (request) => {
+  app.get('/deadlines/:assetId', { config: { reachesAnyKey: ID_IS_CAPABILITY }, schema: { params: DeadlineParams, response: R.get } }, async (request) => {
     const entity = await ladders.get(request.grain, (request.params as Params).assetId);
     return ok(ladderView(entity));
   });

@@ -8,8 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { refuse } from '../../domain/refusal.ts';
 import { readTailPage, tailEnvelope, type TailQuery } from '../../engine/tail.ts';
 import { FEEDS, type Feed } from '../../journal/store.ts';
-import { ok } from '../envelopes.ts';
-import { resolveGrain } from '../grain.ts';
+import { empty, ok } from '../envelopes.ts';
+import { NO_GRAIN } from '../../engine/grains.ts';
+import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
 import { EventResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -33,12 +34,15 @@ export async function eventRoutes(app: FastifyInstance, { services, sse }: { ser
 
   app.get('/events', { schema: { querystring: EventsQuery, response: R.tail } }, async (request) => {
     const query = request.query as TailQuery;
-    return tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
+    const envelope = tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
+    return request.grain === NO_GRAIN ? { ...envelope, message: KEYLESS_LISTING } : envelope;
   });
 
   app.get('/events/stream', { schema: { querystring: EventStreamQuery, response: R.stream } }, async (request, reply) => {
     const { after, feed } = request.query as { after: number; feed: Feed };
     const cursor = cursorOf(request.headers['last-event-id'], after);
+    // A top-level stream without a key has no records to follow: the typed EMPTY names the fix, never a stream that stays silent.
+    if (request.grain === NO_GRAIN) return { ...empty(KEYLESS_LISTING), appendOnly: true, feed, after: cursor, latestSeq: 0, nextAfter: cursor };
     if (!wantsEventStream(request.headers.accept)) {
       const path = request.url.split('?')[0];
       return ok({

@@ -10,7 +10,9 @@ import { refuse } from '../../domain/refusal.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
-import { resolveGrain } from '../grain.ts';
+import { reaches } from '../../engine/grains.ts';
+import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
+import { keepRawBody, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
 import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, TerminalBody } from '../schemas/matters.ts';
 import { MatterResponses as R } from '../schemas/responses.ts';
@@ -25,8 +27,12 @@ declare module 'fastify' {
   }
 }
 
+/** A read by id: at the top level it reaches every key's records (the id is the capability). */
+const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY } };
+
 export async function matterRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { matters } = services;
+  const topLevel = app.prefix === '';
   app.addHook('preHandler', resolveGrain(services));
 
   // The Asset carries its Deadline Ladder (the same view as GET /deadlines/{assetId}).
@@ -40,7 +46,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     }
     const page = await matters.list(request.grain, q);
     const narrowed = q.filter !== undefined || q.tag !== undefined;
-    return listed(page.matters.map(matterView), narrowed ? 'no Matter matches that filter or tag' : 'no Matters yet: POST /matters opens one', { nextAfter: page.nextAfter });
+    return listed(page.matters.map(matterView), emptyMessage(request, narrowed ? 'no Matter matches that filter or tag' : 'no Matters yet: POST /matters opens one'), { nextAfter: page.nextAfter });
   });
 
   app.post('/matters', {
@@ -59,7 +65,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
-  app.get('/matters/:id', { schema: { params: MatterParams, response: R.get } }, async (request) => {
+  app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, response: R.get } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
   });
@@ -74,9 +80,19 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true }, consentSeq });
   });
 
-  app.post('/matters/:id/gig-result', { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }, async (request) => {
-    const entity = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never);
-    return ok({ matter: matterView(entity) });
+  // The supply network's callback. At the top level it is signed, not keyed,
+  // reaches every key's Matters (the signature is the capability) and is
+  // verified over the exact body bytes, which only this door's scope keeps.
+  await app.register(async (callback) => {
+    if (topLevel) keepRawBody(callback);
+    callback.post('/matters/:id/gig-result', {
+      schema: { params: MatterParams, body: GigResultBody, response: R.gigResult },
+      ...(topLevel ? { config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED }, preValidation: verifySupplySignature(services.supplySecret) } : {}),
+    }, async (request, reply) => {
+      const { entity, replayed } = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never, request.delivery);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return ok({ matter: matterView(entity) });
+    });
   });
 
   app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection }, config: { door: 'client' } }, async (request) => {
@@ -86,7 +102,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}), ...(result.escalation ? { escalation: result.escalation } : {}) });
   });
 
-  app.get('/matters/:id/settlement', { schema: { params: MatterParams, response: R.settlement } }, async (request) => {
+  app.get('/matters/:id/settlement', { ...BY_ID, schema: { params: MatterParams, response: R.settlement } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     if (statusOf(entity) !== 'fulfilled') {
       throw refuse.conflict('MATTER_NOT_FULFILLED', `Matter ${entity.id} is ${statusOf(entity)}: settlement exists only once it is fulfilled (no filing, no charge)`, { matterId: entity.id });
@@ -94,12 +110,12 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matterId: entity.id, settlement: settlementOf(entity) });
   });
 
-  app.get('/matters/:id/journal', { schema: { params: MatterParams, response: R.journal } }, async (request) => {
+  app.get('/matters/:id/journal', { ...BY_ID, schema: { params: MatterParams, response: R.journal } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return ok({ matterId: entity.id, stage: stageOf(entity), appendOnly: true, events: journalView(entity) });
   });
 
-  app.get('/matters/:id/attestations', { schema: { params: MatterParams, response: R.attestations } }, async (request) => {
+  app.get('/matters/:id/attestations', { ...BY_ID, schema: { params: MatterParams, response: R.attestations } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
   });
@@ -109,7 +125,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
     return ok({ matter: matterView(entity), terminal });
   });
 
-  app.get('/matters/:id/documents', { schema: { params: MatterParams, response: R.documents } }, async (request) => {
+  app.get('/matters/:id/documents', { ...BY_ID, schema: { params: MatterParams, response: R.documents } }, async (request) => {
     const entity = await matters.get(request.grain, (request.params as Id).id);
     return listed(documentRows(entity), 'no document is recorded on this Matter', { matterId: entity.id });
   });
@@ -127,13 +143,13 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
 
   app.get('/assets', { schema: { response: R.assets } }, async (request) => {
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
-    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), 'no Assets yet: each Matter mints one');
+    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, 'no Assets yet: each Matter mints one'));
   });
 
-  app.get('/assets/:id', { schema: { params: MatterParams, response: R.asset } }, async (request) => {
+  app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, response: R.asset } }, async (request) => {
     const id = (request.params as Id).id;
     const [minted] = await services.journal.readStream(id);
-    if (!minted || minted.kind !== 'asset.minted' || minted.grain !== request.grain) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
+    if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
     const entity = await matters.get(request.grain, minted.data.matterId as string);
     return ok({ asset: await assetWithLadder(minted, entity) });
   });

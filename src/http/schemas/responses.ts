@@ -184,9 +184,10 @@ export const DeadlineResponses = {
 // The event tail.
 const TailEntry = Obj({ seq: Int, at: Str, kind: Str, subject: Str, summary: Str, data: AnyObject });
 const TailBase = { appendOnly: Type.Literal(true), feed: Str, after: Int, latestSeq: Int };
+const TailEmpty = Obj({ type: Type.Literal('EMPTY'), ...TailBase, results: Arr(Any, { maxItems: 0 }), message: Str });
 export const EventResponses = {
   tail: {
-    200: Type.Union([Obj({ type: Type.Literal('OK'), ...TailBase, results: Arr(TailEntry, { minItems: 1 }), nextAfter: Int }), Obj({ type: Type.Literal('EMPTY'), ...TailBase, results: Arr(Any, { maxItems: 0 }), message: Str })], { description: 'a page of the tail, or a typed EMPTY saying where it stands' }),
+    200: Type.Union([Obj({ type: Type.Literal('OK'), ...TailBase, results: Arr(TailEntry, { minItems: 1 }), nextAfter: Int }), TailEmpty], { description: 'a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix)' }),
     404: GONE,
     422: ref('feed off the enum'),
   },
@@ -194,7 +195,7 @@ export const EventResponses = {
     200: {
       description: 'with Accept: text/event-stream, the stream (backlog, then live `grain-event` frames); otherwise the subscription contract as JSON',
       content: {
-        'application/json': { schema: Ok({ latestSeq: Int, subscription: Obj({ path: Str, accept: Type.Literal('text/event-stream'), feed: Str, after: Int }) }) },
+        'application/json': { schema: Type.Union([Ok({ latestSeq: Int, subscription: Obj({ path: Str, accept: Type.Literal('text/event-stream'), feed: Str, after: Int }) }), TailEmpty], { description: 'the subscription contract; at the top level without a key, a typed EMPTY naming the fix (there is nothing of yours to follow)' }) },
         'text/event-stream': { schema: Type.String({ description: 'frames: event grain-event, id <seq>, data <tail entry JSON>' }) },
       },
     },

@@ -1,0 +1,87 @@
+/**
+ * The supply network's callback at the top level (`POST /matters/{id}/gig-result`)
+ * is signed, per Standard Webhooks, with the network's secret
+ * (`LEGALWORK_SUPPLY_SECRET`, `whsec_` + base64): `webhook-id`,
+ * `webhook-timestamp` and `webhook-signature: v1,<base64 HMAC-SHA256 of
+ * "id.timestamp.body">`, verified with the `standardwebhooks` package over
+ * the exact body text, before the body is validated or any Matter is looked
+ * up, so an unsigned request learns nothing of which ids exist. An API key
+ * never stands in for the signature. Sandbox grains keep their unsigned door.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { refuse, Refusal } from '../domain/refusal.ts';
+import { deliveryOf, type Delivery } from '../engine/supply-callbacks.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body exactly as it arrived (text), on the routes of a scope that keeps it. */
+    rawBody?: string;
+    /** The signed callback this request is, once its signature verified. */
+    delivery?: Delivery;
+  }
+}
+
+/** The `config.keyless` reason of the top-level callback door. */
+export const SIGNED_NOT_KEYED = "the supply network's callback is signed with the network's secret (Standard Webhooks); an API key never stands in for the signature";
+
+/** How far a signature's timestamp may stand from now, either way (Standard Webhooks' tolerance). */
+export const TOLERANCE_SECONDS = 5 * 60;
+
+const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
+const MIN_SECRET_BYTES = 24;
+
+/** Checks the configured secret at start-up: a malformed one would refuse every callback, so it refuses to start instead. */
+export function supplySecretOf(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!SECRET.test(value) || Buffer.from(value.slice('whsec_'.length), 'base64').length < MIN_SECRET_BYTES) {
+    throw new Error(`LEGALWORK_SUPPLY_SECRET must be "whsec_" followed by the base64 of at least ${MIN_SECRET_BYTES} random bytes (the supply network's Standard Webhooks signing secret)`);
+  }
+  return value;
+}
+
+/** Parses JSON bodies of this scope as the app does, keeping the exact text on `request.rawBody` for the signature. */
+export function keepRawBody(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    parse(request, body as string, done);
+  });
+}
+
+const unsigned = (error: string) => new Refusal(401, 'SIGNATURE_INVALID', error, { fix: 'sign the exact body with the supply network secret per Standard Webhooks: webhook-id, webhook-timestamp (unix seconds) and webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">' });
+
+/**
+ * A preValidation hook: 403 BLOCKED when no supply network is connected,
+ * 401 for a missing, malformed, stale or wrong signature; a verified
+ * callback is left on `request.delivery`.
+ */
+export function verifySupplySignature(secret: string | undefined) {
+  const webhook = secret ? new Webhook(secret) : null;
+  return async (request: FastifyRequest) => {
+    if (!webhook) {
+      throw refuse.blocked(403, 'SUPPLY_NETWORK_NOT_CONNECTED', 'no supply network is connected to this service (LEGALWORK_SUPPLY_SECRET is not set), so no Signer\'s result can be accepted at the top level; the operator connects one by setting the network\'s signing secret. Rehearse results keylessly inside a sandbox grain (POST /workspaces)', { fix: 'set LEGALWORK_SUPPLY_SECRET' });
+    }
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(' ') : value;
+    };
+    const id = header('webhook-id');
+    const timestamp = header('webhook-timestamp');
+    const signature = header('webhook-signature');
+    const missing = Object.entries({ 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature }).filter(([, v]) => !v).map(([k]) => k);
+    if (missing.length) throw unsigned(`this callback carries no Standard Webhooks signature (missing ${missing.join(', ')}): the top-level gig-result door accepts only the supply network's signed callback, and an API key never stands in for it. Nothing was written`);
+    if (!/^\d{1,12}$/.test(timestamp!)) throw unsigned(`webhook-timestamp must be whole unix seconds, got ${JSON.stringify(timestamp)}. Nothing was written`);
+    // Checked here, ahead of the library (which checks it too), to word the refusal.
+    const skew = Number(timestamp) - Math.floor(Date.now() / 1000);
+    if (Math.abs(skew) > TOLERANCE_SECONDS) {
+      throw new Refusal(401, 'SIGNATURE_EXPIRED', `webhook-timestamp is ${Math.abs(skew)} s ${skew < 0 ? 'in the past' : 'in the future'}, beyond the ${TOLERANCE_SECONDS} s tolerance: a stale or replayed callback is refused. Nothing was written`, { fix: 'sign again with the current time' });
+    }
+    try {
+      webhook.verify(request.rawBody ?? '', { 'webhook-id': id!, 'webhook-timestamp': timestamp!, 'webhook-signature': signature! }, { jsonParse: false });
+    } catch {
+      throw unsigned('no webhook-signature matches this body: it was signed with another secret, or the body changed after signing. Nothing was written');
+    }
+    request.delivery = deliveryOf(id!, (request.params as { id: string }).id, request.rawBody ?? '');
+  };
+}
