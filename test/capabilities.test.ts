@@ -8,14 +8,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES, openapiPath } from '../src/domain/capabilities/catalog.ts';
 import { refusingSupplyNetwork } from '../src/domain/supply-network.ts';
 import { sha256Hex as sha } from '../src/domain/hash.ts';
-import { call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
+import { registeredSigners } from '../src/domain/registered-signers.ts';
+import { call, testApp, topLevelHeaders, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
+
+const REGISTERED = { signerId: 'sg_registered_patent_agent', credentialRef: 'uspto-reg:80001', standing: 'good', coverageInForce: true };
 
 const HASH = sha('the specification as filed');
 
 let app: TestApp;
 let auth: Record<string, string>;
 beforeAll(async () => {
-  app = await testApp();
+  app = await testApp({ signers: registeredSigners(async () => [REGISTERED, { ...REGISTERED, signerId: 'sg_struck_off', standing: 'suspended' }]) });
   auth = await topLevelHeaders(app);
 });
 afterAll(async () => app.close());
@@ -134,13 +137,14 @@ describe('records', () => {
   });
 
   it('refuse malformed bodies and a formation name without its suffix, writing nothing', async () => {
-    const before = await app.services.journal.latestSeq('root');
+    const { grain } = await topLevelKey(app);
+    const before = await app.services.journal.latestSeq(grain);
     expect((await call(app, 'POST', '/patent/draft-claims', { title: 'x', summary: 'y', features: [] }, auth)).status).toBe(422);
     expect((await call(app, 'POST', '/patent/oa-response', { applicationNumber: '1', rejections: [{ basis: '999', claims: [1] }] }, auth)).status).toBe(422);
     const suffix = await call(app, 'POST', '/entity/de/formation-docs', { entityName: 'Cartofold', entityType: 'llc', registeredAgent: { name: 'A', address: 'B' }, organizer: { name: 'C' } }, auth);
     expect(suffix.status).toBe(422);
     expect(suffix.body.code).toBe('ENTITY_NAME_SUFFIX');
-    expect(await app.services.journal.latestSeq('root')).toBe(before);
+    expect(await app.services.journal.latestSeq(grain)).toBe(before);
   });
 
   it('docket watches need the practitioner portal: BLOCKED for every caller, ahead of any body check', async () => {
@@ -235,13 +239,22 @@ describe('reserved acts (requiresSigner)', () => {
   });
 
   it('a named Signer whose credential is not live is BLOCKED, never degraded; an eligible one is routed', async () => {
-    for (const signerId of ['sg_fixture_lapsed', 'sg_fixture_lapsed_coverage', 'sg_unknown']) {
+    // At the top level the fixture Signers are unknown, like any unregistered one.
+    for (const signerId of ['sg_fixture_eligible', 'sg_fixture_lapsed', 'sg_struck_off', 'sg_unknown']) {
       const res = await call(app, 'POST', '/patent/file-utility', { ...utility, signerId }, auth);
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ type: 'BLOCKED', code: 'SIGNER_CREDENTIAL_NOT_LIVE', credential: 'uspto-registration' });
       expect(res.body.cure).toEqual(expect.any(String));
     }
-    expect((await call(app, 'POST', '/patent/file-utility', { ...utility, signerId: 'sg_fixture_eligible' }, auth)).status).toBe(202);
+    expect((await call(app, 'POST', '/patent/file-utility', { ...utility, signerId: REGISTERED.signerId }, auth)).status).toBe(202);
+  });
+
+  it('inside a sandbox grain the fixture Signers decide', async () => {
+    const ws = await workspace(app);
+    for (const signerId of ['sg_fixture_lapsed', 'sg_fixture_lapsed_coverage', 'sg_unknown']) {
+      expect((await call(app, 'POST', `${ws}/patent/file-utility`, { ...utility, signerId })).status).toBe(403);
+    }
+    expect((await call(app, 'POST', `${ws}/patent/file-utility`, { ...utility, signerId: 'sg_fixture_eligible' })).status).toBe(202);
   });
 
   it('a refused Gig post is 502 and writes nothing', async () => {
@@ -250,7 +263,7 @@ describe('reserved acts (requiresSigner)', () => {
       const res = await call(refusing, 'POST', '/patent/file-utility', utility, await topLevelHeaders(refusing));
       expect(res.status).toBe(502);
       expect(res.body.code).toBe('SUPPLY_NETWORK_REFUSED');
-      expect(await refusing.services.journal.latestSeq('root')).toBe(0);
+      expect(await refusing.services.journal.latestSeq((await topLevelKey(refusing)).grain)).toBe(0);
     } finally {
       await refusing.close();
     }

@@ -10,21 +10,28 @@ import { FIXTURE } from '../src/domain/fixtures.ts';
 import { sha256Hex as sha } from '../src/domain/hash.ts';
 import { ContractChecker } from './helpers/contract.ts';
 import { call, testApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
+import { connectedTopLevel, registeredAttestation, signed } from './helpers/supply.ts';
 
-const ATTESTATION = { signedBy: FIXTURE.eligibleSigner, credentialRef: 'uspto-reg:70001', artifactHash: `sha256:${sha('artifact')}` };
+/** How a grain's supply network answers a Gig: inside a sandbox, the fixture Signer by a plain callback; at the top level, a registered Signer by a signed one. */
+type Answer = (url: string, body: { gigId: string; outcome: string }) => ReturnType<ContractChecker['hit']>;
+const sandboxAnswer: Answer = (url, body) => c.hit('POST', url, { ...body, attestation: { signedBy: FIXTURE.eligibleSigner, credentialRef: 'uspto-reg:70001', artifactHash: `sha256:${sha('artifact')}` } });
+const signedAnswer: Answer = (url, body) => {
+  const callback = signed({ ...body, attestation: registeredAttestation() });
+  return c.hit('POST', url, callback.payload, callback.headers);
+};
 
 let app: TestApp;
 let c: ContractChecker;
 let auth: Record<string, string>;
 beforeAll(async () => {
-  app = await testApp();
+  app = await testApp(connectedTopLevel());
   c = new ContractChecker(app, (await call(app, 'GET', '/openapi.json')).body);
   auth = await topLevelHeaders(app);
 });
 afterAll(async () => app.close());
 
 /** The Matter, Asset, Deadline and event doors of one grain prefix. */
-async function matterFamily(prefix: string, headers: Record<string, string>, mint: Record<string, unknown>, order: Record<string, unknown>) {
+async function matterFamily(prefix: string, headers: Record<string, string>, mint: Record<string, unknown>, order: Record<string, unknown>, answer: Answer = sandboxAnswer) {
   const P = prefix;
   await c.hit('GET', `${P}/matters`, undefined, headers);
   await c.hit('GET', `${P}/matters?scope=admin`);
@@ -42,7 +49,14 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   await c.hit('POST', `${P}/matters/${id}/documents`, { name: 'spec.pdf', kind: 'specification', sha256: 'nope' }, headers);
   await c.hit('GET', `${P}/matters/${id}/documents`);
   await c.hit('GET', `${P}/matters/${id}/settlement`);
-  for (let i = 0; i < 5; i++) expect((await c.hit('POST', `${P}/matters/${id}/advance`, {}, headers)).status).toBe(200);
+  // To fulfilled: a fixture Client's Signer answers each Gig at once in a sandbox; at the top level the network's callback answers it.
+  for (let i = 0; i < 5; i++) {
+    const advanced = await c.hit('POST', `${P}/matters/${id}/advance`, {}, headers);
+    expect(advanced.status).toBe(200);
+    const gigId = advanced.body.matter.pendingGigId;
+    if (gigId) expect((await answer(`${P}/matters/${id}/gig-result`, { gigId, outcome: 'attested' })).status).toBe(200);
+  }
+  expect((await c.hit('GET', `${P}/matters/${id}`)).body.matter.status).toBe('fulfilled');
   await c.hit('POST', `${P}/matters/${id}/advance`, {}, headers);
   await c.hit('GET', `${P}/matters/${id}/settlement`);
   await c.hit('GET', `${P}/matters/${id}/attestations`);
@@ -56,8 +70,8 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   const waiting = (await c.hit('GET', `${P}/matters/${plain.id}`)).body.matter;
   expect(waiting.status).toBe('waiting_on_signer');
   await c.hit('POST', `${P}/matters/${plain.id}/terminal`, { outcome: 'withdrawn', byClient: true }, headers);
-  expect((await c.hit('POST', `${P}/matters/${plain.id}/gig-result`, { gigId: waiting.pendingGigId, outcome: 'attested', attestation: ATTESTATION }, headers)).status).toBe(200);
-  await c.hit('POST', `${P}/matters/${plain.id}/gig-result`, { gigId: waiting.pendingGigId, outcome: 'attested', attestation: ATTESTATION }, headers);
+  expect((await answer(`${P}/matters/${plain.id}/gig-result`, { gigId: waiting.pendingGigId, outcome: 'attested' })).status).toBe(200);
+  await answer(`${P}/matters/${plain.id}/gig-result`, { gigId: waiting.pendingGigId, outcome: 'attested' });
   expect((await c.hit('POST', `${P}/matters/${plain.id}/client-direction`, { instruction: 'keep going' }, headers)).status).toBe(200);
   expect((await c.hit('POST', `${P}/matters/${plain.id}/terminal`, { outcome: 'withdrawn', byClient: true }, headers)).status).toBe(200);
   await c.hit('POST', `${P}/matters/${plain.id}/advance`, {}, headers);
@@ -75,7 +89,10 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
 
   // The ack-due ladder of the first Matter's Asset: 5 days out, inside the final week.
   const D = `${P}/deadlines/${assetId}`;
-  expect((await c.hit('GET', D)).status).toBe(200);
+  const ladder = await c.hit('GET', D);
+  expect(ladder.status).toBe(200);
+  // Outside a sandbox the fixture title is an ordinary title: tick the ladder down into its final week.
+  if (ladder.body.daysUntilDeadline > 5) expect((await c.hit('POST', `${D}/tick`, { days: ladder.body.daysUntilDeadline - 5 }, headers)).status).toBe(200);
   await c.hit('GET', `${P}/deadlines/as_0000000000000000000000000`);
   expect((await c.hit('POST', `${D}/monitor`, { signerId: 'platform' }, headers)).status).toBe(200);
   expect((await c.hit('POST', `${D}/ack`, { actor: 'Ada Inventor' }, headers)).status).toBe(200);
@@ -144,7 +161,11 @@ describe('every documented operation answers as documented', () => {
 
   it('the top level', async () => {
     const order = { mint: 'acme', offer: 'provisional', title: 'Map', inventor: 'Ada', listFeeUsd: 199 };
-    await matterFamily('', auth, { matterType: 'patent_provisional' }, order);
+    await matterFamily('', auth, { matterType: 'patent_provisional' }, order, signedAnswer);
+    // The callback door's own refusals: unsigned, and signed with another secret.
+    await c.hit('POST', '/matters/mt_0000000000000000000000000/gig-result', { gigId: 'gig_x', outcome: 'attested' });
+    const forged = signed({ gigId: 'gig_x', outcome: 'attested' }, { secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` });
+    await c.hit('POST', '/matters/mt_0000000000000000000000000/gig-result', forged.payload, forged.headers);
     await capabilityFamily('', auth);
     await c.hit('GET', '/conflicts');
     await c.hit('GET', '/conflicts/pr_ada');

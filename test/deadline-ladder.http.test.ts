@@ -235,13 +235,16 @@ describe('POST /deadlines/{assetId}/resolve', () => {
 });
 
 describe('the top-level surface', () => {
-  it('serves the same doors at the top level; writes there need a key', async () => {
+  it('serves the same doors at the top level; writes there need a key, and a fixture title is an ordinary title', async () => {
     const headers = await topLevelHeaders(app);
     const created = await call(app, 'POST', '/matters', { matterType: 'entity_formation', asset: { title: ACK_DUE } }, headers);
     expect(created.status).toBe(201);
     const url = `/deadlines/${created.body.matter.assetId}`;
-    expect((await call(app, 'GET', url)).body.daysUntilDeadline).toBe(5);
-    expect((await call(app, 'POST', `${url}/ack`, { actor: 'Dana' })).status).toBe(401);
+    const ladder = (await call(app, 'GET', url)).body;
+    expect(ladder).toMatchObject({ daysUntilDeadline: LADDER_RULES.entity_formation.daysUntilDeadline, ackRequiredToday: false });
+    expect(ladder.fixture).toBeUndefined();
+    expect((await call(app, 'POST', `${url}/tick`, { days: ladder.daysUntilDeadline - 5 })).status).toBe(401);
+    expect((await call(app, 'POST', `${url}/tick`, { days: ladder.daysUntilDeadline - 5 }, headers)).status).toBe(200);
     expect((await call(app, 'POST', `${url}/ack`, { actor: 'Dana' }, headers)).status).toBe(200);
   });
 });

@@ -18,9 +18,10 @@ describe('/healthz', () => {
   it('answers typed liveness, reading the journal', async () => {
     const res = await call(app, 'GET', '/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ type: 'OK', status: 'live', service: 'legalwork', version: '0.3.0', journal: { reachable: true, rootSeq: 0 } });
+    expect(res.body).toMatchObject({ type: 'OK', status: 'live', service: 'legalwork', version: '0.3.0', journal: { reachable: true } });
+    // It counts nobody's records: a key's writes leave it as it was.
     await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, await topLevelHeaders(app));
-    expect((await call(app, 'GET', '/healthz')).body.journal.rootSeq).toBeGreaterThan(0);
+    expect((await call(app, 'GET', '/healthz')).body.journal).toEqual({ reachable: true });
   });
 });
 

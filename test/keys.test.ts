@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ownGrainOf } from '../src/engine/grains.ts';
 import { KEYS_GRAIN } from '../src/engine/keys.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import { acrossRestarts, call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
@@ -75,7 +76,8 @@ describe('POST /keys', () => {
     const issued = events.find((e) => e.kind === 'key.issued')!;
     expect(issued.data.keyHash).toBe(createHash('sha256').update(key).digest('hex'));
     expect(JSON.stringify(events)).not.toContain(key);
-    expect(await app.services.journal.latestSeq('root')).toBe(0);
+    // Issuing writes nothing to the key's own records either: its grain's tail is empty.
+    expect(await app.services.journal.latestSeq(ownGrainOf(issued.data.keyId as string))).toBe(0);
     const file = (app.services.journal as SqliteJournal).file;
     const bytes = [file, `${file}-wal`].map((f) => {
       try {
@@ -176,10 +178,10 @@ describe('the hard spend ceiling', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ type: 'BLOCKED', code: 'SPEND_CEILING', spendCeilingUsd: 300, committedUsd: 298, priceUsd: 199 });
     expect(refused.body.error).toMatch(/spend ceiling of 300 USD/);
-    const list = await call(app, 'GET', '/matters');
+    // The key's own list holds the two Matters it paid for; reads and sandbox work are never paid.
+    const list = await call(app, 'GET', '/matters', undefined, auth);
+    expect(list.status).toBe(200);
     expect(list.body.results).toHaveLength(2);
-    // Reads and sandbox work are never paid.
-    expect((await call(app, 'GET', '/matters', undefined, auth)).status).toBe(200);
     const ws = await workspace(app);
     expect((await call(app, 'POST', `${ws}/orders`, order, auth)).status).toBe(201);
   });

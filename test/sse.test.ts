@@ -9,7 +9,7 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import type { BuildOptions } from '../src/http/app.ts';
-import { call, listeningApp, type TestApp } from './helpers/app.ts';
+import { call, listeningApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
 
 interface Frame {
   event?: string;
@@ -282,7 +282,7 @@ describe('slow and dead subscribers', () => {
   it('does not keep app.close() waiting on open streams', async () => {
     const { app, url } = await serve();
     const { prefix } = await workspaceWithLadder(app);
-    const open = [subscribe(`${url}${prefix}/events/stream`), subscribe(`${url}/events/stream`)];
+    const open = [subscribe(`${url}${prefix}/events/stream`), subscribe(`${url}/events/stream`, await topLevelHeaders(app))];
     await Promise.all(open.map((c) => c.until(() => c.comments.length > 0, 5000, 'the stream')));
     const started = Date.now();
     await app.close();

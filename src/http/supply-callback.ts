@@ -25,6 +25,10 @@ declare module 'fastify' {
 /** The `config.keyless` reason of the top-level callback door. */
 export const SIGNED_NOT_KEYED = "the supply network's callback is signed with the network's secret (Standard Webhooks); an API key never stands in for the signature";
 
+/** What the contract says of the top-level door. */
+export const SIGNED_CALLBACK =
+  "The supply network's callback: a Signer's answer to the pending Gig. At the top level it must be signed per Standard Webhooks with the supply network's secret (headers webhook-id, webhook-timestamp, webhook-signature over the exact body bytes); an API key never stands in for the signature, and a Signer counts only when the Signer registry verifies them eligible, fresh at call time. Inside a sandbox grain the same door is keyless and unsigned.";
+
 /** How far a signature's timestamp may stand from now, either way (Standard Webhooks' tolerance). */
 export const TOLERANCE_SECONDS = 5 * 60;
 

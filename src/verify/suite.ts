@@ -85,7 +85,7 @@ const REQUIREMENTS: Requirement[] = [
   row('docs-page', '/docs', 200, { contentType: 'text/html', contains: ['legalwork', '/openapi.json'] }, 'the docs page for people'),
   row('sandbox-page', '/sandbox', 200, { contentType: 'text/html', contains: ['legalwork', 'workspace'] }, 'the sandbox page for people'),
   // Matters and assets at the top level.
-  row('matters-list', '/matters', 200, { type: ['OK', 'EMPTY'] }, 'OK with Matters, or a truthful EMPTY'),
+  row('matters-list-keyless', '/matters', 200, { type: 'EMPTY', has: ['message'] }, 'the top level lists a key\'s own Matters: without a key, a typed EMPTY naming the fix'),
   row('matters-tag-empty', '/matters?tag=no_such_tag', 200, { type: 'EMPTY' }, 'a tag matching nothing is a typed EMPTY, never a bare array'),
   row('matters-scope-blocked', '/matters?scope=admin', 403, { type: 'BLOCKED', has: ['error', 'code'] }, 'reserved scopes are BLOCKED'),
   row('matter-404', M, 404, { has: ['error', 'code'] }, 'an unknown Matter is 404 with a worded error'),
@@ -93,7 +93,7 @@ const REQUIREMENTS: Requirement[] = [
   row('matter-attestations-404', `${M}/attestations`, 404, { has: ['error'] }, 'attestations of an unknown Matter'),
   row('matter-documents-404', `${M}/documents`, 404, { has: ['error'] }, 'documents of an unknown Matter'),
   row('matter-settlement-404', `${M}/settlement`, 404, { has: ['error'] }, 'settlement of an unknown Matter'),
-  row('assets-list', '/assets', 200, { type: ['OK', 'EMPTY'] }, 'OK with Assets, or a truthful EMPTY'),
+  row('assets-list-keyless', '/assets', 200, { type: 'EMPTY', has: ['message'] }, 'the top level lists a key\'s own Assets: without a key, a typed EMPTY naming the fix'),
   row('asset-404', `/assets/${ABSENT.asset}`, 404, { has: ['error', 'code'] }, 'an unknown Asset is 404'),
   // Sandbox workspaces: an unknown one is a typed EMPTY naming the fix.
   row('workspace-404', WS, 404, goneWorkspace, 'an unknown or expired workspace names the fix'),
@@ -131,10 +131,10 @@ const REQUIREMENTS: Requirement[] = [
   // Deadlines and the event tail.
   row('deadline-404', `/deadlines/${ABSENT.asset}`, 404, { has: ['error', 'code'] }, 'an Asset without a ladder here is 404'),
   row('workspace-deadline-404', `${WS}/deadlines/${ABSENT.asset}`, 404, goneWorkspace, 'a ladder of an unknown workspace'),
-  row('events', '/events', 200, { type: ['OK', 'EMPTY'], has: ['latestSeq'], equals: { appendOnly: true, feed: 'timeline' } }, 'the top-level tail: OK or a truthful EMPTY'),
-  row('events-reminders', '/events?feed=reminders&after=0&limit=5', 200, { type: ['OK', 'EMPTY'], equals: { feed: 'reminders' } }, 'a feed of the tail'),
+  row('events-keyless', '/events', 200, { type: 'EMPTY', has: ['latestSeq', 'message'], equals: { appendOnly: true, feed: 'timeline' } }, 'the top-level tail is a key\'s own: without a key, a typed EMPTY naming the fix'),
+  row('events-reminders-keyless', '/events?feed=reminders&after=0&limit=5', 200, { type: 'EMPTY', equals: { feed: 'reminders' } }, 'a feed of the tail, likewise'),
   row('events-feed-422', '/events?feed=gossip', 422, { has: ['error', 'code'] }, 'a feed off the enum is 422'),
-  row('events-stream-descriptor', '/events/stream', 200, { type: 'OK', equals: { 'subscription.accept': 'text/event-stream' }, has: ['latestSeq', 'subscription.resume'] }, 'without Accept: text/event-stream, the subscription contract (never a hung request)'),
+  row('events-stream-keyless', '/events/stream', 200, { type: 'EMPTY', has: ['message'], equals: { appendOnly: true } }, 'without a key there is nothing of yours to follow at the top level: a typed EMPTY naming the fix, never a hung request'),
   row('workspace-events-404', `${WS}/events`, 404, goneWorkspace, 'the tail of an unknown workspace'),
   row('workspace-events-stream-404', `${WS}/events/stream`, 404, goneWorkspace, 'the stream of an unknown workspace'),
   // Conflicts ledgers: never pooled; per-practitioner ledgers BLOCKED on the top-level surface.

@@ -12,9 +12,9 @@ import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
-import { keepRawBody, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
+import { keepRawBody, SIGNED_CALLBACK, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
-import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, TerminalBody } from '../schemas/matters.ts';
+import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
 import { MatterResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
@@ -86,8 +86,13 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
   await app.register(async (callback) => {
     if (topLevel) keepRawBody(callback);
     callback.post('/matters/:id/gig-result', {
-      schema: { params: MatterParams, body: GigResultBody, response: R.gigResult },
-      ...(topLevel ? { config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED }, preValidation: verifySupplySignature(services.supplySecret) } : {}),
+      ...(topLevel
+        ? {
+            schema: { params: MatterParams, headers: SignedCallbackHeaders, body: GigResultBody, response: R.signedGigResult, description: SIGNED_CALLBACK },
+            config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED },
+            preValidation: verifySupplySignature(services.supplySecret),
+          }
+        : { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }),
     }, async (request, reply) => {
       const { entity, replayed } = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never, request.delivery);
       if (replayed) reply.header('idempotent-replayed', 'true');

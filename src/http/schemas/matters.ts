@@ -54,6 +54,13 @@ export const GigResultBody = Strict({
   receipt: Opt(Text()),
 });
 
+/** The Standard Webhooks headers of the supply network's signed callback (the top level's gig-result). */
+export const SignedCallbackHeaders = Type.Object({
+  'webhook-id': Type.String({ minLength: 1, maxLength: 255, description: 'the message id; a callback whose id was already accepted is answered as the first time and writes nothing' }),
+  'webhook-timestamp': Type.String({ pattern: '^[0-9]{1,12}$', description: 'unix seconds; more than 5 minutes off is refused' }),
+  'webhook-signature': Type.String({ description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the supply network secret (whsec_…), over the exact body bytes; several space-separated signatures are allowed' }),
+});
+
 export const ClientDirectionBody = Strict({
   instruction: Type.String({ maxLength: 5000 }),
   authorizes: Opt(Type.Object({}, { additionalProperties: true })),

@@ -94,6 +94,14 @@ export const MatterResponses = {
   advance: { 200: Ok({ matter: MatterView, committed: Opt(Committed), escalated: Opt(Escalated) }, 'the stage committed, or the reserved act escalated as a Gig'), ...MATTER_ERRORS, 502: ref('the supply network refused the Gig post') },
   consent: { 200: Ok({ matter: Obj({ id: Str, stage: Str, consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'), ...MATTER_ERRORS },
   gigResult: { 200: Ok({ matter: MatterView }, 'the Matter after the Signer\'s answer'), ...MATTER_ERRORS },
+  /** The top level's gig-result is the supply network's signed callback. */
+  signedGigResult: {
+    200: Ok({ matter: MatterView }, 'the Matter after the Signer\'s answer; a callback whose webhook-id was already accepted is answered as the first time (header Idempotent-Replayed: true) and writes nothing'),
+    ...MATTER_ERRORS,
+    401: ref('the callback is unsigned, its signature does not match the exact body (SIGNATURE_INVALID), or its timestamp is more than 5 minutes off (SIGNATURE_EXPIRED)'),
+    403: ref('BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set)'),
+    503: ref('the Signer registry cannot be read; nothing was applied, send the result again'),
+  },
   clientDirection: { 200: Ok({ matter: MatterView, directionSeq: Int, escalated: Opt(Escalated) }, 'the Client\'s direction, journaled'), ...MATTER_ERRORS },
   settlement: { 200: Ok({ matterId: Str, settlement: Obj({ rail: Str, merchantOfRecord: Str, productFeeToCustomerUsd: Num, legalFeeToSignerUsd: Num, attestedActs: Int, perActInsuranceUsd: Num, insuranceTotalUsd: Num, platformNetUsd: Num }) }, 'the settlement of a fulfilled Matter'), 404: ref('no such Matter here'), 409: ref('the Matter is not fulfilled: no filing, no charge') },
   journal: { 200: Ok({ matterId: Str, stage: Str, appendOnly: Type.Literal(true), events: Arr(JournalEntry) }, 'the Matter\'s journal, append-only'), 404: ref('no such Matter here') },
