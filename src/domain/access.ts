@@ -26,7 +26,7 @@ export const TIER_LADDER: readonly TierRung[] = [
   {
     tier: 'identified',
     live: true,
-    grants: 'writes on the top-level surface (Matters, orders, the record and act routes of the capability catalog), under the key\'s hard spend ceiling; one key covers the whole surface',
+    grants: 'writes on the top-level surface (Matters, orders, the record and act routes of the capability catalog) and the lists and tails of the records the key created, which belong to it alone; under the key\'s hard spend ceiling; one key covers the whole surface',
     how: 'POST /keys with your email (optional building, spendCeilingUsd); send Authorization: Bearer <key>',
     note: 'the key binds your calls to the email you gave; this preview wires no identity-provider sign-in, so the email is recorded as given, not verified',
   },

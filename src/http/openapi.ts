@@ -20,7 +20,8 @@ export const OPENAPI_VERSION = '3.1.0';
 const DESCRIPTION = [
   'An HTTP interface through which software agents open, advance and settle legal work.',
   'Every answer that reports a result is typed OK, EMPTY or BLOCKED; every refusal is JSON with a worded `error` and a machine `code`; a 2xx means the journal committed.',
-  'Reads are keyless, and so is everything inside a sandbox grain (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`). Writes on the top-level surface need an API key from `POST /keys`, sent as `Authorization: Bearer <key>`.',
+  'Reads by id are keyless (the id is the capability), and so is everything inside a sandbox grain (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`). Writes on the top-level surface need an API key from `POST /keys`, sent as `Authorization: Bearer <key>`; each key\'s records are its own: another key\'s write on them answers 404, and the top-level lists and tails show only the calling key\'s records (without a key, a typed EMPTY naming the fix).',
+  'At the top level a Signer\'s answer (`POST /matters/{id}/gig-result`) is the supply network\'s callback, signed per Standard Webhooks with the network\'s secret; an API key never stands in for the signature.',
   'The running build is a preview: synthetic supply network, no live filings. Nothing the service returns is legal advice.',
 ].join('\n\n');
 

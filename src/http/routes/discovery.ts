@@ -134,7 +134,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
       '',
       `> ${SUMMARY}`,
       '',
-      'Reads are keyless; so is everything inside a sandbox grain (POST /workspaces). Top-level writes need an API key: POST /keys (form field email), then Authorization: Bearer <key>. Refusals are JSON with a worded `error` and a machine `code`.',
+      'Reads by id are keyless; so is everything inside a sandbox grain (POST /workspaces). Top-level writes need an API key: POST /keys (form field email), then Authorization: Bearer <key>. At the top level each key lists, tails and writes only its own records. Refusals are JSON with a worded `error` and a machine `code`.',
       '',
       '## Contract',
       '',
