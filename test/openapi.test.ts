@@ -41,6 +41,19 @@ describe('/openapi.json', () => {
     expect(schema.required).toContain('matterType');
   });
 
+  it('says what a Tenant mint requires: an Offer, which may fix the matter type', async () => {
+    const schema = doc.paths['/tenants/{tenantId}/matters'].post.requestBody.content['application/json'].schema;
+    expect(schema.required).toEqual(['offer']);
+    expect(schema.properties.matterType.enum).toEqual([...MATTER_TYPES]);
+    // The contract's word holds: without the Offer the mint is refused, without a matter type the Offer's applies.
+    const tenant = (await call(app, 'POST', '/tenants')).body.tenant.id;
+    await call(app, 'PUT', `/tenants/${tenant}/offers`, [{ id: 'prov', title: 'Provisional', priceUsd: 199, matterType: 'patent_provisional' }]);
+    expect((await call(app, 'POST', `/tenants/${tenant}/matters`, {})).status).toBe(422);
+    const minted = await call(app, 'POST', `/tenants/${tenant}/matters`, { offer: 'prov' });
+    expect(minted.status).toBe(201);
+    expect(minted.body.matter.matterType).toBe('patent_provisional');
+  });
+
   it('declares every path parameter of every operation', () => {
     for (const { path, method, op } of operations()) {
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();

@@ -39,6 +39,7 @@ import { stampProvenance } from './sandbox.ts';
 import { supplySecretOf } from './supply-callback.ts';
 import type { Services } from './services.ts';
 import { SseHub } from './sse.ts';
+import { installJsonBody } from './json-body.ts';
 import { installValidation } from './validation.ts';
 
 export interface BuildOptions {
@@ -113,6 +114,7 @@ export function createFastify(options: Pick<BuildOptions, 'logger' | 'bodyLimit'
     genReqId: requestIds(),
     return503OnClosing: true,
   });
+  installJsonBody(app);
   installValidation(app);
   installErrorHandling(app);
   app.addHook('onSend', async (request, reply) => {

@@ -8,15 +8,13 @@
  * up, so an unsigned request learns nothing of which ids exist. An API key
  * never stands in for the signature. Sandbox grains keep their unsigned door.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { refuse, Refusal } from '../domain/refusal.ts';
 import { deliveryOf, type Delivery } from '../engine/supply-callbacks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The body exactly as it arrived (text), on the routes of a scope that keeps it. */
-    rawBody?: string;
     /** The signed callback this request is, once its signature verified. */
     delivery?: Delivery;
   }
@@ -42,15 +40,6 @@ export function supplySecretOf(value: string | undefined): string | undefined {
     throw new Error(`LEGALWORK_SUPPLY_SECRET must be "whsec_" followed by the base64 of at least ${MIN_SECRET_BYTES} random bytes (the supply network's Standard Webhooks signing secret)`);
   }
   return value;
-}
-
-/** Parses JSON bodies of this scope as the app does, keeping the exact text on `request.rawBody` for the signature. */
-export function keepRawBody(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    parse(request, body as string, done);
-  });
 }
 
 const unsigned = (error: string) => new Refusal(401, 'SIGNATURE_INVALID', error, { fix: 'sign the exact body with the supply network secret per Standard Webhooks: webhook-id, webhook-timestamp (unix seconds) and webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">' });

@@ -2,6 +2,7 @@
  * Every door of "Matters and orders". Mounted once per grain prefix: the top
  * level and `/workspaces/{workspaceId}` share these routes and envelopes.
  */
+import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
@@ -12,7 +13,7 @@ import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
-import { keepRawBody, SIGNED_CALLBACK, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
+import { SIGNED_CALLBACK, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
 import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
 import { MatterResponses as R } from '../schemas/responses.ts';
@@ -30,7 +31,7 @@ declare module 'fastify' {
 /** A read by id: at the top level it reaches every key's records (the id is the capability). */
 const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY } };
 
-export async function matterRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function matterRoutes(app: FastifyInstance, { services, mintBody = CreateMatterBody }: { services: Services; mintBody?: TSchema }) {
   const { matters } = services;
   const topLevel = app.prefix === '';
   app.addHook('preHandler', resolveGrain(services));
@@ -50,7 +51,7 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
   });
 
   app.post('/matters', {
-    schema: { body: CreateMatterBody, response: R.create },
+    schema: { body: mintBody, response: R.create },
     config: { door: 'mint', paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
@@ -81,23 +82,19 @@ export async function matterRoutes(app: FastifyInstance, { services }: { service
   });
 
   // The supply network's callback. At the top level it is signed, not keyed,
-  // reaches every key's Matters (the signature is the capability) and is
-  // verified over the exact body bytes, which only this door's scope keeps.
-  await app.register(async (callback) => {
-    if (topLevel) keepRawBody(callback);
-    callback.post('/matters/:id/gig-result', {
-      ...(topLevel
-        ? {
-            schema: { params: MatterParams, headers: SignedCallbackHeaders, body: GigResultBody, response: R.signedGigResult, description: SIGNED_CALLBACK },
-            config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED },
-            preValidation: verifySupplySignature(services.supplySecret),
-          }
-        : { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }),
-    }, async (request, reply) => {
-      const { entity, replayed } = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never, request.delivery);
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return ok({ matter: matterView(entity) });
-    });
+  // and reaches every key's Matters: the signature is the capability.
+  app.post('/matters/:id/gig-result', {
+    ...(topLevel
+      ? {
+          schema: { params: MatterParams, headers: SignedCallbackHeaders, body: GigResultBody, response: R.signedGigResult, description: SIGNED_CALLBACK },
+          config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED },
+          preValidation: verifySupplySignature(services.supplySecret),
+        }
+      : { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }),
+  }, async (request, reply) => {
+    const { entity, replayed } = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never, request.delivery);
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    return ok({ matter: matterView(entity) });
   });
 
   app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection }, config: { door: 'client' } }, async (request) => {

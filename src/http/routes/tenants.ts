@@ -19,6 +19,7 @@ import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.ts';
+import { TenantMintBody } from '../schemas/matters.ts';
 import { TenantResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { matterRoutes } from './matters.ts';
@@ -88,7 +89,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
       if (door === 'mint' || door === 'order') return applyOffer(services, request, door === 'order');
       if (door === 'client') refuseTenantActor(request, request.routeOptions.url ?? '');
     });
-    await scoped.register(matterRoutes, { services, prefix: PREFIX });
+    await scoped.register(matterRoutes, { services, prefix: PREFIX, mintBody: TenantMintBody });
   });
 }
 

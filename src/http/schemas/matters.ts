@@ -25,6 +25,16 @@ export const CreateMatterBody = Strict({
 });
 export type CreateMatterBody = Static<typeof CreateMatterBody>;
 
+/** A Tenant mints against one of its declared Offers, which may fix the matter type. */
+export const TenantMintBody = Strict(
+  {
+    ...CreateMatterBody.properties,
+    offer: Text(),
+    matterType: Opt(Enum(MATTER_TYPES, 'a ratified matter type; leave it out when the named Offer fixes one (it must match when both are given)')),
+  },
+  'a Matter minted on a Tenant: "offer" names one of its declared Offers, whose flat price becomes listFeeUsd and whose matter type applies when the body names none',
+);
+
 export const ListMattersQuery = Strict({
   filter: Opt(Text()),
   tag: Opt(Text()),

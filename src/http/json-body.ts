@@ -1,0 +1,64 @@
+/**
+ * JSON request bodies, parsed one way for the whole app.
+ *
+ * - A body nested deeper than `MAX_BODY_DEPTH` is refused 400 before it is
+ *   parsed: everything that reads a body after the parser (schema
+ *   validation, the key scans of the Gate and the grain doors, the journal's
+ *   serializer) recurses, and a deep enough body would exhaust the stack
+ *   and answer 500. The depth is counted by an iterative scan of the text,
+ *   which recurses over nothing.
+ * - The text is kept on `request.rawBody`: a signature is checked over the
+ *   exact bytes (the supply network's callback), never over a re-serialized
+ *   copy.
+ * - Prototype and constructor poisoning are refused, as Fastify's own parser
+ *   does (it parses after the scan).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Refusal } from '../domain/refusal.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body exactly as it arrived (text). */
+    rawBody?: string;
+  }
+}
+
+/** Far above any body the contract describes (a handful of levels), far below a stack's limit. */
+export const MAX_BODY_DEPTH = 32;
+
+const OPEN_OBJECT = 0x7b; // {
+const OPEN_ARRAY = 0x5b; // [
+const CLOSE_OBJECT = 0x7d; // }
+const CLOSE_ARRAY = 0x5d; // ]
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c; // \
+
+/** True when the JSON text nests objects and arrays deeper than `limit` (brackets inside strings do not count). */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
+  }
+  return false;
+}
+
+export function installJsonBody(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
+      return done(new Refusal(400, 'BODY_TOO_DEEP', `the JSON body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; no body of this contract needs more than a few: send the fields the operation documents`), undefined);
+    }
+    request.rawBody = text;
+    parse(request, text, done);
+  });
+}
