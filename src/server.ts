@@ -1,13 +1,16 @@
 /**
  * Starts the service on the configured journal and port. SIGTERM (and SIGINT)
- * drain: the listener closes, in-flight requests finish, the journal flushes
- * and closes, then the process exits.
+ * drain: the listener closes, in-flight requests finish, keep-alive
+ * connections close as they go idle, the journal flushes and closes, then the
+ * process exits 0, within `LEGALWORK_DRAIN_SECONDS` (default 10) whatever
+ * the clients do.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clockFromEnv } from './domain/clock.ts';
 import { parseSignerRegistry, signerRegistryFile } from './domain/registered-signers.ts';
 import { build } from './http/app.ts';
+import { drainSecondsOf, installDrain } from './http/drain.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
 
@@ -33,6 +36,7 @@ export async function start(options: StartOptions = {}) {
   // Read once here so a missing or malformed registry stops the start, not the first result.
   if (registry) parseSignerRegistry(readFileSync(registry, 'utf8'), registry);
   const journal = journalFromEnv(dataDir);
+  const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
   const app = await build({
     journal,
     clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
@@ -42,15 +46,19 @@ export async function start(options: StartOptions = {}) {
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
   });
   app.addHook('onClose', async () => journal.close());
+  const drain = installDrain(app);
   const address = await app.listen({ port, host });
   let closing = false;
-  const drain = (signal: string) => {
+  const stop = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'draining');
-    void app.close().then(() => process.exit(0), () => process.exit(1));
+    void drain(drainMs).then(({ forced }) => {
+      if (forced) app.log.warn({ drainMs }, 'the drain deadline passed: the connections still open were closed');
+      process.exit(0);
+    }, () => process.exit(1));
   };
-  process.once('SIGTERM', () => drain('SIGTERM'));
-  process.once('SIGINT', () => drain('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
   return { app, address };
 }

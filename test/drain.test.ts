@@ -1,0 +1,109 @@
+/**
+ * A graceful stop ends within its deadline whatever the clients do, against
+ * the real service as a child process: idle keep-alive connections, clients
+ * still sending on theirs, and a client that never finishes its request.
+ * SIGTERM exits 0 with every answered write kept.
+ */
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { removeDir, spawnService, tempDataDir, type Child } from '../bench/lib/service.ts';
+
+const DEADLINE_SECONDS = 3;
+let dir: string | undefined;
+let child: Child | undefined;
+afterEach(async () => {
+  await child?.kill();
+  if (dir) removeDir(dir);
+  child = undefined;
+  dir = undefined;
+});
+
+async function start(): Promise<Child> {
+  dir = tempDataDir('legalwork-drain-');
+  child = await spawnService(dir, { LEGALWORK_DRAIN_SECONDS: String(DEADLINE_SECONDS) });
+  return child;
+}
+
+/** One request on the agent's kept-alive connections; resolves with its status and the Connection header. */
+function get(agent: Agent, url: string, method = 'GET', body?: string): Promise<{ status: number; connection?: string; body: string }> {
+  return new Promise((done, fail) => {
+    const req = request(url, { agent, method, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => done({ status: res.statusCode!, connection: res.headers.connection, body: text }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+/** Sends SIGTERM and answers the exit code and how long the exit took. */
+async function terminate(c: Child): Promise<{ code: number | null; ms: number }> {
+  const t = performance.now();
+  c.proc.kill('SIGTERM');
+  const code = await c.exited;
+  return { code, ms: performance.now() - t };
+}
+
+describe('SIGTERM drains and exits within the deadline', () => {
+  it('closes idle keep-alive connections at once', async () => {
+    const c = await start();
+    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+    await Promise.all(Array.from({ length: 20 }, () => get(agent, `${c.url}/healthz`)));
+    expect(Object.values(agent.freeSockets).flat().length).toBeGreaterThan(0);
+    const { code, ms } = await terminate(c);
+    expect(code).toBe(0);
+    // Idle connections need no deadline: well under it.
+    expect(ms).toBeLessThan(DEADLINE_SECONDS * 1000);
+    agent.destroy();
+  });
+
+  it('answers what is in flight, closes each busy keep-alive connection after its answer, and keeps every answered write', async () => {
+    const c = await start();
+    const ws = JSON.parse((await get(new Agent(), `${c.url}/workspaces`, 'POST')).body).workspace.id as string;
+    const agent = new Agent({ keepAlive: true, maxSockets: 10 });
+    const answered: string[] = [];
+    let stopping = false;
+    const clients = Array.from({ length: 10 }, async () => {
+      // Each client keeps its connection busy until the service goes away.
+      while (!stopping) {
+        try {
+          const res = await get(agent, `${c.url}/workspaces/${ws}/matters`, 'POST', '{"matterType":"patent_provisional"}');
+          if (res.status === 201) answered.push(JSON.parse(res.body).matter.id);
+        } catch {
+          return;
+        }
+      }
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // The clients finish the request they have in flight and then hold their connections open, idle.
+    stopping = true;
+    const { code, ms } = await terminate(c);
+    await Promise.all(clients);
+    agent.destroy();
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan((DEADLINE_SECONDS + 2) * 1000);
+    expect(answered.length).toBeGreaterThan(0);
+    // Restarted on the same journal, every answered Matter is there.
+    child = await spawnService(dir!);
+    for (const id of answered) expect((await get(new Agent(), `${child.url}/workspaces/${ws}/matters/${id}`)).status).toBe(200);
+  });
+
+  it('cuts a client that never finishes its request at the deadline, and still exits 0', async () => {
+    const c = await start();
+    const { port } = new URL(c.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    // Headers promising a body that never comes.
+    socket.write('POST /workspaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    socket.on('error', () => undefined);
+    await new Promise((r) => setTimeout(r, 100));
+    const { code, ms } = await terminate(c);
+    expect(code).toBe(0);
+    expect(ms).toBeGreaterThanOrEqual(DEADLINE_SECONDS * 1000 - 500);
+    expect(ms).toBeLessThan((DEADLINE_SECONDS + 2) * 1000);
+    socket.destroy();
+  });
+});
