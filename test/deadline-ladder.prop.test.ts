@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, type LadderEvent, type LadderInput, type Rung } from '../machines/deadline-ladder.ts';
-import { emittedFacts } from '../src/engine/entity.ts';
+import { emittedFacts } from './helpers/facts.ts';
 import { call, testApp, type TestApp } from './helpers/app.ts';
 import { ladderAdapter } from './model/deadline-ladder.adapter.ts';
 import { Replay } from './model/runner.ts';

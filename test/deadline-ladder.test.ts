@@ -8,7 +8,7 @@ import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { deadlineLadderMachine, rungsCrossed, TERMINAL_OUTCOMES, type LadderEvent, type LadderInput } from '../machines/deadline-ladder.ts';
 import { ACK_DUE_FIXTURE_DAYS, LADDER_RULES, ladderRuleFor, NOTICE_EVE_FIXTURE_DAYS } from '../src/domain/ladder-rules.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { emittedFacts } from '../src/engine/entity.ts';
+import { emittedFacts } from './helpers/facts.ts';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 
 type Snap = ReturnType<typeof initialTransition<typeof deadlineLadderMachine>>[0];

@@ -163,7 +163,7 @@ export class Firms extends SandboxGrains {
     const memberId = contextOfEnrollment(current).memberId;
     return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
       const event = { type: 'AMEND' as const, grants, executedBy: memberId };
-      if (!this.supervisor.preview(entity, [event])) {
+      if (!entity.snapshot().can(event)) {
         throw refuse.conflict('NOTHING_TO_AMEND', `${memberId}'s live Enrollment already holds ${grants.join(', ')}: an amendment must execute a grant not yet held (held: ${contextOfEnrollment(entity).grants.join(', ')})`, { grants: contextOfEnrollment(entity).grants });
       }
       const [written] = await this.supervisor.commit(entity, [event]);

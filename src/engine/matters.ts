@@ -163,7 +163,7 @@ export class Matters {
       const status = statusOf(entity);
       if (status === 'review' || status === 'sign') return this.escalate(entity);
       const event: MatterEvent = { type: 'ADVANCE', by: body.by ?? 'agent', ...(body.note ? { note: body.note } : {}) };
-      if (!this.supervisor.preview(entity, [event])) {
+      if (!entity.snapshot().can(event)) {
         throw refuse.gate('consent', `Matter ${id} is ${facts.consumerPattern}: it cannot pass intake until the Client's consent is journaled (POST /matters/${id}/consent with actor "client")`);
       }
       await this.supervisor.commit(entity, [event]);

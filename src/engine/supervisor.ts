@@ -1,25 +1,23 @@
 /**
  * The supervisor: process-per-entity. Each Matter, Deadline Ladder and
  * Enrollment is an XState actor with its own mailbox. A command runs inside the
- * mailbox; the Gate decides; an acceptance is appended to the journal with the
- * stream's expected version, and only once the append is durable does the
- * actor advance and the caller get its answer. A refusal writes nothing.
+ * mailbox; the decider beside the machine says which events it sends (or
+ * refuses); the actor takes them and emits its facts; the supervisor appends
+ * them to the journal with the stream's expected version, and only once the
+ * append is durable do readers see the new state and the caller get its
+ * answer. A refusal writes nothing; an append that fails drops the actor,
+ * which the journal rebuilds on the next touch.
  *
- * Actors are rebuilt lazily, on first touch, by folding their journaled events
- * through the machine's pure `transition()`. Idle actors are passivated (least
+ * Actors are rebuilt lazily, on first touch, by replaying their journaled
+ * causes (checked: see `entity.ts`). Idle actors are passivated (least
  * recently used first) so memory stays bounded however many entities exist.
- *
- * Each entity holds a started XState actor. A command's transition is computed
- * once, purely, by `preview` (the Gate decides on it and its facts are
- * journaled); after the append is durable `commit` sends the events to the
- * actor, which adopts the previewed snapshots instead of computing them again.
  */
-import { type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
+import { type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
-import { refuse, type Refusal } from '../domain/refusal.ts';
+import { refuse, Refusal } from '../domain/refusal.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
-import { emittedFacts, Entity, factToEvent, pureTransition, type EntityDefinition, type Fact, type Step } from './entity.ts';
+import { Entity, factToEvent, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
 import { reaches } from './grains.ts';
 import { Mailboxes } from './mailbox.ts';
 
@@ -38,14 +36,6 @@ export interface CommitOptions {
   alsoWrite?: (versionAfter: number) => StreamWrite[];
 }
 
-/** A previewed command: the facts each event would emit (null once one is refused) and the steps it would take. */
-interface Preview {
-  from: AnyMachineSnapshot;
-  events: unknown[];
-  facts: Fact[][] | null;
-  steps: Step[];
-}
-
 export class Supervisor {
   readonly journal: JournalStore;
   readonly bus: CommitBus;
@@ -53,12 +43,6 @@ export class Supervisor {
   private readonly mailboxes = new Mailboxes();
   private readonly resident = new Map<string, Entity>();
   private readonly hydrating = new Map<string, Promise<Entity | null>>();
-  /**
-   * The last preview of each entity. Snapshots are immutable and machines pure,
-   * so it holds while the entity's snapshot is the one it started from: a Gate
-   * that previews and then commits the same events pays for the transition once.
-   */
-  private readonly previews = new WeakMap<Entity, Preview>();
   private readonly capacity: number;
   /** Entity definitions by the kind of the event that opens their streams. */
   private readonly definitions: Map<string, EntityDefinition>;
@@ -98,9 +82,22 @@ export class Supervisor {
   private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
     const journal = await this.journal.readStream(id);
     if (journal.length === 0 || journal[0].kind !== definition.openedKind) return null;
-    const entity = new Entity(definition, journal);
+    let entity: Entity;
+    try {
+      entity = new Entity(definition, journal);
+    } catch (error) {
+      // One unreadable stream fails its own requests, and nothing else.
+      if (error instanceof UnreadableEntity) throw new Refusal(500, 'ENTITY_UNREADABLE', `${error.message}; the service cannot answer for ${id} until its machine reads its journal again, and serves everything else`, { stream: error.stream, seq: error.seq, event: error.event, state: error.state });
+      throw error;
+    }
     this.keep(entity);
     return entity;
+  }
+
+  /** Stops an entity and forgets it: the next touch rebuilds it from the journal. */
+  private drop(entity: Entity): void {
+    if (this.resident.get(entity.id) === entity) this.resident.delete(entity.id);
+    entity.stop();
   }
 
   private keep(entity: Entity): void {
@@ -133,47 +130,22 @@ export class Supervisor {
   }
 
   /**
-   * Would the machine accept these events, in order, from the entity's state?
-   * Returns the facts each would emit, or null at the first refused event.
-   */
-  preview<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>): Fact[][] | null {
-    return this.previewSteps(entity, events).facts;
-  }
-
-  private previewSteps(entity: Entity, events: unknown[]): Preview {
-    const from = entity.snapshot() as AnyMachineSnapshot;
-    const memo = this.previews.get(entity);
-    if (memo && memo.from === from && memo.events.length === events.length && memo.events.every((e, i) => e === events[i])) return memo;
-    let snapshot = from;
-    const steps: Step[] = [];
-    let facts: Fact[][] | null = [];
-    for (const event of events) {
-      if (!snapshot.can(event as never)) {
-        facts = null;
-        break;
-      }
-      const [next, actions] = pureTransition(entity.definition.machine, snapshot as never, event as never);
-      facts.push(emittedFacts(actions as never));
-      steps.push({ from: snapshot, event, next });
-      snapshot = next as AnyMachineSnapshot;
-    }
-    const preview = { from, events: [...events], facts, steps };
-    this.previews.set(entity, preview);
-    return preview;
-  }
-
-  /**
    * Commits machine events on an entity: each must be accepted by the machine
-   * (the caller's Gate has decided); the facts they emit are journaled with the
-   * expected version, then the actor advances. `derive` may add journal-only
+   * (the caller's decider has said so); the actor takes them, and the facts it
+   * emits are journaled with the expected version before anyone sees the new state. `derive` may add journal-only
    * events after a fact (they carry no cause, so a fold never replays them).
    * `alsoWrite` adds writes to other plain streams in the same transaction,
    * given the entity's version once the commit lands (a record of the
    * request that caused it).
    */
   async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: CommitOptions = {}): Promise<JournalEvent[]> {
-    const { facts, steps } = this.previewSteps(entity, events);
-    if (!facts) throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events.map((e) => e.type).join(', ')}`);
+    const applied = entity.apply(events);
+    if ('refusedAt' in applied) {
+      // The decider said the machine takes these events; it does not. Past the first, the actor already moved.
+      if (applied.refusedAt > 0) this.drop(entity);
+      throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events[applied.refusedAt].type}`);
+    }
+    const { facts } = applied;
     const newEvents: NewEvent[] = [];
     events.forEach((event, i) => {
       for (const fact of facts[i]) {
@@ -183,10 +155,15 @@ export class Supervisor {
       }
     });
     const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents };
-    const written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])]);
-    // The preview is spent: forget it rather than keep the old snapshot alive.
-    this.previews.delete(entity);
-    entity.advance(steps as Array<Step<M>>, written.filter((e) => e.stream === entity.id));
+    let written: JournalEvent[];
+    try {
+      written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])]);
+    } catch (error) {
+      // The actor is ahead of the journal: let it crash, and the journal rebuild it.
+      this.drop(entity);
+      throw error;
+    }
+    entity.commit(written.filter((e) => e.stream === entity.id));
     return written;
   }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
+import { transition } from 'xstate';
 import { Mailboxes } from '../../src/engine/mailbox.ts';
 import { createServices } from '../../src/http/app.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { fixedClock } from '../../src/domain/clock.ts';
-import { pureTransition } from '../../src/engine/entity.ts';
 import { matterMachine } from '../../machines/matter.ts';
 
 describe('mailboxes', () => {
@@ -69,26 +69,56 @@ describe('the supervisor', () => {
     expect(stamps).toEqual(stamps.map((_, i) => new Date(Date.parse('2030-01-01T00:00:00.000Z') + i).toISOString()));
   });
 
-  it("sends each committed event to the entity's actor, which adopts the previewed snapshot", async () => {
-    const services = createServices({ journal: new MemoryJournal() });
+  it("sends each committed event to the entity's actor once; readers see the new state only once the append is durable", async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
     const m = await services.matters.create('g', { matterType: 'patent_utility' });
     const event = { type: 'ADVANCE', by: 'agent' } as const;
     const from = m.snapshot();
-    const [expected] = pureTransition(matterMachine, from, event);
-    const received: string[] = [];
-    m.actor.subscribe({ next: () => received.push('snapshot') });
+    const [expected] = transition(matterMachine, from, event);
     const transitions = vi.spyOn(matterMachine, 'transition');
+    let seenDuringAppend: unknown;
+    const append = journal.append.bind(journal);
+    vi.spyOn(journal, 'append').mockImplementationOnce(async (grain, writes) => {
+      seenDuringAppend = m.snapshot();
+      return append(grain, writes);
+    });
     await services.supervisor.commit(m, [event]);
-    // The actor moved, as the machine would have moved it, on the preview's one transition.
+    // The machine ran once, in the actor; while the append was under way readers saw the committed state.
     expect(transitions).toHaveBeenCalledTimes(1);
     transitions.mockRestore();
-    expect(received).toEqual(['snapshot']);
-    expect(m.snapshot()).not.toBe(from);
+    expect(seenDuringAppend).toBe(from);
     expect(m.snapshot().value).toEqual(expected.value);
     expect(m.snapshot().context).toEqual(expected.context);
-    // An event the preview did not compute goes through the machine itself.
-    m.actor.send({ type: 'ADVANCE', by: 'agent' });
-    expect(m.snapshot().value).toEqual({ open: 'examine' });
+  });
+
+  it('drops an actor whose append failed: nobody sees the state, and the next touch rebuilds it from the journal', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
+    const m = await services.matters.create('g', { matterType: 'patent_utility' });
+    vi.spyOn(journal, 'append').mockRejectedValueOnce(new Error('disk full'));
+    await expect(services.matters.advance('g', m.id)).rejects.toThrow('disk full');
+    expect(m.snapshot().value).toEqual({ open: 'intake' });
+    const again = await services.matters.get('g', m.id);
+    expect(again).not.toBe(m);
+    expect(again.snapshot().value).toEqual({ open: 'intake' });
+    expect((await services.matters.advance('g', m.id)).entity.snapshot().value).toEqual({ open: 'prepare' });
+  });
+
+  it('refuses to load a stream its machine no longer reads as written, naming stream, seq, event and state, and serves everything else', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
+    const good = await services.matters.create('g', { matterType: 'patent_utility' });
+    const bad = await services.matters.create('g', { matterType: 'patent_utility' });
+    // A recorded event the machine refuses from the state before it: an escalation straight out of intake.
+    await journal.append('g', [{ stream: bad.id, expectedVersion: 1, events: [{ kind: 'gig.posted', at: '2030-01-01T00:00:00.000Z', subject: bad.id, summary: 'x', verb: 'sign', by: 'gate', data: {}, cause: { type: 'ESCALATE', gigId: 'gig_x' } }] }]);
+    // And one it now answers with another fact than the journal recorded.
+    const other = await services.matters.create('g', { matterType: 'patent_utility' });
+    await journal.append('g', [{ stream: other.id, expectedVersion: 1, events: [{ kind: 'consent', at: '2030-01-01T00:00:00.000Z', subject: other.id, summary: 'x', by: 'gate', data: {}, cause: { type: 'ADVANCE', by: 'agent' } }] }]);
+    const fresh = createServices({ journal });
+    await expect(fresh.matters.get('g', bad.id)).rejects.toMatchObject({ status: 500, code: 'ENTITY_UNREADABLE', extra: { stream: bad.id, seq: 7, event: 'ESCALATE', state: { open: 'intake' } } });
+    await expect(fresh.matters.get('g', other.id)).rejects.toMatchObject({ code: 'ENTITY_UNREADABLE', message: expect.stringContaining('answers with stage prepare where the journal recorded consent') });
+    expect((await fresh.matters.get('g', good.id)).id).toBe(good.id);
   });
 
   it('keeps the actors a commit opens resident from the events it wrote: a new Matter, its ladder and its minting are never read back', async () => {

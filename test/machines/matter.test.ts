@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialTransition, transition, type SnapshotFrom } from 'xstate';
 import { matterMachine, type ConsumerPattern, type MatterEvent } from '../../machines/matter.ts';
-import { emittedFacts } from '../../src/engine/entity.ts';
+import { emittedFacts } from '../helpers/facts.ts';
 
 type Snap = SnapshotFrom<typeof matterMachine>;
 const attestation = { signedBy: 'sg_fixture_eligible', credentialRef: 'uspto-reg:1', artifactHash: `sha256:${'a'.repeat(64)}` };
