@@ -23,6 +23,8 @@ export { CONSUMER_PATTERNS, type ConsumerPattern };
 /** The stage acts the law reserves to a licensed human: they escalate as Gigs. */
 export const RESERVED_ACTS = ['sign', 'file'] as const;
 export type ReservedAct = (typeof RESERVED_ACTS)[number];
+/** The state tags the decider reads: who the Matter waits on. */
+export const TAG = { awaitingSigner: 'awaiting-signer', awaitingClient: 'awaiting-client' } as const;
 
 export interface Attestation {
   signedBy: string;
@@ -89,6 +91,7 @@ export const matterMachine = setup({
     events: {} as MatterEvent,
     input: {} as MatterInput,
     emitted: {} as MatterFact,
+    tags: {} as (typeof TAG)[keyof typeof TAG],
   },
   actions: {
     // A plain emit, not enqueueActions: the commonest transition stays the cheapest one.
@@ -194,6 +197,7 @@ export const matterMachine = setup({
           },
         },
         waiting_on_signer: {
+          tags: [TAG.awaitingSigner],
           on: {
             GIG_ATTESTED: [
               { guard: 'pendingActIsSign', target: 'sign', actions: 'attest' },
@@ -223,6 +227,7 @@ export const matterMachine = setup({
           },
         },
         needs_client_direction: {
+          tags: [TAG.awaitingClient],
           on: {
             CLIENT_DIRECTION: [
               { guard: 'declinedActWasSign', target: 'review', actions: 'reopen' },

@@ -257,13 +257,14 @@ describe('reserved acts (requiresSigner)', () => {
     expect((await call(app, 'POST', `${ws}/patent/file-utility`, { ...utility, signerId: 'sg_fixture_eligible' })).status).toBe(202);
   });
 
-  it('a refused Gig post is 502 and writes nothing', async () => {
+  it("journals the act's Gig before the post: a post the network refuses stays pending and the answer says so", async () => {
     const refusing = await testApp({ supply: refusingSupplyNetwork });
     try {
       const res = await call(refusing, 'POST', '/patent/file-utility', utility, await topLevelHeaders(refusing));
-      expect(res.status).toBe(502);
-      expect(res.body.code).toBe('SUPPLY_NETWORK_REFUSED');
-      expect(await refusing.services.journal.latestSeq((await topLevelKey(refusing)).grain)).toBe(0);
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ status: 'waiting_on_signer', gigId: expect.stringMatching(/^gig_/), pending: expect.stringMatching(/refused/) });
+      const [intent] = await refusing.services.journal.readStream(res.body.act.id);
+      expect(intent).toMatchObject({ kind: 'capability.escalated', grain: (await topLevelKey(refusing)).grain, data: { gigId: res.body.gigId } });
     } finally {
       await refusing.close();
     }

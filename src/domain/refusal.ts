@@ -32,5 +32,4 @@ export const refuse = {
   blocked: (status: 403 | 429, code: string, error: string, extra?: Record<string, unknown>) => new Refusal(status, code, error, extra, 'BLOCKED'),
   /** The Gate refuses a Proposal on a named rule; nothing is written. */
   gate: (rule: string, error: string, extra?: Record<string, unknown>) => new Refusal(422, `GATE_${rule.toUpperCase()}`, error, { rule, ...extra }),
-  supplyRefused: (error: string, extra?: Record<string, unknown>) => new Refusal(502, 'SUPPLY_NETWORK_REFUSED', error, extra),
 };

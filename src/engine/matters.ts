@@ -1,24 +1,28 @@
 /**
- * The Matter commands. Each runs in the Matter's mailbox: the Gate checks
- * (state, predicates, mechanics, merits, the Signer registry) come first and
- * refuse without writing; an accepted command commits machine events through
- * the supervisor, which journals their facts before the actor moves.
+ * The Matter commands. Each runs in the Matter's mailbox: the decider beside
+ * the machine (`machines/matter.decide.ts`) says which events the Matter's
+ * actor takes, or refuses (naming the rule) without writing; the Gate's
+ * mechanics and merits and the Signer registry are asked here, where their
+ * ports are, and handed to it. A reserved act's Gig is journaled as an intent
+ * and posted after the commit, by the outbox.
  */
-import { matterMachine, type Attestation, type ConsumerPattern, type MatterEvent, type ReservedAct } from '../../machines/matter.ts';
+import { advanceable, decideAdvance, decideClientDirection, decideConsent, decideDocument, decideGigAnswer, decideTerminal, reservedActOf, type Decision, type TerminalCommand } from '../../machines/matter.decide.ts';
+import { matterMachine, type Attestation, type ConsumerPattern, type ReservedAct } from '../../machines/matter.ts';
 import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
 import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
 import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
-import { contextOf, factsOf, isTerminal, stageOf, statusOf, type MatterFacts } from '../domain/matter-view.ts';
+import { factsOf, stageOf, type MatterFacts } from '../domain/matter-view.ts';
 import { refuse, Refusal } from '../domain/refusal.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
-import { SupplyRefused, syntheticReceipt, type ImmediateAnswer, type SupplyNetwork } from '../domain/supply-network.ts';
+import { SupplyRefused, syntheticReceipt, type SupplyNetwork } from '../domain/supply-network.ts';
 import { eachStreamHead, VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
 import { Entity, type EntityDefinition } from './entity.ts';
 import { fixturesApply } from './grains.ts';
+import type { Attempt, Consumer, Outbox } from './outbox.ts';
 import { acceptedBefore, callbackRecord, callbackStream, type Delivery } from './supply-callbacks.ts';
-import type { Supervisor } from './supervisor.ts';
+import type { CommitOptions, Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
 export const MATTER: EntityDefinition<typeof matterMachine> = { openedKind: 'matter.opened', machine: matterMachine };
@@ -47,8 +51,11 @@ export type MintExtension = (ctx: { grain: string; matterId: string; assetId: st
 export interface AdvanceResult {
   entity: MatterEntity;
   committed?: { advanceTo: string; by: string };
-  escalated?: { reservedAct: ReservedAct; gigId: string; answered?: string };
+  /** The Gig journaled for a reserved act; `answered` when the network answered its post at once, `pending` while the post waits for a retry. */
+  escalated?: { reservedAct: ReservedAct; gigId: string; answered?: string; pending?: string };
 }
+
+
 
 export interface GigResultRequest {
   gigId: string;
@@ -58,8 +65,6 @@ export interface GigResultRequest {
   receipt?: string;
 }
 
-const CREDENTIAL_REF = /^[a-z][a-z0-9-]*:[A-Za-z0-9-]+$/;
-const ARTIFACT_HASH = /^sha256:[0-9a-f]{64}$/;
 const nameOf = (p: string | { name: string }) => (typeof p === 'string' ? p : p.name);
 
 export class Matters {
@@ -73,9 +78,12 @@ export class Matters {
   constructor(
     private readonly supervisor: Supervisor,
     private readonly supply: SupplyNetwork,
+    private readonly outbox: Outbox,
     /** The Signer registry a grain's results are verified against: the fixtures' in a sandbox, the registered Signers' at the top level. */
     private readonly signersOf: (grain: string) => SignerRegistry,
-  ) {}
+  ) {
+    outbox.consume('gig.posted', this.gigPoster);
+  }
 
   /** Opens a Matter in `intake` and mints its Asset, in one transaction. */
   async create(grain: string, request: MintRequest): Promise<MatterEntity> {
@@ -152,70 +160,76 @@ export class Matters {
     return this.supervisor.dispatch(MATTER, id, grain, () => notFound(id), work);
   }
 
-  /** Advances to the next stage, or escalates the reserved act as a Gig. */
+  /**
+   * Advances to the next stage, or escalates the reserved act as a Gig: the
+   * escalation is journaled with the Gig's id, then the Gig is posted from
+   * the journal (the outbox) and the advance answers what that first post
+   * brought. The post runs in the Matter's mailbox, so an answer the network
+   * gives at once (a fixture Client's Signer) lands before any other
+   * command to the Matter.
+   */
   advance(grain: string, id: string, body: { merits?: Record<string, unknown>; note?: string; by?: string } = {}): Promise<AdvanceResult> {
     return this.run(grain, id, async (entity) => {
-      refuseUnlessWritable(entity);
-      refuseUnlessAdvanceable(entity);
       const facts = factsOf(entity);
       const gate = mechanicsRefusal({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails, await this.grainGuardrails?.(grain)) ?? meritsRefusal(body.merits, facts.clientMandates);
-      if (gate) throw gate;
-      const status = statusOf(entity);
-      if (status === 'review' || status === 'sign') return this.escalate(entity);
-      const event: MatterEvent = { type: 'ADVANCE', by: body.by ?? 'agent', ...(body.note ? { note: body.note } : {}) };
-      if (!entity.snapshot().can(event)) {
-        throw refuse.gate('consent', `Matter ${id} is ${facts.consumerPattern}: it cannot pass intake until the Client's consent is journaled (POST /matters/${id}/consent with actor "client")`);
-      }
-      await this.supervisor.commit(entity, [event]);
+      const decision = decideAdvance(entity.snapshot(), id, { by: body.by ?? 'agent', note: body.note, gate });
+      if ('refuse' in decision) throw decision.refuse;
+      if ('escalate' in decision) return { entity, escalated: await this.escalate(entity, decision.escalate) };
+      await this.supervisor.commit(entity, decision.send);
       return { entity, committed: { advanceTo: stageOf(entity), by: 'gate' } };
     });
   }
 
-  /** Posts the reserved act as a Gig; a fixture Client's answer lands in the same commit. */
-  private async escalate(entity: MatterEntity): Promise<AdvanceResult> {
+  /** Journals the escalation of `act` under a fresh Gig id, then posts the Gig from the journal; says how the post went. */
+  private async escalate(entity: MatterEntity, act: ReservedAct): Promise<NonNullable<AdvanceResult['escalated']>> {
+    const gigId = newId('gig');
+    const [intent] = await this.supervisor.commit(entity, [{ type: 'ESCALATE', gigId }]);
+    const attempt = (await this.outbox.deliver(intent, (i) => this.postGig(i, entity))) as Attempt<string>;
+    if (!attempt.delivered) return { reservedAct: act, gigId, pending: `the supply network has not taken the Gig yet (${attempt.reason}); it is journaled and its post is retried, and the Matter waits on its Signer meanwhile` };
+    return { reservedAct: act, gigId, ...(attempt.answer ? { answered: attempt.answer } : {}) };
+  }
+
+  /** The outbox's consumer of Gig intents journaled before a restart, or whose first post failed. */
+  private readonly gigPoster: Consumer = {
+    idOf: (intent) => intent.data.gigId as string,
+    deliver: (intent) => this.postGig(intent),
+  };
+
+  /**
+   * Posts a Gig with its journaled id (the network's idempotency key) and
+   * applies an answer the network gives at once: to `held`, when the caller
+   * holds the Matter's mailbox, else through it. An answer the Matter no
+   * longer takes (it moved on, or the Signer does not verify) is not
+   * applied; the post stands.
+   */
+  private async postGig(intent: JournalEvent, held?: MatterEntity): Promise<Attempt> {
+    const entity = held ?? (await this.supervisor.load(MATTER, intent.stream));
+    if (!entity) return { delivered: false, reason: `Matter ${intent.stream} cannot be loaded` };
     const facts = factsOf(entity);
-    const reservedAct: ReservedAct = statusOf(entity) === 'review' ? 'sign' : 'file';
+    const gigId = intent.data.gigId as string;
     let posted;
     try {
-      posted = await this.supply.post({ matterId: entity.id, reservedAct, rail: facts.rail, matterType: facts.matterType, clientFixture: facts.clientFixture });
+      posted = await this.supply.post({ gigId, matterId: entity.id, reservedAct: intent.data.reservedAct as ReservedAct, rail: facts.rail, matterType: facts.matterType, clientFixture: facts.clientFixture });
     } catch (error) {
-      if (error instanceof SupplyRefused) throw refuse.supplyRefused(`the supply network refused the Gig for the reserved act ${reservedAct} of Matter ${entity.id}: ${error.message}; nothing was written, advance again to retry`, { matterId: entity.id, reservedAct });
+      if (error instanceof SupplyRefused) return { delivered: false, reason: `the supply network refused the Gig: ${error.message}` };
       throw error;
     }
-    const events: MatterEvent[] = [{ type: 'ESCALATE', gigId: posted.gigId }];
-    let answered: string | undefined;
-    if (posted.answer) {
-      const answer = await this.answerEvents(entity.grain, posted.gigId, reservedAct, facts.rail, posted.answer);
-      events.push(...answer);
-      if (answer.length) answered = posted.answer.outcome;
-    }
-    await this.supervisor.commit(entity, events);
-    return { entity, escalated: { reservedAct, gigId: posted.gigId, ...(answered ? { answered } : {}) } };
-  }
-
-  /** The machine events for a Signer's answer that the registry lets through. */
-  private async answerEvents(grain: string, gigId: string, act: ReservedAct, rail: Rail, answer: ImmediateAnswer): Promise<MatterEvent[]> {
-    if (answer.outcome === 'declined') return [{ type: 'GIG_DECLINED', gigId, memo: answer.memo, signedBy: answer.signedBy }];
-    const verdict = await this.signersOf(grain).verify(answer.attestation.signedBy, answer.attestation.credentialRef);
-    if (!verdict.eligible) return [];
-    return this.attestedEvents(gigId, act, rail, answer.attestation, answer.receipt);
-  }
-
-  /** An attested `file` act carries the filed receipt, and the lifecycle commits `fulfilled` at once. */
-  private attestedEvents(gigId: string, act: ReservedAct, rail: Rail, attestation: Attestation, receipt?: string): MatterEvent[] {
-    if (act !== 'file') return [{ type: 'GIG_ATTESTED', gigId, attestation }];
-    const filed = receipt ?? syntheticReceipt(rail, gigId);
-    return [
-      { type: 'GIG_ATTESTED', gigId, attestation, receipt: filed },
-      { type: 'FILE_RECEIPT', receipt: filed },
-    ];
+    const answer = posted.answer;
+    if (!answer) return { delivered: true };
+    const body: GigResultRequest =
+      answer.outcome === 'attested' ? { gigId, outcome: 'attested', attestation: answer.attestation, receipt: answer.receipt } : { gigId, outcome: 'declined', memo: answer.memo, attestation: { signedBy: answer.signedBy } };
+    const apply = held ? this.applyAnswer(held, body) : this.run(entity.grain, entity.id, (e) => this.applyAnswer(e, body));
+    const applied = await apply.then(
+      () => true,
+      (error) => (error instanceof Refusal ? false : Promise.reject(error)),
+    );
+    return { delivered: true, ...(applied ? { answer: answer.outcome } : {}) };
   }
 
   /**
    * An order mints a patent-rail provisional Matter and advances it until it
    * waits on a Signer or can go no further. The inventor is the Client: used to
-   * pick a fixture's behaviour, never stored. A refused Gig post is a 502 that
-   * names the Matter, whose earlier commits stand.
+   * pick a fixture's behaviour, never stored.
    */
   async order(grain: string, body: { mint: string; offer: string; title: string; inventor: string; listFeeUsd: number; clientState?: string }) {
     let entity = await this.create(grain, {
@@ -229,26 +243,21 @@ export class Matters {
       asset: { kind: DEFAULT_ASSET_KIND[ORDER_MATTER_TYPE], title: body.title },
       ...(body.clientState ? { clientState: body.clientState } : {}),
     });
-    for (;;) {
-      const status = statusOf(entity);
-      if (status === 'waiting_on_signer' || status === 'needs_client_direction' || isTerminal(status)) return { entity };
+    while (advanceable(entity.snapshot())) {
       try {
         // The live entity may have been passivated in between: follow the one advance used.
         entity = (await this.advance(grain, entity.id, { by: 'order' })).entity;
       } catch (error) {
-        if (error instanceof Refusal && error.status !== 502) return { entity, stoppedBy: error.toBody() };
+        if (error instanceof Refusal) return { entity, stoppedBy: error.toBody() };
         throw error;
       }
     }
+    return { entity };
   }
 
   consent(grain: string, id: string, body: { actor: string; scope: string }): Promise<{ entity: MatterEntity; consentSeq: number }> {
     return this.run(grain, id, async (entity) => {
-      refuseUnlessWritable(entity);
-      if (body.actor !== 'client') {
-        throw refuse.unprocessable('ACTOR_NOT_CLIENT', `consent requires actor "client"; "${body.actor}" cannot consent for the Client`, { rule: 'consent' });
-      }
-      const [written] = await this.supervisor.commit(entity, [{ type: 'CONSENT', actor: body.actor, scope: body.scope }]);
+      const [written] = await this.commitDecision(entity, decideConsent(entity.snapshot(), id, body));
       return { entity, consentSeq: written.seq };
     });
   }
@@ -264,33 +273,8 @@ export class Matters {
         const answered = await acceptedBefore(this.supervisor.journal, delivery, id);
         if (answered !== null) return { entity: asOf(entity, answered), replayed: true };
       }
-      refuseUnlessWritable(entity);
-      const pending = contextOf(entity).pendingGig;
-      if (!pending) throw refuse.conflict('NO_PENDING_GIG', `Matter ${id} holds no pending Gig (it is ${statusOf(entity)})`);
-      if (pending.gigId !== body.gigId) {
-        throw refuse.conflict('GIG_MISMATCH', `gig ${body.gigId} is not the pending Gig of Matter ${id}; the network holds ${pending.gigId}`, { pendingGigId: pending.gigId });
-      }
-      const signedBy = body.attestation?.signedBy;
-      if (body.outcome === 'attested') requireAttestation(body.attestation);
-      else if (!body.memo?.trim()) {
-        throw refuse.gate(body.outcome === 'send_back' ? 'defects' : 'memo', body.outcome === 'send_back' ? 'send_back requires a memo noting the defects found in the paid review' : 'declined requires a memo: a Declination is worded');
-      }
-      // The callback's outcome applies only for a Signer who verifies eligible, fresh at call time.
-      if (signedBy !== undefined) {
-        const verdict = await this.signersOf(entity.grain).verify(signedBy, body.attestation?.credentialRef);
-        if (!verdict.eligible) {
-          throw refuse.unprocessable(`SIGNER_${verdict.predicate.toUpperCase()}`, `${verdict.error}; the Gig stays pending`, { rule: 'attestation', predicate: verdict.predicate, cure: verdict.cure, pendingGigId: pending.gigId });
-        }
-      }
-      const facts = factsOf(entity);
-      const events: MatterEvent[] =
-        body.outcome === 'attested'
-          ? this.attestedEvents(pending.gigId, pending.reservedAct, facts.rail, body.attestation as Attestation, body.receipt)
-          : body.outcome === 'send_back'
-            ? [{ type: 'GIG_SENT_BACK', gigId: pending.gigId, memo: body.memo!, ...(signedBy ? { signedBy } : {}) }]
-            : [{ type: 'GIG_DECLINED', gigId: pending.gigId, memo: body.memo!, ...(signedBy ? { signedBy } : {}) }];
       try {
-        await this.supervisor.commit(entity, events, delivery ? { alsoWrite: (version) => [callbackRecord(this.supervisor, delivery, id, version)] } : {});
+        await this.applyAnswer(entity, body, delivery ? { alsoWrite: (version) => [callbackRecord(this.supervisor, delivery, id, version)] } : {});
       } catch (error) {
         // The same callback was accepted meanwhile, in another mailbox or process: nothing of this one was written.
         if (!(delivery && error instanceof VersionConflict && error.stream === callbackStream(delivery.webhookId))) throw error;
@@ -301,59 +285,55 @@ export class Matters {
     });
   }
 
+  /** Decides a Signer's answer and, for a Signer the registry verifies eligible (fresh at call time), commits it. */
+  private async applyAnswer(entity: MatterEntity, body: GigResultRequest, options: CommitOptions = {}): Promise<void> {
+    const decision = decideGigAnswer(entity.snapshot(), entity.id, { ...body, receipt: body.receipt ?? syntheticReceipt(factsOf(entity).rail, body.gigId) });
+    if ('refuse' in decision) throw decision.refuse;
+    const signedBy = body.attestation?.signedBy;
+    if (signedBy !== undefined) {
+      const verdict = await this.signersOf(entity.grain).verify(signedBy, body.attestation?.credentialRef);
+      if (!verdict.eligible) {
+        throw refuse.unprocessable(`SIGNER_${verdict.predicate.toUpperCase()}`, `${verdict.error}; the Gig stays pending`, { rule: 'attestation', predicate: verdict.predicate, cure: verdict.cure, pendingGigId: body.gigId });
+      }
+    }
+    await this.commitDecision(entity, decision, options);
+  }
+
   /**
    * Journals the Client's direction. It is never blocked on Tenant-sourced
-   * grounds; after a Declination it reopens the Matter and a fresh Gig posts.
-   * A refused post does not undo the direction: it is reported beside it.
+   * grounds; after a Declination it reopens the Matter before the declined act
+   * and a fresh Gig posts. A refused escalation does not undo the direction:
+   * it is reported beside it.
    */
-  clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }) {
+  clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }): Promise<{ entity: MatterEntity; directionSeq: number; escalated?: AdvanceResult['escalated'] }> {
     return this.run(grain, id, async (entity) => {
-      refuseUnlessWritable(entity);
-      const reopens = statusOf(entity) === 'needs_client_direction';
-      const [written] = await this.supervisor.commit(entity, [{ type: 'CLIENT_DIRECTION', instruction: body.instruction, ...(body.authorizes ? { authorizes: body.authorizes } : {}) }]);
-      let escalated: AdvanceResult['escalated'];
-      let escalation: Record<string, unknown> | undefined;
-      if (reopens) {
-        try {
-          escalated = (await this.escalate(entity)).escalated;
-        } catch (error) {
-          if (!(error instanceof Refusal)) throw error;
-          escalation = { refused: error.toBody() };
-        }
-      }
-      return { entity, directionSeq: written.seq, escalated, escalation };
+      const decision = decideClientDirection(entity.snapshot(), id, body);
+      const [written] = await this.commitDecision(entity, decision);
+      const act = decision.reopens ? reservedActOf(entity.snapshot()) : null;
+      return { entity, directionSeq: written.seq, ...(act ? { escalated: await this.escalate(entity, act) } : {}) };
     });
   }
 
-  terminal(grain: string, id: string, body: { outcome: 'withdrawn' | 'lapsed' | 'referred_out'; byClient?: boolean; confirmedUnresponsiveTwice?: boolean; referredTo?: string; note?: string }) {
+  terminal(grain: string, id: string, body: TerminalCommand) {
     return this.run(grain, id, async (entity) => {
-      refuseUnlessWritable(entity);
-      const status = statusOf(entity);
-      if (status === 'waiting_on_signer') throw waitingOnSigner(entity);
-      const note = body.note ? { note: body.note } : {};
-      let event: MatterEvent;
-      if (body.outcome === 'withdrawn') {
-        if (body.byClient !== true) throw refuse.gate('actor', 'withdrawal requires byClient: true; only the Client can withdraw, never an agent or a Tenant on its behalf');
-        event = { type: 'WITHDRAW', byClient: true, ...note };
-      } else if (body.outcome === 'lapsed') {
-        if (body.confirmedUnresponsiveTwice !== true) throw refuse.gate('predicate', 'lapsed requires confirmedUnresponsiveTwice: true');
-        event = { type: 'LAPSE', confirmedUnresponsiveTwice: true, ...note };
-      } else {
-        if (!body.referredTo?.trim()) throw refuse.gate('predicate', 'referred_out requires referredTo naming where the Matter goes');
-        event = { type: 'REFER_OUT', referredTo: body.referredTo, ...note };
-      }
-      const [written] = await this.supervisor.commit(entity, [event]);
+      const [written] = await this.commitDecision(entity, decideTerminal(entity.snapshot(), id, body));
       return { entity, terminal: { outcome: body.outcome, seq: written.seq, at: written.at } };
     });
   }
 
   recordDocument(grain: string, id: string, body: { name: string; kind: string; sha256: string }) {
     return this.run(grain, id, async (entity) => {
-      if (isTerminal(statusOf(entity))) throw refuse.conflict('MATTER_TERMINAL', `Matter ${id} is ${statusOf(entity)}: its file is closed`);
       const document = { id: newId('doc'), matterId: id, name: body.name, kind: body.kind, sha256: body.sha256 };
-      await this.supervisor.commit(entity, [{ type: 'RECORD_DOCUMENT', document }]);
+      await this.commitDecision(entity, decideDocument(entity.snapshot(), id, document));
       return document;
     });
+  }
+
+  /** Commits what the decider said to send, or throws its refusal. */
+  private commitDecision(entity: MatterEntity, decision: Decision, options: CommitOptions = {}): Promise<JournalEvent[]> {
+    if ('refuse' in decision) throw decision.refuse;
+    if (!('send' in decision)) throw new Error(`Matter ${entity.id}: a decision to escalate reached a door that does not post Gigs`);
+    return this.supervisor.commit(entity, decision.send, options);
   }
 
   /** One page of the grain's Matters, oldest first, optionally narrowed. */
@@ -377,31 +357,4 @@ function asOf(entity: MatterEntity, version: number): MatterEntity {
 
 function notFound(id: string) {
   return refuse.notFound('MATTER_NOT_FOUND', `Matter ${id} does not exist here`, { matterId: id });
-}
-
-function waitingOnSigner(entity: MatterEntity) {
-  const gig = contextOf(entity).pendingGig!;
-  return refuse.conflict('MATTER_WAITING_ON_SIGNER', `Matter ${entity.id} is waiting_on_signer: the reserved act ${gig.reservedAct} is with the supply network as Gig ${gig.gigId}; it moves when the Signer answers`, { matterId: entity.id, pendingGigId: gig.gigId });
-}
-
-/** Any journal-writing door on a terminal Matter answers 409: a terminal is forever. */
-function refuseUnlessWritable(entity: MatterEntity) {
-  const status = statusOf(entity);
-  if (isTerminal(status)) throw refuse.conflict('MATTER_TERMINAL', `Matter ${entity.id} is ${status}: a terminal is forever`, { matterId: entity.id, status });
-}
-
-function refuseUnlessAdvanceable(entity: MatterEntity) {
-  const status = statusOf(entity);
-  if (status === 'waiting_on_signer') throw waitingOnSigner(entity);
-  if (status === 'needs_client_direction') {
-    throw refuse.conflict('MATTER_NEEDS_CLIENT_DIRECTION', `Matter ${entity.id} was stopped by a Declination: it is final until the Client speaks (POST /matters/${entity.id}/client-direction)`, { matterId: entity.id });
-  }
-}
-
-function requireAttestation(a: Partial<Attestation> | undefined): asserts a is Attestation {
-  if (!a || !a.signedBy || !a.credentialRef || !a.artifactHash) {
-    throw refuse.gate('attestation', 'attested requires an Attestation with signedBy, credentialRef and artifactHash');
-  }
-  if (!CREDENTIAL_REF.test(a.credentialRef)) throw refuse.gate('attestation', `attestation.credentialRef must be "<registry>:<number>", got "${a.credentialRef}"`);
-  if (!ARTIFACT_HASH.test(a.artifactHash)) throw refuse.gate('attestation', 'attestation.artifactHash must be "sha256:" followed by 64 lowercase hex characters');
 }

@@ -13,6 +13,8 @@ import { Keys } from '../engine/keys.ts';
 import { LADDER, Ladders } from '../engine/ladders.ts';
 import { MATTER, Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
+import { Outbox } from '../engine/outbox.ts';
+import { ReservedActs } from '../engine/reserved-acts.ts';
 import { fixturesApply } from '../engine/grains.ts';
 import { Conflicts } from '../engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
@@ -72,9 +74,10 @@ export function createServices(options: BuildOptions): Services {
   const bus = createBus();
   const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
   const supply = options.supply ?? simulatedSupplyNetwork();
+  const outbox = new Outbox(supervisor);
   const topLevelSigners = options.signers ?? registeredSigners(async () => []);
   const signersOf = (grain: string) => (fixturesApply(grain) ? fixtureSignerRegistry : topLevelSigners);
-  const matters = new Matters(supervisor, supply, signersOf);
+  const matters = new Matters(supervisor, supply, outbox, signersOf);
   const ladders = new Ladders(supervisor);
   // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
   matters.mintExtensions.push(ladders.mintExtension);
@@ -87,6 +90,8 @@ export function createServices(options: BuildOptions): Services {
     bus,
     supervisor,
     supply,
+    outbox,
+    reservedActs: new ReservedActs(supervisor, supply, outbox),
     signersOf,
     supplySecret: supplySecretOf(options.supplySecret),
     matters,
@@ -132,6 +137,9 @@ export async function build(options: BuildOptions): Promise<FastifyInstance & { 
   const sse = new SseHub(services.journal, services.bus, { keepAliveMs: options.sseKeepAliveMs, maxBufferedBytes: options.sseMaxBufferedBytes });
   // Open event streams would hold server.close() forever: end them before it runs.
   app.addHook('preClose', async () => sse.close());
+  // Effects the journal asked for before a stop (or a crash) are delivered again; retries end with the app.
+  app.addHook('onReady', async () => void services.outbox.resume());
+  app.addHook('preClose', async () => services.outbox.close());
   app.addHook('preSerialization', stampProvenance);
 
   await app.register(keyRoutes, { services });

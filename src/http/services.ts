@@ -7,6 +7,8 @@ import type { Conflicts } from '../engine/conflicts.ts';
 import type { CreationBound } from '../engine/creation-bound.ts';
 import type { Keys } from '../engine/keys.ts';
 import type { Ladders } from '../engine/ladders.ts';
+import type { Outbox } from '../engine/outbox.ts';
+import type { ReservedActs } from '../engine/reserved-acts.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Firms } from '../engine/firms.ts';
@@ -20,6 +22,9 @@ export interface Services {
   bus: CommitBus;
   supervisor: Supervisor;
   supply: SupplyNetwork;
+  /** Delivers what the journal asks to leave the process (Gig posts), after the commit. */
+  outbox: Outbox;
+  reservedActs: ReservedActs;
   /** The Signer registry of a grain: the fixture Signers in a sandbox, the registered ones at the top level. */
   signersOf: (grain: string) => SignerRegistry;
   /** The supply network's signing secret; undefined when none is connected. */

@@ -1,5 +1,5 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
-import { inFeed, VersionConflict, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
+import { inFeed, INTENT_KINDS, VersionConflict, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
@@ -50,6 +50,10 @@ export class MemoryJournal implements JournalStore {
 
   async countStreams(grain: string, kind: string) {
     return (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind).length;
+  }
+
+  async readIntents() {
+    return structuredClone([...this.streams.values()].flat().filter((e) => (INTENT_KINDS as readonly string[]).includes(e.kind)));
   }
 
   async close() {}

@@ -42,6 +42,8 @@ DROP INDEX IF EXISTS events_by_kind;
 -- The sparse feeds read through partial indexes: no scan of the timeline.
 CREATE INDEX IF NOT EXISTS events_reminders ON events (grain, seq) WHERE kind GLOB 'reminder.*';
 CREATE INDEX IF NOT EXISTS events_with_actor ON events (grain, seq) WHERE actor IS NOT NULL;
+-- The outbox reader's intents (INTENT_KINDS in store.ts): a handful of rows, never a scan.
+CREATE INDEX IF NOT EXISTS events_intents ON events (grain, seq) WHERE kind IN ('gig.posted', 'capability.escalated');
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
@@ -140,6 +142,7 @@ export class SqliteJournal implements JournalStore {
       },
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
+      intents: this.db.prepare("SELECT * FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') ORDER BY grain, seq"),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
     this.writer = new Worker(WRITER, { eval: true, execArgv: [], workerData: { driver, file: this.file } });
@@ -293,6 +296,10 @@ export class SqliteJournal implements JournalStore {
 
   async countStreams(grain: string, kind: string) {
     return this.stmt.countHeads.get(grain, kind) as number;
+  }
+
+  async readIntents() {
+    return (this.stmt.intents.all() as Row[]).map(toEvent);
   }
 
   /** Commits what is pending, stops the writer, then closes. */

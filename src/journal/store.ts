@@ -72,8 +72,19 @@ export interface JournalStore {
   /** The first event of each stream of a grain that opened with `kind`, in seq order. */
   streamHeads(grain: string, kind: string, after: number, limit: number): Promise<StreamHead[]>;
   countStreams(grain: string, kind: string): Promise<number>;
+  /** Every intent (`INTENT_KINDS`) of every grain, oldest first within a grain: what the outbox reader resumes from. */
+  readIntents(): Promise<JournalEvent[]>;
   close(): Promise<void>;
 }
+
+/**
+ * The kinds of fact that ask for an effect outside the process (the
+ * transactional outbox): each is journaled in the transaction of the change
+ * that asks for it, and delivered after it. The SQLite adapter indexes
+ * exactly these kinds (`events_intents`): a change here changes that too.
+ */
+export const INTENT_KINDS = ['gig.posted', 'capability.escalated'] as const;
+export type IntentKind = (typeof INTENT_KINDS)[number];
 
 export class VersionConflict extends Error {
   constructor(

@@ -160,17 +160,18 @@ describe('the Matter doors', () => {
     expect((await call(app, 'GET', `${ws}/matters`)).body.results).toHaveLength(1);
   });
 
-  it('answers 502 when the supply network refuses the Gig, leaving the Matter where it was', async () => {
+  it('journals the escalation before the post: a post the supply network refuses stays pending, the Matter waits on its Signer, and the answer says so', async () => {
     const { app, ws } = await fresh({ supply: refusingSupplyNetwork });
     const m = await create(app, ws);
     await advanceTimes(app, ws, m.id, 3);
-    const refused = await call(app, 'POST', `${ws}/matters/${m.id}/advance`);
-    expect(refused.status).toBe(502);
-    expect(refused.body.error).toMatch(/refused/);
-    expect((await call(app, 'GET', `${ws}/matters/${m.id}`)).body.matter).toMatchObject({ status: 'review' });
+    const escalated = await call(app, 'POST', `${ws}/matters/${m.id}/advance`);
+    expect(escalated.status).toBe(200);
+    expect(escalated.body.escalated).toMatchObject({ reservedAct: 'sign', gigId: expect.stringMatching(/^gig_/), pending: expect.stringMatching(/refused the Gig.*retried/) });
+    const matter = (await call(app, 'GET', `${ws}/matters/${m.id}`)).body.matter;
+    expect(matter).toMatchObject({ status: 'waiting_on_signer', pendingGigId: escalated.body.escalated.gigId });
     const order = await call(app, 'POST', `${ws}/orders`, { mint: 'm', offer: 'o', title: 't', inventor: 'i', listFeeUsd: 199 });
-    expect(order.status).toBe(502);
-    expect(order.body.matterId).toMatch(/^mt_/);
+    expect(order.status).toBe(201);
+    expect(order.body).toMatchObject({ status: 'waiting_on_signer' });
   });
 
   it('records documents as metadata only', async () => {

@@ -22,7 +22,6 @@ import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, se
 import * as drafts from '../../domain/capabilities/drafts.ts';
 import { newId } from '../../domain/ids.ts';
 import { refuse, Refusal } from '../../domain/refusal.ts';
-import { SupplyRefused } from '../../domain/supply-network.ts';
 import { VersionConflict } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
@@ -187,15 +186,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
           throw refuse.blocked(403, 'SIGNER_CREDENTIAL_NOT_LIVE', `${verdict.error}: a reserved act is routed only to a Signer whose ${credential} credential is live, so this is BLOCKED, never degraded. Cure: ${verdict.cure}`, { predicate: verdict.predicate, credential, cure: verdict.cure });
         }
       }
-      const actId = newId('rc');
-      let gigId: string;
-      try {
-        gigId = (await services.supply.post({ matterId: actId, reservedAct, rail: credential === 'uspto-registration' ? 'patent' : 'state', matterType: c.matterType ?? 'patent_assignment', clientFixture: null })).gigId;
-      } catch (error) {
-        if (error instanceof SupplyRefused) throw refuse.supplyRefused(`the supply network refused the Gig for ${nameOf(c)}: ${error.message}; nothing was written`, { route: nameOf(c) });
-        throw error;
-      }
-      await services.supervisor.openStream(request.grain, actId, { kind: 'capability.escalated', by: 'gate', note: `${nameOf(c)}: reserved act posted as Gig ${gigId} for a ${credential} Signer`, data: { route: nameOf(c), actId, gigId, credential, reservedAct, priceUsd: c.priceUsd, ...(body.signerId ? { preferredSigner: body.signerId } : {}), ...provenanceData(request) } });
+      const { actId, gigId, pending } = await services.reservedActs.post(request.grain, { route: nameOf(c), credential, reservedAct, priceUsd: c.priceUsd, matterType: c.matterType ?? 'patent_assignment', preferredSigner: body.signerId, ...provenanceData(request) });
       return reply.status(202).send(
         ok({
           status: 'waiting_on_signer',
@@ -203,6 +194,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
           gate: { requiresSigner: credential },
           act: { id: actId, route: nameOf(c), priceUsd: c.priceUsd },
           gigId,
+          ...(pending ? { pending } : {}),
           signer: { routed: true, credential, verification: { mode: 'registry', liveness: 'checked fresh at call time, against the authoritative registry' } },
           eta: 'PT24H',
           then: {

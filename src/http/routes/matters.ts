@@ -101,7 +101,7 @@ export async function matterRoutes(app: FastifyInstance, { services, mintBody = 
     const body = request.body as { instruction: string; authorizes?: Record<string, unknown> };
     if (!body.instruction.trim()) throw refuse.unprocessable('INSTRUCTION_MISSING', 'a Client direction needs a non-empty instruction');
     const result = await matters.clientDirection(request.grain, (request.params as Id).id, body);
-    return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}), ...(result.escalation ? { escalation: result.escalation } : {}) });
+    return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
   app.get('/matters/:id/settlement', { ...BY_ID, schema: { params: MatterParams, response: R.settlement } }, async (request) => {

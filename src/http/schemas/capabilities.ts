@@ -101,6 +101,7 @@ export const PendingResponse = Ok(
     gate: Type.Object({ requiresSigner: Str }),
     act: Type.Object({ id: Str, route: Str, priceUsd: Num }),
     gigId: Str,
+    pending: Type.Optional(Type.String({ description: 'the Gig is journaled but the supply network has not taken its post yet: it is retried' })),
     signer: Type.Object({ routed: Bool, credential: Str, verification: Type.Object({ mode: Str, liveness: Str }) }),
     eta: Type.Literal('PT24H'),
     then: Type.Object({ attestation: Str, receipt: Str, webhook: Str }),

@@ -83,7 +83,12 @@ const JournalEntry = Obj({ seq: Int, at: Str, kind: Str, verb: Opt(Str), by: Str
 const AssetView = Obj({ id: Str, kind: Str, title: Str, registryId: Nullable(Str), statusHistory: Arr(Obj({ status: Str, at: Str, seq: Int, matterId: Str })), docket: Arr(Obj({ seq: Int, at: Str, kind: Str, matterId: Str })), lineage: Arr(Str) });
 const DocumentRecord = Obj({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Sha256Hex });
 const Committed = Obj({ advanceTo: Str, by: Str });
-const Escalated = Obj({ reservedAct: Str, gigId: Str, answered: Opt(Str) });
+const Escalated = Obj({
+  reservedAct: Str,
+  gigId: Str,
+  answered: Opt(Str),
+  pending: Opt(Type.String({ description: 'the Gig is journaled but the supply network has not taken its post yet: it is retried, and the Matter waits on its Signer meanwhile' })),
+}, { description: 'the reserved act, journaled as a Gig (whose id is ours) and then posted to the supply network' });
 
 const MATTER_ERRORS = { 404: ref('no such Matter here'), 409: ref('the Matter waits on a Signer, is terminal, or was stopped by a Declination'), 422: ref('the Gate refuses (naming the rule), or a field is missing or malformed') };
 
@@ -91,7 +96,7 @@ export const MatterResponses = {
   list: { 200: Listed(Obj({ id: Str, status: Str, matterType: Str }), { nextAfter: Opt(Nullable(Int)) }, 'the Matters of this grain, or a typed EMPTY'), 403: ref('BLOCKED: reserved scope') },
   create: { 201: Ok({ matter: MatterView, asset: AssetView }, 'the Matter, opened in intake, and its minted Asset'), 400: ref('matterType missing or not ratified'), 403: ref('BLOCKED: the key\'s spend ceiling'), 422: ref('malformed body or facts; the Gate refuses on mechanics') },
   get: { 200: Ok({ matter: MatterView, asset: AssetView, journal: Arr(JournalEntry) }, 'the Matter, its Asset and its journal'), 404: ref('no such Matter here') },
-  advance: { 200: Ok({ matter: MatterView, committed: Opt(Committed), escalated: Opt(Escalated) }, 'the stage committed, or the reserved act escalated as a Gig'), ...MATTER_ERRORS, 502: ref('the supply network refused the Gig post') },
+  advance: { 200: Ok({ matter: MatterView, committed: Opt(Committed), escalated: Opt(Escalated) }, 'the stage committed, or the reserved act escalated as a Gig'), ...MATTER_ERRORS },
   consent: { 200: Ok({ matter: Obj({ id: Str, stage: Str, consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'), ...MATTER_ERRORS },
   gigResult: { 200: Ok({ matter: MatterView }, 'the Matter after the Signer\'s answer'), ...MATTER_ERRORS },
   /** The top level's gig-result is the supply network's signed callback. */
@@ -109,7 +114,7 @@ export const MatterResponses = {
   terminal: { 200: Ok({ matter: MatterView, terminal: Obj({ outcome: Str, seq: Int, at: Str }) }, 'the terminal, forever'), ...MATTER_ERRORS },
   documents: { 200: Listed(DocumentRecord, { matterId: Str }, 'the document records, or a typed EMPTY'), 404: ref('no such Matter here') },
   recordDocument: { 201: Ok({ document: DocumentRecord }, 'the document record (metadata only; no blob door exists)'), ...MATTER_ERRORS },
-  order: { 201: Ok({ matterId: Str, status: Str, stage: Str, matter: MatterView, stoppedBy: Opt(AnyObject) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'), 403: ref('BLOCKED: the key\'s spend ceiling'), 422: ref('malformed order'), 502: ref('the supply network refused the Gig post') },
+  order: { 201: Ok({ matterId: Str, status: Str, stage: Str, matter: MatterView, stoppedBy: Opt(AnyObject) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'), 403: ref('BLOCKED: the key\'s spend ceiling'), 422: ref('malformed order') },
   assets: { 200: Listed(Obj({ id: Str, kind: Str, title: Str, lineage: Arr(Str) }), {}, 'the Assets of this grain, or a typed EMPTY') },
   asset: { 200: Ok({ asset: AssetView }, 'the Asset, its status history, docket and lineage'), 404: ref('no such Asset here') },
 };
