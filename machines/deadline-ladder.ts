@@ -122,12 +122,16 @@ export function rungsCrossed(from: number, to: number, ackedToday: boolean): Run
   return rungs;
 }
 
+/** The state tag the decider and the view read: the count stands at the terminal rung. */
+export const TERMINAL_RUNG_TAG = 'terminal-rung';
+
 export const deadlineLadderMachine = setup({
   types: {
     context: {} as LadderContext,
     events: {} as LadderEvent,
     input: {} as LadderInput,
     emitted: {} as LadderFact,
+    tags: {} as typeof TERMINAL_RUNG_TAG,
   },
   actions: {
     /** Moves the count down; the rungs crossed ride inside the one fact. */
@@ -235,6 +239,7 @@ export const deadlineLadderMachine = setup({
           },
         },
         terminalRung: {
+          tags: [TERMINAL_RUNG_TAG],
           on: {
             RESOLVE: {
               guard: 'outcomeListed',

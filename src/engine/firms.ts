@@ -22,6 +22,7 @@ import { refuse } from '../domain/refusal.ts';
 import { eachStreamHead, type JournalEvent } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
+import { decideAmend, decideRevoke, isLive as enrollmentLives, type EnrollmentDecision } from '../../machines/enrollment.decide.ts';
 import { SandboxGrains, type Grain } from './workspaces.ts';
 
 export const ENROLLMENT: EntityDefinition<typeof enrollmentMachine> = { openedKind: 'enrollment.opened', machine: enrollmentMachine };
@@ -49,7 +50,7 @@ export interface FirmRouting {
 
 export const statusOfEnrollment = (e: EnrollmentEntity): EnrollmentStatus => enrollmentStatus(e.snapshot().value);
 const contextOfEnrollment = (e: EnrollmentEntity): EnrollmentContext => e.snapshot().context;
-const isLive = (e: EnrollmentEntity) => statusOfEnrollment(e) !== 'revoked';
+const isLive = (e: EnrollmentEntity) => enrollmentLives(e.snapshot());
 
 export function ceremonyOf(event: JournalEvent): Ceremony {
   const d = event.data;
@@ -153,7 +154,7 @@ export class Firms extends SandboxGrains {
       const ceremony = ceremonyOf(entity.opened);
       if (!memberOf(memberId)!.revokesAfterEnrolling) return { entity, ceremony, act: 'enrolled' as const };
       const [revocation] = await this.supervisor.dispatch(ENROLLMENT, enrollmentId, firmId, notFound(memberId), (e) =>
-        this.supervisor.commit(e, [{ type: 'REVOKE', executedBy: memberId, reason: 'the fixture member revokes mid-scenario' }]),
+        this.commit(e, decideRevoke(e.snapshot(), e.id, firmId, undefined, 'the fixture member revokes mid-scenario')),
       );
       return { entity, ceremony, act: 'enrolled' as const, then: ceremonyOf(revocation) };
     });
@@ -162,13 +163,15 @@ export class Firms extends SandboxGrains {
   private amend(firmId: string, current: EnrollmentEntity, grants: Grant[]) {
     const memberId = contextOfEnrollment(current).memberId;
     return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
-      const event = { type: 'AMEND' as const, grants, executedBy: memberId };
-      if (!entity.snapshot().can(event)) {
-        throw refuse.conflict('NOTHING_TO_AMEND', `${memberId}'s live Enrollment already holds ${grants.join(', ')}: an amendment must execute a grant not yet held (held: ${contextOfEnrollment(entity).grants.join(', ')})`, { grants: contextOfEnrollment(entity).grants });
-      }
-      const [written] = await this.supervisor.commit(entity, [event]);
+      const [written] = await this.commit(entity, decideAmend(entity.snapshot(), grants));
       return { entity, ceremony: ceremonyOf(written) };
     });
+  }
+
+  /** Commits what the decider said, or throws its refusal. */
+  private commit(entity: EnrollmentEntity, decision: EnrollmentDecision): Promise<JournalEvent[]> {
+    if ('refuse' in decision) throw decision.refuse;
+    return this.supervisor.commit(entity, [decision.send]);
   }
 
   /** The member withdraws every grant: the Enrollment ends. Revoking again is 409. */
@@ -178,11 +181,8 @@ export class Firms extends SandboxGrains {
       const current = await this.currentOf(firmId, memberId);
       if (!current) throw refuse.notFound('ENROLLMENT_NOT_FOUND', `${memberId} holds no Enrollment in firm ${firmId}: POST /firms/${firmId}/enrollments executes one`, { memberId });
       return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
-        if (!isLive(entity)) {
-          const at = entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at;
-          throw refuse.conflict('ALREADY_REVOKED', `${memberId}'s Enrollment ${entity.id} was already revoked${at ? ` at ${at}` : ''}; a fresh enrollment is a new member act (POST /firms/${firmId}/enrollments)`, { memberId, enrollmentId: entity.id });
-        }
-        const [written] = await this.supervisor.commit(entity, [{ type: 'REVOKE', executedBy: memberId }]);
+        const revokedAt = entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at;
+        const [written] = await this.commit(entity, decideRevoke(entity.snapshot(), entity.id, firmId, revokedAt));
         return { entity, revocation: ceremonyOf(written) };
       });
     });

@@ -11,11 +11,12 @@
  * on the `reminders` feed and the SSE wire. Those reminder events carry no
  * machine cause, so rehydration folds each tick exactly once.
  */
-import { ACK_WINDOW_DAYS, ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderEvent, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
+import { decideAck, decideMonitor, decideResolve, decideSatisfy, decideTick, isResolved, type LadderDecision } from '../../machines/deadline-ladder.decide.ts';
+import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refuse } from '../domain/refusal.ts';
 import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
-import { leafStateOf, type Entity, type EntityDefinition, type Fact } from './entity.ts';
+import type { Entity, EntityDefinition, Fact } from './entity.ts';
 import { fixturesApply } from './grains.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -27,7 +28,6 @@ export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 export const ladderStreamOf = (assetId: string) => `ladder:${assetId}`;
 
 const contextOf = (entity: LadderEntity): LadderContext => entity.snapshot().context;
-const stateOf = (entity: LadderEntity) => leafStateOf(entity) as 'counting' | 'terminalRung' | 'resolved';
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Where the count stands, named for a reader: which rung comes next. */
@@ -41,7 +41,7 @@ function rungOf(days: number): 'before_notice' | 'notice' | 'daily_ack' | 'termi
 export function ladderView(entity: LadderEntity) {
   const ctx = contextOf(entity);
   const opened = entity.opened.data as { matterId: string; matterType: string; obligation: string; fixture: string | null };
-  const resolved = stateOf(entity) === 'resolved';
+  const resolved = isResolved(entity.snapshot());
   const vacant = ctx.owner === null;
   const current = resolved
     ? ctx.resolution?.kind === 'terminal_rung'
@@ -106,23 +106,13 @@ export class Ladders {
   }
 
   private run<T>(grain: string, assetId: string, work: (entity: LadderEntity) => Promise<T>): Promise<T> {
-    return this.supervisor.dispatch(LADDER, ladderStreamOf(assetId), grain, () => notFound(assetId), async (entity) => {
-      refuseIfResolved(entity);
-      return work(entity);
-    });
+    return this.supervisor.dispatch(LADDER, ladderStreamOf(assetId), grain, () => notFound(assetId), work);
   }
 
   /** Moves the ladder `days` closer to its deadline; the rungs crossed land on the tail. */
   tick(grain: string, assetId: string, days: number) {
     return this.run(grain, assetId, async (entity) => {
-      const ctx = contextOf(entity);
-      if (stateOf(entity) === 'terminalRung') {
-        throw refuse.conflict('TICK_REFUSED', `the ladder of Asset ${assetId} is at the terminal rung (${TERMINAL_RUNG_DAYS} days): it takes no more ticks; satisfy it with evidence or resolve it with one of ${TERMINAL_OUTCOMES.join(', ')}`, { assetId, daysUntilDeadline: TERMINAL_RUNG_DAYS });
-      }
-      if (days > ctx.days) {
-        throw refuse.conflict('TICK_REFUSED', `a tick of ${plural(days, 'day')} would pass the deadline of Asset ${assetId}: only ${plural(ctx.days, 'day')} remain; tick at most ${ctx.days}`, { assetId, daysUntilDeadline: ctx.days });
-      }
-      const written = await this.commit(entity, { type: 'TICK', days });
+      const written = await this.commit(entity, decideTick(entity.snapshot(), days));
       const rungs = written.filter((e) => inFeed('reminders', e)).map((e) => ({ rung: e.data.rung as string, atDaysRemaining: e.data.atDaysRemaining as number, kind: e.kind, seq: e.seq, ...(e.deliverTo ? { deliverTo: e.deliverTo } : {}) }));
       return { entity, rungs, seq: written[0].seq };
     });
@@ -131,23 +121,16 @@ export class Ladders {
   /** The daily human acknowledgment, owed from 7 days to 1 day remaining, once a day. */
   ack(grain: string, assetId: string, actor: string) {
     return this.run(grain, assetId, async (entity) => {
-      const ctx = contextOf(entity);
-      if (!ackWindow(ctx.days)) {
-        throw refuse.conflict('NO_ACK_DUE', `no acknowledgment is due on the ladder of Asset ${assetId}: ${plural(ctx.days, 'day')} remain, and acks are owed each day from ${ACK_WINDOW_DAYS} days down to 1 day remaining`, { assetId, daysUntilDeadline: ctx.days });
-      }
-      if (ctx.ackedToday) {
-        const last = ctx.acks[ctx.acks.length - 1];
-        throw refuse.conflict('NO_ACK_DUE', `today's acknowledgment on the ladder of Asset ${assetId} is already given (by ${last.actor} at ${plural(ctx.days, 'day')} remaining); the next one is owed after the next tick`, { assetId, daysUntilDeadline: ctx.days });
-      }
-      const [written] = await this.commit(entity, { type: 'ACK', actor });
-      return { entity, atDaysRemaining: ctx.days, seq: written.seq };
+      const atDaysRemaining = contextOf(entity).days;
+      const [written] = await this.commit(entity, decideAck(entity.snapshot(), actor));
+      return { entity, atDaysRemaining, seq: written.seq };
     });
   }
 
   /** Names the monitoring owner (a Signer id or `platform`), clearing the vacancy alarm. */
   monitor(grain: string, assetId: string, signerId: string) {
     return this.run(grain, assetId, async (entity) => {
-      const [written] = await this.commit(entity, { type: 'MONITOR', signerId });
+      const [written] = await this.commit(entity, decideMonitor(entity.snapshot(), signerId));
       return { entity, seq: written.seq };
     });
   }
@@ -155,7 +138,7 @@ export class Ladders {
   /** Evidence closes a one-shot ladder, or rolls a recurring one forward by one cadence. */
   satisfy(grain: string, assetId: string, evidenceRef: string) {
     return this.run(grain, assetId, async (entity) => {
-      const [written] = await this.commit(entity, { type: 'SATISFY', evidenceRef });
+      const [written] = await this.commit(entity, decideSatisfy(entity.snapshot(), evidenceRef));
       return { entity, seq: written.seq };
     });
   }
@@ -163,18 +146,15 @@ export class Ladders {
   /** At the terminal rung, one of the four outcomes closes the ladder for good. */
   resolve(grain: string, assetId: string, outcome: TerminalOutcome) {
     return this.run(grain, assetId, async (entity) => {
-      if (stateOf(entity) !== 'terminalRung') {
-        const { days } = contextOf(entity);
-        throw refuse.conflict('NOT_AT_TERMINAL_RUNG', `the ladder of Asset ${assetId} is not at the terminal rung: ${plural(days, 'day')} remain; resolve is possible only at ${TERMINAL_RUNG_DAYS} days (tick ${days} to reach it) and evidence closes it sooner (POST /deadlines/${assetId}/satisfy)`, { assetId, daysUntilDeadline: days });
-      }
-      const [written] = await this.commit(entity, { type: 'RESOLVE', outcome });
+      const [written] = await this.commit(entity, decideResolve(entity.snapshot(), outcome));
       return { entity, seq: written.seq };
     });
   }
 
-  /** Commits one ladder event; a tick also journals a `reminder.*` event per rung it crossed. */
-  private commit(entity: LadderEntity, event: LadderEvent): Promise<JournalEvent[]> {
-    return this.supervisor.commit(entity, [event], { derive: (fact) => (fact.kind === 'ladder.ticked' ? this.reminders(entity, fact) : []) });
+  /** Commits what the decider said, or throws its refusal; a tick also journals a `reminder.*` event per rung it crossed. */
+  private commit(entity: LadderEntity, decision: LadderDecision): Promise<JournalEvent[]> {
+    if ('refuse' in decision) throw decision.refuse;
+    return this.supervisor.commit(entity, [decision.send], { derive: (fact) => (fact.kind === 'ladder.ticked' ? this.reminders(entity, fact) : []) });
   }
 
   /** One tail event per rung a tick crossed, addressed to the owner or marked vacant. */
@@ -209,12 +189,4 @@ function reminderSummary(r: Rung, assetId: string, obligation: string): string {
 
 function notFound(assetId: string) {
   return refuse.notFound('LADDER_NOT_FOUND', `no Deadline Ladder for Asset ${assetId} here: each Matter mints its Asset with a ladder (GET /assets lists them)`, { assetId });
-}
-
-/** A resolved ladder is forever: every further write is 409. */
-function refuseIfResolved(entity: LadderEntity) {
-  if (stateOf(entity) !== 'resolved') return;
-  const { assetId, resolution } = contextOf(entity);
-  const how = resolution?.kind === 'terminal_rung' ? `at the terminal rung (${resolution.outcome})` : `by evidence ${resolution?.kind === 'satisfied' ? resolution.evidenceRef : ''}`.trim();
-  throw refuse.conflict('LADDER_RESOLVED', `the ladder of Asset ${assetId} is already closed, resolved ${how}: a resolved ladder is forever`, { assetId, resolution });
 }
