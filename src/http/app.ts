@@ -14,7 +14,7 @@ import { LADDER, Ladders } from '../engine/ladders.ts';
 import { MATTER, Matters } from '../engine/matters.ts';
 import { Supervisor } from '../engine/supervisor.ts';
 import { Outbox } from '../engine/outbox.ts';
-import { ReservedActs } from '../engine/reserved-acts.ts';
+import { CatalogActs } from '../engine/catalog-acts.ts';
 import { fixturesApply } from '../engine/grains.ts';
 import { Conflicts } from '../engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
@@ -91,7 +91,7 @@ export function createServices(options: BuildOptions): Services {
     supervisor,
     supply,
     outbox,
-    reservedActs: new ReservedActs(supervisor, supply, outbox),
+    catalogActs: new CatalogActs(supervisor, supply, outbox),
     signersOf,
     supplySecret: supplySecretOf(options.supplySecret),
     matters,

@@ -8,7 +8,7 @@ import type { CreationBound } from '../engine/creation-bound.ts';
 import type { Keys } from '../engine/keys.ts';
 import type { Ladders } from '../engine/ladders.ts';
 import type { Outbox } from '../engine/outbox.ts';
-import type { ReservedActs } from '../engine/reserved-acts.ts';
+import type { CatalogActs } from '../engine/catalog-acts.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Firms } from '../engine/firms.ts';
@@ -24,7 +24,8 @@ export interface Services {
   supply: SupplyNetwork;
   /** Delivers what the journal asks to leave the process (Gig posts), after the commit. */
   outbox: Outbox;
-  reservedActs: ReservedActs;
+  /** What the capability catalog's records, acts and reserved acts journal. */
+  catalogActs: CatalogActs;
   /** The Signer registry of a grain: the fixture Signers in a sandbox, the registered ones at the top level. */
   signersOf: (grain: string) => SignerRegistry;
   /** The supply network's signing secret; undefined when none is connected. */

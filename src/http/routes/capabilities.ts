@@ -22,7 +22,6 @@ import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, se
 import * as drafts from '../../domain/capabilities/drafts.ts';
 import { newId } from '../../domain/ids.ts';
 import { refuse, Refusal } from '../../domain/refusal.ts';
-import { VersionConflict } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
@@ -114,8 +113,8 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse } }, async (request, reply, c) => {
       const { kind, title, content, ...extra } = make(request.body as Body) as drafts.Draft & Record<string, unknown>;
       const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
-      const [written] = await services.supervisor.openStream(request.grain, artifact.id, { kind: 'capability.recorded', by: 'gate', note: `${nameOf(c)}: ${artifact.kind} drafted (sha256 ${artifact.sha256})`, data: { route: nameOf(c), artifactId: artifact.id, kind: artifact.kind, title: artifact.title, sha256: artifact.sha256, bytes: artifact.bytes, ...provenanceData(request) } });
-      return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq: written.seq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
+      const recordedSeq = await services.catalogActs.record(request.grain, nameOf(c), artifact, provenanceData(request));
+      return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
     });
 
   record('/patent/draft-claims', (b) => drafts.draftClaims(b as never));
@@ -139,14 +138,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply, c) => {
       const body = request.body as Body;
       const { stream, ...receipt } = await receiptOf(body, request, c);
-      const actId = newId('rc');
-      try {
-        await services.supervisor.openStream(request.grain, stream ?? actId, { kind: 'capability.acted', by: 'gate', note: `${nameOf(c)}: completed on the simulated registry, receipt ${receipt.id}`, data: { route: nameOf(c), actId, priceUsd: c.priceUsd, receipt: { ...receipt, synthetic: true }, ...provenanceData(request) } }, actId);
-      } catch (error) {
-        // Two identical acts raced on one named stream: the later one lost.
-        if (error instanceof VersionConflict) throw refuse.conflict('ACT_ALREADY_TAKEN', `${nameOf(c)}: the same act was just taken here by another request; nothing was written`);
-        throw error;
-      }
+      const actId = await services.catalogActs.complete(request.grain, nameOf(c), { priceUsd: c.priceUsd, receipt, stream }, provenanceData(request));
       return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: nameOf(c), priceUsd: c.priceUsd }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
     }, paid);
 
@@ -168,7 +160,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     // One payment per window and grain: the stream is named by both, so a
     // second payment finds it (and a race loses on the expected version).
     const stream = `maintenance:${request.grain}:${p.number}:${w.window}`;
-    if ((await services.journal.readStream(stream)).length) throw refuse.conflict('MAINTENANCE_ALREADY_PAID', `the ${w.window}-year maintenance fee of ${p.number} is already paid here`);
+    if (await services.catalogActs.taken(stream)) throw refuse.conflict('MAINTENANCE_ALREADY_PAID', `the ${w.window}-year maintenance fee of ${p.number} is already paid here`);
     return { id: `MF-${digits(`${stream}/${newId('rc')}`, 8)}`, registry: 'patent office fee system (simulated)', patentNumber: p.number, window: w.window, stream };
   });
 
@@ -186,7 +178,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
           throw refuse.blocked(403, 'SIGNER_CREDENTIAL_NOT_LIVE', `${verdict.error}: a reserved act is routed only to a Signer whose ${credential} credential is live, so this is BLOCKED, never degraded. Cure: ${verdict.cure}`, { predicate: verdict.predicate, credential, cure: verdict.cure });
         }
       }
-      const { actId, gigId, pending } = await services.reservedActs.post(request.grain, { route: nameOf(c), credential, reservedAct, priceUsd: c.priceUsd, matterType: c.matterType ?? 'patent_assignment', preferredSigner: body.signerId, ...provenanceData(request) });
+      const { actId, gigId, pending } = await services.catalogActs.escalate(request.grain, { route: nameOf(c), credential, reservedAct, priceUsd: c.priceUsd, matterType: c.matterType ?? 'patent_assignment', preferredSigner: body.signerId, ...provenanceData(request) });
       return reply.status(202).send(
         ok({
           status: 'waiting_on_signer',
