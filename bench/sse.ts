@@ -32,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { processMemory, removeDir, ROOT, spawnChild, spawnService, tempDataDir } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
 import { quantile } from './lib/stats.ts';
-import { SSE_EVENT_NAME } from '../src/http/sse-wire.ts';
+import { SSE_EVENT_NAME } from '../src/domain/sse-wire.ts';
 
 const TARGET_MS_10K = 200;
 const TARGET_BYTES_PER_CONNECTION = 16 * 1024;

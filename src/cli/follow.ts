@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { answerOf, describeFetchError, ServiceUnreachable, type ServiceAnswer, type ServiceClient } from './service-client.ts';
 import { SseParser } from './sse-parser.ts';
 // The wire constants only: the CLI's build must not take in the service's SSE hub.
-import { DEFAULT_KEEP_ALIVE_MS, SSE_EVENT_NAME } from '../http/sse-wire.ts';
+import { DEFAULT_KEEP_ALIVE_MS, SSE_EVENT_NAME } from '../domain/sse-wire.ts';
 
 /** Three missed keep-alive pings of the service mean the connection is dead. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 3 * DEFAULT_KEEP_ALIVE_MS;

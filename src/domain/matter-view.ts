@@ -3,9 +3,9 @@
  * actor's snapshot. The Client appears only as `{id}`: the service never
  * stores a Client's name, so it cannot leak one.
  */
-import type { AnyMachineSnapshot } from 'xstate';
-import { STAGE_VERBS, TERMINALS, type MatterContext, type ReservedAct } from '../../machines/matter.ts';
-import { leafStateOf, type Entity } from '../engine/entity.ts';
+import type { SnapshotFrom } from 'xstate';
+import { statusOf as statusOfSnapshot } from '../../machines/matter.decide.ts';
+import { STAGE_VERBS, TAG, TERMINALS, type matterMachine, type MatterContext, type ReservedAct } from '../../machines/matter.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { ClientFixture } from './fixtures.ts';
 import type { Guardrails, Mandates } from './gate.ts';
@@ -32,20 +32,27 @@ export interface MatterFacts {
   tenantGuardrails?: Guardrails;
 }
 
-export const factsOf = (entity: Entity): MatterFacts => entity.opened.data as unknown as MatterFacts;
-export const contextOf = (entity: Entity): MatterContext => (entity.snapshot() as AnyMachineSnapshot).context as MatterContext;
+/** What a view reads of a Matter: its journal stream and the snapshot the journal holds (a live entity is one). */
+export interface MatterRecord {
+  id: string;
+  version: number;
+  opened: JournalEvent;
+  journal: JournalEvent[];
+  snapshot(): SnapshotFrom<typeof matterMachine>;
+}
+
+export const factsOf = (entity: MatterRecord): MatterFacts => entity.opened.data as unknown as MatterFacts;
+export const contextOf = (entity: MatterRecord): MatterContext => entity.snapshot().context;
 
 /** The machine state as a status: a Stage Verb, waiting_on_signer, needs_client_direction or a terminal. */
-export function statusOf(entity: Entity): string {
-  return leafStateOf(entity);
-}
+export const statusOf = (entity: MatterRecord): string => statusOfSnapshot(entity.snapshot());
 
 export const isTerminal = (status: string) => (TERMINALS as readonly string[]).includes(status);
 
 /** The stage a reserved act is escalated from. */
 const STAGE_BEFORE: Record<ReservedAct, string> = { sign: 'review', file: 'sign' };
 
-export function stageOf(entity: Entity): string {
+export function stageOf(entity: MatterRecord): string {
   const status = statusOf(entity);
   if (isTerminal(status) || (STAGE_VERBS as readonly string[]).includes(status)) return status;
   const ctx = contextOf(entity);
@@ -53,7 +60,7 @@ export function stageOf(entity: Entity): string {
   return act ? STAGE_BEFORE[act] : 'intake';
 }
 
-export function matterView(entity: Entity) {
+export function matterView(entity: MatterRecord) {
   const facts = factsOf(entity);
   const ctx = contextOf(entity);
   const status = statusOf(entity);
@@ -66,7 +73,7 @@ export function matterView(entity: Entity) {
     jurisdiction: facts.jurisdiction,
     assetId: facts.assetId,
     consumerPattern: facts.consumerPattern,
-    needsClientDirection: status === 'needs_client_direction',
+    needsClientDirection: entity.snapshot().hasTag(TAG.awaitingClient),
     ...(ctx.pendingGig ? { pendingGigId: ctx.pendingGig.gigId, pendingAct: ctx.pendingGig.reservedAct } : {}),
     client: { id: facts.client.id },
     consented: ctx.consented,
@@ -94,19 +101,19 @@ function journalEntry(e: JournalEvent) {
   };
 }
 
-export const journalView = (entity: Entity) => entity.journal.map(journalEntry);
+export const journalView = (entity: MatterRecord) => entity.journal.map(journalEntry);
 
-export function attestationRows(entity: Entity) {
+export function attestationRows(entity: MatterRecord) {
   return entity.journal
     .filter((e) => e.kind === 'stage' && e.by === 'signer')
     .map((e) => ({ seq: e.seq, act: e.verb, attestation: e.data.attestation }));
 }
 
-export function documentRows(entity: Entity) {
+export function documentRows(entity: MatterRecord) {
   return entity.journal.filter((e) => e.kind === 'document.recorded').map((e) => e.data.document as Record<string, unknown>);
 }
 
-export function settlementOf(entity: Entity) {
+export function settlementOf(entity: MatterRecord) {
   const facts = factsOf(entity);
   return settle(facts.rail, facts.matterType, contextOf(entity).attestedActs);
 }
@@ -134,7 +141,7 @@ function assetStatusFor(e: JournalEvent): string | null {
   }
 }
 
-export function assetView(minted: JournalEvent, matters: Entity[]) {
+export function assetView(minted: JournalEvent, matters: MatterRecord[]) {
   const docket = matters.flatMap((m) => m.journal.map((e) => ({ seq: e.seq, at: e.at, kind: e.kind, summary: e.summary, matterId: m.id })));
   docket.sort((a, b) => a.seq - b.seq);
   const statusHistory = matters

@@ -142,15 +142,6 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   }
 }
 
-/**
- * The entity's state as one name: a leaf of the machine's `open` compound, or
- * a top-level final state (the Matter and ladder machines are shaped so).
- */
-export function leafStateOf(entity: Entity): string {
-  const value = (entity.snapshot() as AnyMachineSnapshot).value as string | { open: string };
-  return typeof value === 'string' ? value : value.open;
-}
-
 /** A journal entry for a fact, stamped and tied to the event that caused it. */
 export function factToEvent(fact: Fact, subject: string, at: string, cause: object): NewEvent {
   const { kind, verb, by, actor, deliverTo, note, summary, data } = fact;

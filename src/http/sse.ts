@@ -25,7 +25,7 @@ import type { Socket } from 'node:net';
 import type { CommitBus } from '../engine/bus.ts';
 import { tailEntry } from '../engine/tail.ts';
 import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
-import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from './sse-wire.ts';
+import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../domain/sse-wire.ts';
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Suggested reconnection delay sent to clients (`retry:`), in ms. */

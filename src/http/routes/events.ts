@@ -15,7 +15,7 @@ import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.
 import { EventResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import type { SseHub } from '../sse.ts';
-import { KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../sse-wire.ts';
+import { KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../../domain/sse-wire.ts';
 
 const wantsEventStream = (accept: string | undefined) => accept !== undefined && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(accept);
 
