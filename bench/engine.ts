@@ -98,7 +98,7 @@ async function measureLayer(layer: string, subjects: number, call: (subject: num
 
 /** The child's work: runs in its own process so nothing else shares its heap or its loop. */
 async function measureHere(dir: string, poolSize: number): Promise<EngineFigures> {
-  const { createServices } = await import('../src/http/app.ts');
+  const { createServices } = await import('../src/compose.ts');
   const { MATTER } = await import('../src/engine/matters.ts');
   const { SqliteJournal } = await import('../src/journal/sqlite.ts');
   const { ADVANCE_BODY, CREATE_BODY } = await import('./matters.ts');

@@ -17,7 +17,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { ownGrainOf } from '../src/engine/grains.ts';
-import { createServices } from '../src/http/app.ts';
+import { createServices } from '../src/compose.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import type { NewEvent, StreamWrite } from '../src/journal/store.ts';
 import { drive } from './lib/load.ts';

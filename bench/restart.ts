@@ -14,7 +14,7 @@
  */
 import { newId } from '../src/domain/ids.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { createServices } from '../src/http/app.ts';
+import { createServices } from '../src/compose.ts';
 import { ownGrainOf } from '../src/engine/grains.ts';
 import { MemoryJournal } from '../src/journal/memory.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clockFromEnv } from './domain/clock.ts';
 import { parseSignerRegistry, signerRegistryFile } from './domain/registered-signers.ts';
-import { build } from './http/app.ts';
+import { createApp } from './compose.ts';
 import { drainSecondsOf, installDrain } from './http/drain.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
@@ -37,7 +37,7 @@ export async function start(options: StartOptions = {}) {
   if (registry) parseSignerRegistry(readFileSync(registry, 'utf8'), registry);
   const journal = journalFromEnv(dataDir);
   const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
-  const app = await build({
+  const app = await createApp({
     journal,
     clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
     signers: signerRegistryFile(registry),

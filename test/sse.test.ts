@@ -8,7 +8,7 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import type { BuildOptions } from '../src/http/app.ts';
+import type { AppOptions } from '../src/compose.ts';
 import { call, listeningApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
 
 interface Frame {
@@ -105,7 +105,7 @@ class SseClient {
 let current: { app: TestApp; url: string } | undefined;
 const clients: SseClient[] = [];
 
-async function serve(options: Partial<BuildOptions> = {}) {
+async function serve(options: Partial<AppOptions> = {}) {
   current = await listeningApp({ creationBound: { limit: 1_000_000 }, ...options });
   return current;
 }

@@ -1,27 +1,9 @@
 /**
- * The app factory: builds the Fastify app over a journal and the ports, without
- * listening, so tests run the real app in-process or on a real port.
+ * The app factory: builds the Fastify app over the services the composition
+ * root (`src/compose.ts`) made, without listening.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { systemClock, type Clock } from '../domain/clock.ts';
 import { requestIds } from '../domain/ids.ts';
-import { registeredSigners } from '../domain/registered-signers.ts';
-import { fixtureSignerRegistry, type SignerRegistry } from '../domain/signer-registry.ts';
-import { simulatedSupplyNetwork, type SupplyNetwork } from '../domain/supply-network.ts';
-import { createBus } from '../engine/bus.ts';
-import { Keys } from '../engine/keys.ts';
-import { LADDER, Ladders } from '../engine/ladders.ts';
-import { MATTER, Matters } from '../engine/matters.ts';
-import { Supervisor } from '../engine/supervisor.ts';
-import { Outbox } from '../engine/outbox.ts';
-import { CatalogActs } from '../engine/catalog-acts.ts';
-import { fixturesApply } from '../engine/grains.ts';
-import { Conflicts } from '../engine/conflicts.ts';
-import { CreationBound, type CreationBoundOptions } from '../engine/creation-bound.ts';
-import { ENROLLMENT, Firms } from '../engine/firms.ts';
-import { Tenants } from '../engine/tenants.ts';
-import { Workspaces } from '../engine/workspaces.ts';
-import type { JournalStore } from '../journal/store.ts';
 import { installAuth } from './auth.ts';
 import { installErrorHandling } from './errors.ts';
 import { installContract } from './openapi.ts';
@@ -38,26 +20,13 @@ import { firmRoutes } from './routes/firms.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { stampProvenance } from './sandbox.ts';
-import { supplySecretOf } from './supply-callback.ts';
 import type { Services } from './services.ts';
 import { SseHub } from './sse.ts';
 import { installJsonBody } from './json-body.ts';
 import { installValidation } from './validation.ts';
 
-export interface BuildOptions {
-  journal: JournalStore;
-  clock?: Clock;
-  supply?: SupplyNetwork;
-  /** The top level's Signer registry (default: nobody registered); sandbox grains always ask the fixture registry. */
-  signers?: SignerRegistry;
-  /** The supply network's Standard Webhooks signing secret (`whsec_…`); unset, the top-level callback door is BLOCKED. */
-  supplySecret?: string;
-  sandboxTtlSeconds?: number;
-  /** Wall clock (ms) for sandbox TTLs and the creation bound; tests inject one. */
-  sandboxNow?: () => number;
-  /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
-  creationBound?: Partial<CreationBoundOptions>;
-  residentActors?: number;
+/** What the HTTP edge itself is tuned by; the services come from the composition root (`src/compose.ts`). */
+export interface HttpOptions {
   logger?: boolean;
   /** Largest accepted request body, in bytes; larger is 413. */
   bodyLimit?: number;
@@ -69,48 +38,12 @@ export interface BuildOptions {
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
-export function createServices(options: BuildOptions): Services {
-  const clock = options.clock ?? systemClock;
-  const bus = createBus();
-  const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
-  const supply = options.supply ?? simulatedSupplyNetwork();
-  const outbox = new Outbox(supervisor);
-  const topLevelSigners = options.signers ?? registeredSigners(async () => []);
-  const signersOf = (grain: string) => (fixturesApply(grain) ? fixtureSignerRegistry : topLevelSigners);
-  const matters = new Matters(supervisor, supply, outbox, signersOf);
-  const ladders = new Ladders(supervisor);
-  // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
-  matters.mintExtensions.push(ladders.mintExtension);
-  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow);
-  // A Tenant's routing cap is a mechanics Guardrail on every Matter in its grain.
-  matters.grainGuardrails = (grain) => tenants.guardrailsOf(grain);
-  return {
-    journal: options.journal,
-    clock,
-    bus,
-    supervisor,
-    supply,
-    outbox,
-    catalogActs: new CatalogActs(supervisor, supply, outbox),
-    signersOf,
-    supplySecret: supplySecretOf(options.supplySecret),
-    matters,
-    ladders,
-    keys: new Keys(supervisor),
-    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
-    creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
-    tenants,
-    firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
-    conflicts: new Conflicts(supervisor),
-  };
-}
-
 /**
  * The service's HTTP plumbing without its routes: body limit, prototype-
  * poisoning guards, request ids, strict validation, the one error handler and
  * the `request-id` header. The bare benchmark route runs on the same.
  */
-export function createFastify(options: Pick<BuildOptions, 'logger' | 'bodyLimit'> = {}): FastifyInstance {
+export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit'> = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ? { level: 'info' } : false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -128,8 +61,8 @@ export function createFastify(options: Pick<BuildOptions, 'logger' | 'bodyLimit'
   return app;
 }
 
-export async function build(options: BuildOptions): Promise<FastifyInstance & { services: Services }> {
-  const services = createServices(options);
+/** The app over its services, without listening, so tests run the real app in-process or on a real port. */
+export async function build(services: Services, options: HttpOptions = {}): Promise<FastifyInstance & { services: Services }> {
   const app = createFastify(options);
   installAuth(app, services);
   await installContract(app);

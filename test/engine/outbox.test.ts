@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { simulatedSupplyNetwork, SupplyRefused, type GigPost, type SupplyNetwork } from '../../src/domain/supply-network.ts';
-import { build } from '../../src/http/app.ts';
+import { createApp } from '../../src/compose.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import { call, tempDir, testApp, workspace } from '../helpers/app.ts';
 import { rmSync } from 'node:fs';
@@ -38,7 +38,7 @@ describe('the outbox', () => {
       // First life: the escalation commits, then the process "dies" while its post is in flight.
       const first = recordingNetwork({ hold: true });
       const journal1 = new SqliteJournal(dir);
-      const app1 = await build({ journal: journal1, supply: first.network });
+      const app1 = await createApp({ journal: journal1, supply: first.network });
       await app1.ready();
       const ws = await workspace(app1);
       const m = (await call(app1, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' })).body.matter.id as string;
@@ -52,7 +52,7 @@ describe('the outbox', () => {
       // The crash: nothing is closed or flushed; a second life opens the same files.
       const second = recordingNetwork();
       const journal2 = new SqliteJournal(dir);
-      const app2 = await build({ journal: journal2, supply: second.network });
+      const app2 = await createApp({ journal: journal2, supply: second.network });
       await app2.ready();
       await second.firstPost;
       await expect.poll(async () => journal2.streamVersion(`delivered:${gigId}`)).toBe(1);
@@ -64,7 +64,7 @@ describe('the outbox', () => {
       await app2.close();
       const third = recordingNetwork();
       const journal3 = new SqliteJournal(dir);
-      const app3 = await build({ journal: journal3, supply: third.network });
+      const app3 = await createApp({ journal: journal3, supply: third.network });
       await app3.ready();
       expect(await app3.services.outbox.resume()).toBe(0);
       expect(third.posts).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { transition } from 'xstate';
 import { Mailboxes } from '../../src/engine/mailbox.ts';
-import { createServices } from '../../src/http/app.ts';
+import { createServices } from '../../src/compose.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { fixedClock } from '../../src/domain/clock.ts';
 import { matterMachine } from '../../machines/matter.ts';

@@ -6,20 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ownGrainOf } from '../../src/engine/grains.ts';
-import { build, type BuildOptions } from '../../src/http/app.ts';
+import { createApp, type AppOptions } from '../../src/compose.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 
-export type TestApp = Awaited<ReturnType<typeof build>>;
+export type TestApp = Awaited<ReturnType<typeof createApp>>;
 
 export function tempDir(prefix = 'legalwork-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
 /** Builds the app on a fresh journal; `close()` stops it and removes the directory. */
-export async function testApp(options: Partial<BuildOptions> = {}) {
+export async function testApp(options: Partial<AppOptions> = {}) {
   const dir = tempDir();
   const journal = options.journal ?? new SqliteJournal(dir);
-  const app = await build({ ...options, journal });
+  const app = await createApp({ ...options, journal });
   app.addHook('onClose', async () => {
     await journal.close();
     rmSync(dir, { recursive: true, force: true });
@@ -29,7 +29,7 @@ export async function testApp(options: Partial<BuildOptions> = {}) {
 }
 
 /** The same, listening on an ephemeral loopback port. */
-export async function listeningApp(options: Partial<BuildOptions> = {}) {
+export async function listeningApp(options: Partial<AppOptions> = {}) {
   const app = await testApp(options);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, url };
@@ -40,12 +40,12 @@ export async function listeningApp(options: Partial<BuildOptions> = {}) {
  * directory each time it is called (close each app before the next start:
  * that is the restart); the directory is removed afterwards.
  */
-export async function acrossRestarts(body: (start: (options?: Partial<BuildOptions>) => Promise<TestApp>) => Promise<void>): Promise<void> {
+export async function acrossRestarts(body: (start: (options?: Partial<AppOptions>) => Promise<TestApp>) => Promise<void>): Promise<void> {
   const dir = tempDir();
   try {
     await body(async (options = {}) => {
       const journal = new SqliteJournal(dir);
-      const app = await build({ ...options, journal });
+      const app = await createApp({ ...options, journal });
       app.addHook('onClose', async () => journal.close());
       return app;
     });

@@ -258,8 +258,8 @@ describe('the Matter doors', () => {
     const m = await create(app, ws, { client: { name: FIXTURE.decliningClient } });
     await advanceTimes(app, ws, m.id, 4);
     const before = await call(app, 'GET', `${ws}/matters/${m.id}`);
-    const { build } = await import('../../src/http/app.ts');
-    const again = await build({ journal: app.services.journal });
+    const { createApp } = await import('../../src/compose.ts');
+    const again = await createApp({ journal: app.services.journal });
     const after = await call(again, 'GET', `${ws}/matters/${m.id}`);
     expect(after.body).toEqual(before.body);
     await again.close();

@@ -1,0 +1,84 @@
+/**
+ * The composition root: the one place the engine, its ports and the HTTP
+ * edge are put together. The service (`server.ts`), the CLI's embedded mode
+ * and the tests all build through here, so each runs the same wiring.
+ */
+import type { FastifyInstance } from 'fastify';
+import { systemClock, type Clock } from './domain/clock.ts';
+import { registeredSigners } from './domain/registered-signers.ts';
+import { fixtureSignerRegistry, type SignerRegistry } from './domain/signer-registry.ts';
+import { simulatedSupplyNetwork, type SupplyNetwork } from './domain/supply-network.ts';
+import { createBus } from './engine/bus.ts';
+import { CatalogActs } from './engine/catalog-acts.ts';
+import { Conflicts } from './engine/conflicts.ts';
+import { CreationBound, type CreationBoundOptions } from './engine/creation-bound.ts';
+import { ENROLLMENT, Firms } from './engine/firms.ts';
+import { fixturesApply } from './engine/grains.ts';
+import { Keys } from './engine/keys.ts';
+import { LADDER, Ladders } from './engine/ladders.ts';
+import { MATTER, Matters } from './engine/matters.ts';
+import { Outbox } from './engine/outbox.ts';
+import { Supervisor } from './engine/supervisor.ts';
+import { Tenants } from './engine/tenants.ts';
+import { Workspaces } from './engine/workspaces.ts';
+import { build, type HttpOptions } from './http/app.ts';
+import type { Services } from './http/services.ts';
+import { supplySecretOf } from './http/supply-callback.ts';
+import type { JournalStore } from './journal/store.ts';
+
+export interface AppOptions extends HttpOptions {
+  journal: JournalStore;
+  clock?: Clock;
+  supply?: SupplyNetwork;
+  /** The top level's Signer registry (default: nobody registered); sandbox grains always ask the fixture registry. */
+  signers?: SignerRegistry;
+  /** The supply network's Standard Webhooks signing secret (`whsec_…`); unset, the top-level callback door is BLOCKED. */
+  supplySecret?: string;
+  sandboxTtlSeconds?: number;
+  /** Wall clock (ms) for sandbox TTLs and the creation bound; tests inject one. */
+  sandboxNow?: () => number;
+  /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
+  creationBound?: Partial<CreationBoundOptions>;
+  residentActors?: number;
+}
+
+export function createServices(options: AppOptions): Services {
+  const clock = options.clock ?? systemClock;
+  const bus = createBus();
+  const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
+  const supply = options.supply ?? simulatedSupplyNetwork();
+  const outbox = new Outbox(supervisor);
+  const topLevelSigners = options.signers ?? registeredSigners(async () => []);
+  const signersOf = (grain: string) => (fixturesApply(grain) ? fixtureSignerRegistry : topLevelSigners);
+  const matters = new Matters(supervisor, supply, outbox, signersOf);
+  const ladders = new Ladders(supervisor);
+  // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
+  matters.mintExtensions.push(ladders.mintExtension);
+  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow);
+  // A Tenant's routing cap is a mechanics Guardrail on every Matter in its grain.
+  matters.grainGuardrails = (grain) => tenants.guardrailsOf(grain);
+  return {
+    journal: options.journal,
+    clock,
+    bus,
+    supervisor,
+    supply,
+    outbox,
+    catalogActs: new CatalogActs(supervisor, supply, outbox),
+    signersOf,
+    supplySecret: supplySecretOf(options.supplySecret),
+    matters,
+    ladders,
+    keys: new Keys(supervisor),
+    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
+    creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
+    tenants,
+    firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
+    conflicts: new Conflicts(supervisor),
+  };
+}
+
+/** The service's app over a journal and its ports: the services, then the HTTP edge over them. */
+export function createApp(options: AppOptions): Promise<FastifyInstance & { services: Services }> {
+  return build(createServices(options), options);
+}
