@@ -73,14 +73,24 @@ export class Outbox {
     return attempt;
   }
 
-  /** Resumes every journaled intent that has no delivery record (after a restart). */
+  /**
+   * Resumes every journaled intent that has no delivery record (after a
+   * restart); answers how many it resumed. Runs beside the service, so it
+   * never throws: a journal closed under it ends it, and the next start
+   * resumes again.
+   */
   async resume(): Promise<number> {
     let pending = 0;
-    for (const intent of await this.journal.readIntents()) {
-      const consumer = this.consumers.get(intent.kind);
-      if (!consumer || (await this.journal.streamVersion(recordOf(consumer.idOf(intent)))) > 0) continue;
-      pending++;
-      void this.deliver(intent);
+    try {
+      for (const intent of await this.journal.readIntents()) {
+        if (this.closed) break;
+        const consumer = this.consumers.get(intent.kind);
+        if (!consumer || (await this.journal.streamVersion(recordOf(consumer.idOf(intent)))) > 0) continue;
+        pending++;
+        void this.deliver(intent);
+      }
+    } catch {
+      // The journal closed (the service is stopping): what is left is resumed at the next start.
     }
     return pending;
   }
