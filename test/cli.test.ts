@@ -182,7 +182,7 @@ describe('against a running service', { timeout: 90_000 }, () => {
     expect(missing.stderr).toMatch(/refused \(404/);
   });
 
-  it('top-level writes take the key from LEGALWORK_KEY; without it they are refused naming POST /keys', async () => {
+  it('top-level writes take the key from LEGALWORK_KEY; without it they are refused naming POST /keys; the list is the key\'s own', async () => {
     const [keyless, keyed] = await Promise.all([
       cli(['matters', 'create', '--type', 'demand_letter']),
       cli(['matters', 'create', '--type', 'demand_letter'], { key }),
@@ -190,8 +190,11 @@ describe('against a running service', { timeout: 90_000 }, () => {
     expect(keyless.code).toBe(1);
     expect(keyless.json.error).toContain('POST /keys');
     expect(keyed.code).toBe(0);
-    const listed = await cli(['matters', 'list']);
+    const listed = await cli(['matters', 'list'], { key });
     expect(listed.json.results.map((m: { id: string }) => m.id)).toContain(keyed.json.matter.id);
+    // Without the key the top level lists nothing, and says how to see one's own.
+    const anonymous = await cli(['matters', 'list']);
+    expect(anonymous.json).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('Authorization: Bearer') });
   });
 
   it('orders file-provisional stops at waiting_on_signer, on the top level with a key and keyless in a workspace', async () => {

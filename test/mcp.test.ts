@@ -159,7 +159,7 @@ describe('get', () => {
 });
 
 describe('the demand loop on the top level', () => {
-  it('list_matters answers EMPTY, then OK once a Matter exists', async () => {
+  it('list_matters answers EMPTY, then OK once the key has a Matter; another key and no key see none of it', async () => {
     const fresh = await listeningApp();
     try {
       const client = await connect({ baseUrl: fresh.url });
@@ -174,9 +174,16 @@ describe('the demand loop on the top level', () => {
       const keyed = await connect({ baseUrl: fresh.url, key: freshKey });
       const order = await call(keyed, 'file_provisional', { title: 'A widget', inventor: 'Ada', listFeeUsd: 199 });
       expect(order.isError).toBe(false);
-      const after = await call(client, 'list_matters');
+      const after = await call(keyed, 'list_matters');
       expect(after.body.type).toBe('OK');
       expect(after.body.results.map((m: { id: string }) => m.id)).toEqual([order.body.matterId]);
+      // The keyless client and another key's client see nothing of it, and the keyless one is told the fix.
+      const keyless = await call(client, 'list_matters');
+      expect(keyless.body).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('Authorization: Bearer') });
+      const otherRes = await fetch(`${fresh.url}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'b@legalwork.test' }) });
+      const other = await connect({ baseUrl: fresh.url, key: ((await otherRes.json()) as { key: string }).key });
+      expect((await call(other, 'list_matters')).body.type).toBe('EMPTY');
+      expect((await call(other, 'advance_matter', { matterId: order.body.matterId })).body.code).toBe('MATTER_NOT_FOUND');
     } finally {
       await fresh.app.close();
     }

@@ -24,7 +24,7 @@ export function createMcpServer(client: ServiceClient, log: Log = () => {}): Mcp
       capabilities: { tools: {} },
       instructions: [
         `Tools over the legalwork service at ${client.baseUrl}: open, advance and settle legal work.`,
-        'Reads are keyless. A reserved act (sign, file) is never performed in-band: advancing into one answers waiting_on_signer.',
+        'Reads by id are keyless; the top level lists and writes only the records of the key this server was given (LEGALWORK_KEY; issue one with POST /keys or `legalwork keys create`). A reserved act (sign, file) is never performed in-band: advancing into one answers waiting_on_signer.',
         'Refusals of the service come back as error results carrying its worded reason.',
         'Rehearse first in a sandbox: sandbox_open_workspace, then the sandbox_* tools with its workspaceId.',
       ].join(' '),

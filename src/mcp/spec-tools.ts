@@ -35,7 +35,9 @@ export function registerSpecTools(tool: RegisterTool) {
         'GET any keyless path of the service and return its answer, e.g. /pricing, /catalog,',
         '/matters/{id}/journal, /workspaces/{id}/fixtures, /deadlines/{assetId}, /events?after=0.',
         'The path is relative to the service and starts with "/"; a scheme, a host, "//",',
-        'a backslash or a "." / ".." segment is refused. No key is sent.',
+        'a backslash or a "." / ".." segment is refused. No key is sent, so a top-level list or tail',
+        '(/matters, /assets, /events) answers EMPTY naming the fix: the top level lists a key\'s own records only,',
+        'which list_matters reads with LEGALWORK_KEY.',
       ].join(' '),
       inputSchema: z.strictObject({
         path: z
@@ -56,7 +58,7 @@ export function registerSpecTools(tool: RegisterTool) {
     'list_matters',
     {
       title: 'List Matters',
-      description: 'GET /matters: the OK envelope with the Matters, a typed EMPTY when there are none, or BLOCKED.',
+      description: 'GET /matters with LEGALWORK_KEY: the Matters that key opened (the top level lists a key\'s own records only), a typed EMPTY when there are none or no key is set (it names the fix), or BLOCKED.',
       inputSchema: z.strictObject({}),
       hints: READ,
     },
