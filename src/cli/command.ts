@@ -32,6 +32,8 @@ export interface Context {
   out: Output;
   /** `/workspaces/<id>` when `--workspace` was given, else `''`. */
   prefix: string;
+  /** The environment the command runs in (a secret a command may take from it). */
+  env: NodeJS.ProcessEnv;
   /** A client for `--url` (or `LEGALWORK_URL`) and `LEGALWORK_KEY`. */
   client(): ServiceClient;
 }
@@ -125,6 +127,7 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
       args,
       out,
       prefix: grainPrefix(workspace),
+      env,
       client: () => {
         const fromEnv = clientOptionsFromEnv(env);
         try {

@@ -13,7 +13,7 @@ export const EXIT = {
   usage: 2,
   /** No answer: connection refused, unknown host, timeout. */
   unreachable: 3,
-  /** The service answered 5xx (including 502, the supply network refused). */
+  /** The service answered 5xx. */
   serviceError: 4,
   /** The command itself broke (a bug, not an answer of the service). */
   internal: 5,

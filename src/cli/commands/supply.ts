@@ -1,0 +1,77 @@
+/**
+ * `legalwork supply sign`: signs a body as the supply network does, so an
+ * operator (or a test) can drive the top-level Signer callback,
+ * `POST /matters/{id}/gig-result`, with curl. Standard Webhooks, with the
+ * `standardwebhooks` package the service verifies with; it signs the exact
+ * bytes it is given (never a re-serialized copy) and calls no service.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { Webhook } from 'standardwebhooks';
+import { supplySecretOf } from '../../http/supply-callback.ts';
+import { optionalInt, optionalString, UsageError, type Command } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+
+const sign: Command = {
+  path: ['supply', 'sign'],
+  summary: "Sign a gig-result body as the supply network: print its three Standard Webhooks headers.",
+  description: [
+    'Prints webhook-id, webhook-timestamp and webhook-signature, one header per line,',
+    'for the exact bytes of <body> (inline JSON, @file, or - for stdin), signed with the',
+    'supply network secret (--secret, else $LEGALWORK_SUPPLY_SECRET). Send the same bytes:',
+    "  legalwork supply sign \"$BODY\" > headers",
+    "  curl -XPOST $B/matters/$M/gig-result -H 'content-type: application/json' -H @headers -d \"$BODY\"",
+    'With --json, prints the headers as one JSON object. Calls no service.',
+  ].join('\n'),
+  args: [{ name: 'body', description: "the callback's JSON body: inline, @file, or - for stdin" }],
+  options: {
+    secret: { type: 'string', value: '<whsec_…>', description: "the supply network's signing secret (default: $LEGALWORK_SUPPLY_SECRET)" },
+    id: { type: 'string', value: '<webhook-id>', description: "the message id (default: a fresh msg_<uuid>); a retry sends the same id" },
+    timestamp: { type: 'string', value: '<unix seconds>', description: 'when it was signed (default: now); the service refuses one more than 5 minutes off' },
+    json: { type: 'boolean', description: 'print the headers as one JSON object' },
+  },
+  async run(ctx) {
+    let secret: string | undefined;
+    try {
+      secret = supplySecretOf(optionalString(ctx.values, 'secret') ?? ctx.env.LEGALWORK_SUPPLY_SECRET);
+    } catch (error) {
+      throw new UsageError((error as Error).message.replace('LEGALWORK_SUPPLY_SECRET must be', '--secret (or LEGALWORK_SUPPLY_SECRET) must be'));
+    }
+    if (!secret) throw new UsageError('--secret is required (or set LEGALWORK_SUPPLY_SECRET): the supply network secret, whsec_…');
+    const body = await bodyText(ctx.args.body);
+    const id = optionalString(ctx.values, 'id') ?? `msg_${randomUUID()}`;
+    const at = optionalInt(ctx.values, 'timestamp', { min: 0 }) ?? Math.floor(Date.now() / 1000);
+    const headers = { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': new Webhook(secret).sign(id, new Date(at * 1000), body) };
+    if (ctx.values.json === true) ctx.out.json(headers);
+    else ctx.out.streams.stdout.write(Object.entries(headers).map(([name, value]) => `${name}: ${value}\n`).join(''));
+    return EXIT.ok;
+  },
+};
+
+/** The body's exact text, checked to be a JSON object (the door takes nothing else). */
+async function bodyText(source: string): Promise<string> {
+  let text: string;
+  if (source === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
+    text = Buffer.concat(chunks).toString('utf8');
+  } else if (source.startsWith('@')) {
+    try {
+      text = await readFile(source.slice(1), 'utf8');
+    } catch (error) {
+      throw new UsageError(`<body>: cannot read ${source.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  } else {
+    text = source;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`<body> is not valid JSON: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('<body> must be a JSON object (the gig-result body)');
+  return text;
+}
+
+export const supplyCommands = [sign];
