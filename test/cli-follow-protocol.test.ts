@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { followEvents, type FollowOutcome } from '../src/cli/follow.ts';
-import { ServiceClient } from '../src/cli/service-client.ts';
+import { ServiceClient } from '../src/client/service-client.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, connection: number) => void;
 const servers: ReturnType<typeof createServer>[] = [];

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceClient } from '../src/cli/service-client.ts';
+import { ServiceClient } from '../src/client/service-client.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { createMcpServer, SPEC_TOOLS } from '../src/mcp/server.ts';
 import { freePort } from './helpers/cli.ts';

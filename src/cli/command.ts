@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Output, type Streams } from './output.ts';
-import { clientOptionsFromEnv, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, grainPrefix, ServiceClient, ServiceUnreachable } from './service-client.ts';
+import { clientOptionsFromEnv, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, grainPrefix, ServiceClient, ServiceUnreachable } from '../client/service-client.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';

@@ -10,7 +10,7 @@
  * retried until the caller stops following.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { answerOf, describeFetchError, ServiceUnreachable, type ServiceAnswer, type ServiceClient } from './service-client.ts';
+import { answerOf, describeFetchError, ServiceUnreachable, type ServiceAnswer, type ServiceClient } from '../client/service-client.ts';
 import { SseParser } from './sse-parser.ts';
 // The wire constants only: the CLI's build must not take in the service's SSE hub.
 import { DEFAULT_KEEP_ALIVE_MS, SSE_EVENT_NAME } from '../domain/sse-wire.ts';

@@ -16,7 +16,7 @@ import { runVerify, VERIFY_SUMMARY } from './commands/verify.ts';
 import { workspaceCommands } from './commands/workspaces.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Streams } from './output.ts';
-import { DEFAULT_BASE_URL } from './service-client.ts';
+import { DEFAULT_BASE_URL } from '../client/service-client.ts';
 
 export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...mcpCommands];
 

@@ -4,7 +4,7 @@
  * `--pretty`. Progress and diagnostics go to stderr, never stdout.
  */
 import { EXIT, exitForStatus, type ExitCode } from './exit-codes.ts';
-import type { ServiceAnswer, ServiceUnreachable } from './service-client.ts';
+import type { ServiceAnswer, ServiceUnreachable } from '../client/service-client.ts';
 
 export interface Streams {
   stdout: NodeJS.WritableStream;

@@ -15,7 +15,7 @@ import { runSuite, type SuiteRun } from '../verify/run-suite.ts';
 import { SUITE_ID, SUITE_PIN } from '../verify/suite.ts';
 import { EXIT } from './exit-codes.ts';
 import type { Streams } from './output.ts';
-import { DEFAULT_BASE_URL, ServiceUnreachable } from './service-client.ts';
+import { DEFAULT_BASE_URL, ServiceUnreachable } from '../client/service-client.ts';
 import { SHA256_HEX } from '../domain/hash.ts';
 
 const USAGE = 'usage: legalwork verify [--url <base>] [--pin <sha256>] [--json]\n';

@@ -5,7 +5,7 @@
  * protocol's).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceUnreachable, type RequestOptions, type ServiceAnswer, type ServiceClient } from '../cli/service-client.ts';
+import { ServiceUnreachable, type RequestOptions, type ServiceAnswer, type ServiceClient } from '../client/service-client.ts';
 import { fromAnswer, fromUnreachable } from './tool-result.ts';
 
 export type Log = (line: string) => void;

@@ -7,7 +7,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { ServiceClient } from '../cli/service-client.ts';
+import type { ServiceClient } from '../client/service-client.ts';
 import { caller, type Caller, type Log } from './call.ts';
 import type { READ, WRITE } from './schemas.ts';
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { FIXTURE } from '../domain/fixtures.ts';
 import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-types.ts';
 import { FEEDS, type Feed } from '../journal/store.ts';
-import { grainPrefix, seg } from '../cli/service-client.ts';
+import { grainPrefix, seg } from '../client/service-client.ts';
 import { isToolResult } from './call.ts';
 import type { RegisterTool } from './register.ts';
 import { anId, MatterId, READ, WorkspaceId, WRITE } from './schemas.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ServiceClient } from '../cli/service-client.ts';
+import type { ServiceClient } from '../client/service-client.ts';
 import type { Log } from './call.ts';
 import { toolRegistrar } from './register.ts';
 import { registerSandboxTools } from './sandbox-tools.ts';

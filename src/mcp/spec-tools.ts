@@ -6,7 +6,7 @@
  * `waiting_on_signer` with the Gig that was posted.
  */
 import { z } from 'zod';
-import { seg } from '../cli/service-client.ts';
+import { seg } from '../client/service-client.ts';
 import { PROVISIONAL_OFFER } from '../domain/fixtures.ts';
 import { KEYLESS_PATH_PATTERN, keylessPathProblem } from './keyless-path.ts';
 import type { RegisterTool } from './register.ts';

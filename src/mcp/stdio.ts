@@ -4,7 +4,7 @@
  * stray console output of a dependency) goes to stderr.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ServiceClient } from '../cli/service-client.ts';
+import type { ServiceClient } from '../client/service-client.ts';
 import { createMcpServer } from './server.ts';
 
 export async function serveStdio(client: ServiceClient): Promise<void> {

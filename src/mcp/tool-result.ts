@@ -6,7 +6,7 @@
  * so the agent reads them and can act on them.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceAnswer, ServiceUnreachable } from '../cli/service-client.ts';
+import type { ServiceAnswer, ServiceUnreachable } from '../client/service-client.ts';
 
 export function fromAnswer(answer: ServiceAnswer): CallToolResult {
   const body = answer.body;

@@ -7,7 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Requirement, SuiteDocument } from './suite.ts';
-import { ServiceClient, ServiceUnreachable } from '../cli/service-client.ts';
+import { ServiceClient, ServiceUnreachable } from '../client/service-client.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
 export interface RowResult {

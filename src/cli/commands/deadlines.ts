@@ -1,6 +1,6 @@
 /** `legalwork deadlines get|tick|ack`: an Asset's Deadline Ladder. */
 import { optionalInt, requiredString, UsageError, type Command } from '../command.ts';
-import { seg } from '../service-client.ts';
+import { seg } from '../../client/service-client.ts';
 
 const assetArg = [{ name: 'assetId', description: 'the Asset id (as_…) whose ladder it is' }];
 

@@ -2,7 +2,7 @@
 import { CONSUMER_PATTERNS, MATTER_TYPES } from '../../domain/matter-types.ts';
 import { optionalInt, optionalNumber, optionalString, type Command } from '../command.ts';
 import { readJsonObject } from '../json-input.ts';
-import { seg } from '../service-client.ts';
+import { seg } from '../../client/service-client.ts';
 
 const matterArg = [{ name: 'matterId', description: 'the Matter id (mt_…)' }];
 

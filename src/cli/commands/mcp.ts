@@ -1,7 +1,7 @@
 /** `legalwork mcp serve`: the stdio MCP server over a running service. */
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
-import { DEFAULT_BASE_URL } from '../service-client.ts';
+import { DEFAULT_BASE_URL } from '../../client/service-client.ts';
 
 const serve: Command = {
   path: ['mcp', 'serve'],

@@ -1,6 +1,6 @@
 /** `legalwork workspaces create|get`: keyless, TTL-bound sandbox grains. */
 import type { Command } from '../command.ts';
-import { seg } from '../service-client.ts';
+import { seg } from '../../client/service-client.ts';
 
 const create: Command = {
   path: ['workspaces', 'create'],
