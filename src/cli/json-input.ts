@@ -7,6 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from './command.ts';
 
 export async function readJsonObject(source: string, flag: string): Promise<Record<string, unknown>> {
+  return (await readJsonBody(source, flag)).value;
+}
+
+/** The same, with the body's exact text (a signature covers the bytes, not a re-serialized copy). */
+export async function readJsonBody(source: string, flag: string): Promise<{ text: string; value: Record<string, unknown> }> {
   let text: string;
   if (source === '-') {
     text = await readAll(process.stdin);
@@ -26,7 +31,7 @@ export async function readJsonObject(source: string, flag: string): Promise<Reco
     throw new UsageError(`${flag} is not valid JSON: ${(error as Error).message}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${flag} must be a JSON object`);
-  return value as Record<string, unknown>;
+  return { text, value: value as Record<string, unknown> };
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

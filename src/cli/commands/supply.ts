@@ -6,11 +6,11 @@
  * bytes it is given (never a re-serialized copy) and calls no service.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
 import { supplySecretOf } from '../../http/supply-callback.ts';
 import { optionalInt, optionalString, UsageError, type Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
+import { readJsonBody } from '../json-input.ts';
 
 const sign: Command = {
   path: ['supply', 'sign'],
@@ -38,7 +38,7 @@ const sign: Command = {
       throw new UsageError((error as Error).message.replace('LEGALWORK_SUPPLY_SECRET must be', '--secret (or LEGALWORK_SUPPLY_SECRET) must be'));
     }
     if (!secret) throw new UsageError('--secret is required (or set LEGALWORK_SUPPLY_SECRET): the supply network secret, whsec_…');
-    const body = await bodyText(ctx.args.body);
+    const body = (await readJsonBody(ctx.args.body, '<body>')).text;
     const id = optionalString(ctx.values, 'id') ?? `msg_${randomUUID()}`;
     const at = optionalInt(ctx.values, 'timestamp', { min: 0 }) ?? Math.floor(Date.now() / 1000);
     const headers = { 'webhook-id': id, 'webhook-timestamp': String(at), 'webhook-signature': new Webhook(secret).sign(id, new Date(at * 1000), body) };
@@ -47,31 +47,5 @@ const sign: Command = {
     return EXIT.ok;
   },
 };
-
-/** The body's exact text, checked to be a JSON object (the door takes nothing else). */
-async function bodyText(source: string): Promise<string> {
-  let text: string;
-  if (source === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    text = Buffer.concat(chunks).toString('utf8');
-  } else if (source.startsWith('@')) {
-    try {
-      text = await readFile(source.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(`<body>: cannot read ${source.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-  } else {
-    text = source;
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`<body> is not valid JSON: ${(error as Error).message}`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('<body> must be a JSON object (the gig-result body)');
-  return text;
-}
 
 export const supplyCommands = [sign];
