@@ -55,8 +55,6 @@ export interface AdvanceResult {
   escalated?: { reservedAct: ReservedAct; gigId: string; answered?: string; pending?: string };
 }
 
-
-
 export interface GigResultRequest {
   gigId: string;
   outcome: GigOutcome;
@@ -302,8 +300,8 @@ export class Matters {
   /**
    * Journals the Client's direction. It is never blocked on Tenant-sourced
    * grounds; after a Declination it reopens the Matter before the declined act
-   * and a fresh Gig posts. A refused escalation does not undo the direction:
-   * it is reported beside it.
+   * and a fresh Gig is journaled and posted (`escalated`); a post the network
+   * refuses is pending and retried, and the direction stands whatever it says.
    */
   clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }): Promise<{ entity: MatterEntity; directionSeq: number; escalated?: AdvanceResult['escalated'] }> {
     return this.run(grain, id, async (entity) => {
