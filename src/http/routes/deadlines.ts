@@ -6,6 +6,7 @@
  * terminal rung, no ack due, a tick past the deadline); 422 a missing or
  * malformed field (schema), including a blank actor or evidenceRef.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TerminalOutcome } from '../../../machines/deadline-ladder.ts';
 import { refuse } from '../../domain/refusal.ts';
@@ -16,49 +17,48 @@ import { AckBody, DeadlineParams, MonitorBody, ResolveBody, SatisfyBody, TickBod
 import { DeadlineResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
-type Params = { assetId: string };
-
 /** A string that is present but blank names nobody: 422, like a missing one. */
 function requireNamed(value: string, field: string, code: string, what: string): string {
   if (value.trim() === '') throw refuse.unprocessable(code, `${field} must name ${what}; a blank value names nobody`, { field });
   return value.trim();
 }
 
-export async function deadlineRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function deadlineRoutes(fastify: FastifyInstance, { services }: { services: Services }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { ladders } = services;
   app.addHook('preHandler', resolveGrain(services));
 
   app.get('/deadlines/:assetId', { config: { reachesAnyKey: ID_IS_CAPABILITY }, schema: { params: DeadlineParams, response: R.get } }, async (request) => {
-    const entity = await ladders.get(request.grain, (request.params as Params).assetId);
+    const entity = await ladders.get(request.grain, request.params.assetId);
     return ok(ladderView(entity));
   });
 
   app.post('/deadlines/:assetId/tick', { schema: { params: DeadlineParams, body: TickBody, response: R.tick } }, async (request) => {
-    const { entity, rungs, seq } = await ladders.tick(request.grain, (request.params as Params).assetId, (request.body as { days: number }).days);
+    const { entity, rungs, seq } = await ladders.tick(request.grain, request.params.assetId, request.body.days);
     const view = ladderView(entity);
     return ok({ assetId: view.assetId, daysUntilDeadline: view.daysUntilDeadline, alarm: view.alarm, ackRequiredToday: view.ackRequiredToday, events: rungs, seq });
   });
 
   app.post('/deadlines/:assetId/ack', { schema: { params: DeadlineParams, body: AckBody, response: R.ack } }, async (request) => {
-    const actor = requireNamed((request.body as { actor: string }).actor, 'actor', 'ACTOR_MISSING', 'the human who acknowledges');
-    const { atDaysRemaining, seq } = await ladders.ack(request.grain, (request.params as Params).assetId, actor);
+    const actor = requireNamed(request.body.actor, 'actor', 'ACTOR_MISSING', 'the human who acknowledges');
+    const { atDaysRemaining, seq } = await ladders.ack(request.grain, request.params.assetId, actor);
     return ok({ acked: true as const, atDaysRemaining, actor, seq });
   });
 
   app.post('/deadlines/:assetId/monitor', { schema: { params: DeadlineParams, body: MonitorBody, response: R.monitor } }, async (request) => {
-    const { entity, seq } = await ladders.monitor(request.grain, (request.params as Params).assetId, (request.body as { signerId: string }).signerId);
+    const { entity, seq } = await ladders.monitor(request.grain, request.params.assetId, request.body.signerId);
     const view = ladderView(entity);
     return ok({ monitoring: view.monitoring, vacant: view.vacant, alarm: view.alarm, seq });
   });
 
   app.post('/deadlines/:assetId/satisfy', { schema: { params: DeadlineParams, body: SatisfyBody, response: R.satisfy } }, async (request) => {
-    const evidenceRef = requireNamed((request.body as { evidenceRef: string }).evidenceRef, 'evidenceRef', 'EVIDENCE_MISSING', 'the evidence: closure is by evidence, never by assertion');
-    const { entity, seq } = await ladders.satisfy(request.grain, (request.params as Params).assetId, evidenceRef);
+    const evidenceRef = requireNamed(request.body.evidenceRef, 'evidenceRef', 'EVIDENCE_MISSING', 'the evidence: closure is by evidence, never by assertion');
+    const { entity, seq } = await ladders.satisfy(request.grain, request.params.assetId, evidenceRef);
     return ok({ ...ladderView(entity), seq });
   });
 
   app.post('/deadlines/:assetId/resolve', { schema: { params: DeadlineParams, body: ResolveBody, response: R.resolve } }, async (request) => {
-    const { entity, seq } = await ladders.resolve(request.grain, (request.params as Params).assetId, (request.body as { outcome: TerminalOutcome }).outcome);
+    const { entity, seq } = await ladders.resolve(request.grain, request.params.assetId, request.body.outcome);
     const view = ladderView(entity);
     return ok({ resolved: view.resolution, ladder: view, seq });
   });

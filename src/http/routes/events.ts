@@ -4,10 +4,11 @@
  * and otherwise answers at once with the subscription contract (never a hung
  * request). Mounted on every grain prefix: each grain has its own tail.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { refuse } from '../../domain/refusal.ts';
-import { readTailPage, tailEnvelope, type TailQuery } from '../../engine/tail.ts';
-import { FEEDS, type Feed } from '../../journal/store.ts';
+import { readTailPage, tailEnvelope } from '../../engine/tail.ts';
+import { FEEDS } from '../../journal/store.ts';
 import { empty, ok } from '../envelopes.ts';
 import { NO_GRAIN } from '../../engine/grains.ts';
 import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
@@ -29,17 +30,18 @@ function cursorOf(lastEventId: string | string[] | undefined, after: number): nu
   return Number(value.trim());
 }
 
-export async function eventRoutes(app: FastifyInstance, { services, sse }: { services: Services; sse: SseHub }) {
+export async function eventRoutes(fastify: FastifyInstance, { services, sse }: { services: Services; sse: SseHub }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', resolveGrain(services));
 
   app.get('/events', { schema: { querystring: EventsQuery, response: R.tail } }, async (request) => {
-    const query = request.query as TailQuery;
+    const query = request.query;
     const envelope = tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
     return request.grain === NO_GRAIN ? { ...envelope, message: KEYLESS_LISTING } : envelope;
   });
 
   app.get('/events/stream', { schema: { querystring: EventStreamQuery, response: R.stream } }, async (request, reply) => {
-    const { after, feed } = request.query as { after: number; feed: Feed };
+    const { after, feed } = request.query;
     const cursor = cursorOf(request.headers['last-event-id'], after);
     // A top-level stream without a key has no records to follow: the typed EMPTY names the fix, never a stream that stays silent.
     if (request.grain === NO_GRAIN) return { ...empty(KEYLESS_LISTING), appendOnly: true, feed, after: cursor, latestSeq: 0, nextAfter: cursor };

@@ -3,6 +3,7 @@
  * level and `/workspaces/{workspaceId}` share these routes and envelopes.
  */
 import type { TSchema } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
@@ -19,8 +20,6 @@ import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, Docume
 import { MatterResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
-type Id = { id: string };
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which Matter door a route is, for the rules a Tenant puts in front of them: a mint, an order, or a door only the Client speaks through. */
@@ -31,7 +30,9 @@ declare module 'fastify' {
 /** A read by id: at the top level it reaches every key's records (the id is the capability). */
 const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY } };
 
-export async function matterRoutes(app: FastifyInstance, { services, mintBody = CreateMatterBody }: { services: Services; mintBody?: TSchema }) {
+export async function matterRoutes(fastify: FastifyInstance, { services, mintBody = CreateMatterBody }: { services: Services; mintBody?: TSchema }) {
+  // Handlers read their body, params and query typed from the route's TypeBox schemas.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { matters } = services;
   const topLevel = app.prefix === '';
   app.addHook('preHandler', resolveGrain(services));
@@ -41,11 +42,12 @@ export async function matterRoutes(app: FastifyInstance, { services, mintBody = 
   const withAsset = async (entity: MatterEntity) => assetWithLadder(await matters.mintingOf(entity), entity);
 
   app.get('/matters', { schema: { querystring: ListMattersQuery, response: R.list } }, async (request) => {
-    const q = request.query as { filter?: string; tag?: string; scope?: string; after?: number; limit: number };
+    const q = request.query;
     if (q.scope !== undefined) {
       throw refuse.blocked(403, 'SCOPE_RESERVED', `scope "${q.scope}" is reserved: admin and internal views are not served on this surface`, { scope: q.scope });
     }
-    const page = await matters.list(request.grain, q);
+    // The schema's default fills `limit` before the handler runs; its static type cannot say so.
+    const page = await matters.list(request.grain, { ...q, limit: q.limit! });
     const narrowed = q.filter !== undefined || q.tag !== undefined;
     return listed(page.matters.map(matterView), emptyMessage(request, narrowed ? 'no Matter matches that filter or tag' : 'no Matters yet: POST /matters opens one'), { nextAfter: page.nextAfter });
   });
@@ -62,22 +64,23 @@ export async function matterRoutes(app: FastifyInstance, { services, mintBody = 
       }
     },
   }, async (request, reply) => {
+    // The mint body is this door's own or a Tenant's (`mintBody`), which the Offer has filled in by now.
     const entity = await matters.create(request.grain, request.body as CreateMatterBody);
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
   app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, response: R.get } }, async (request) => {
-    const entity = await matters.get(request.grain, (request.params as Id).id);
+    const entity = await matters.get(request.grain, request.params.id);
     return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
   });
 
   app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody, response: R.advance }, preValidation: defaultBody }, async (request) => {
-    const result = await matters.advance(request.grain, (request.params as Id).id, request.body as { merits?: Record<string, unknown>; note?: string });
+    const result = await matters.advance(request.grain, request.params.id, request.body);
     return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
   app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, response: R.consent }, config: { door: 'client' } }, async (request) => {
-    const { entity, consentSeq } = await matters.consent(request.grain, (request.params as Id).id, request.body as { actor: string; scope: string });
+    const { entity, consentSeq } = await matters.consent(request.grain, request.params.id, request.body);
     return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true }, consentSeq });
   });
 
@@ -92,20 +95,20 @@ export async function matterRoutes(app: FastifyInstance, { services, mintBody = 
         }
       : { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }),
   }, async (request, reply) => {
-    const { entity, replayed } = await matters.gigResult(request.grain, (request.params as Id).id, request.body as never, request.delivery);
+    const { entity, replayed } = await matters.gigResult(request.grain, request.params.id, request.body, request.delivery);
     if (replayed) reply.header('idempotent-replayed', 'true');
     return ok({ matter: matterView(entity) });
   });
 
   app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection }, config: { door: 'client' } }, async (request) => {
-    const body = request.body as { instruction: string; authorizes?: Record<string, unknown> };
+    const body = request.body;
     if (!body.instruction.trim()) throw refuse.unprocessable('INSTRUCTION_MISSING', 'a Client direction needs a non-empty instruction');
-    const result = await matters.clientDirection(request.grain, (request.params as Id).id, body);
+    const result = await matters.clientDirection(request.grain, request.params.id, body);
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
   app.get('/matters/:id/settlement', { ...BY_ID, schema: { params: MatterParams, response: R.settlement } }, async (request) => {
-    const entity = await matters.get(request.grain, (request.params as Id).id);
+    const entity = await matters.get(request.grain, request.params.id);
     if (statusOf(entity) !== 'fulfilled') {
       throw refuse.conflict('MATTER_NOT_FULFILLED', `Matter ${entity.id} is ${statusOf(entity)}: settlement exists only once it is fulfilled (no filing, no charge)`, { matterId: entity.id });
     }
@@ -113,32 +116,32 @@ export async function matterRoutes(app: FastifyInstance, { services, mintBody = 
   });
 
   app.get('/matters/:id/journal', { ...BY_ID, schema: { params: MatterParams, response: R.journal } }, async (request) => {
-    const entity = await matters.get(request.grain, (request.params as Id).id);
+    const entity = await matters.get(request.grain, request.params.id);
     return ok({ matterId: entity.id, stage: stageOf(entity), appendOnly: true, events: journalView(entity) });
   });
 
   app.get('/matters/:id/attestations', { ...BY_ID, schema: { params: MatterParams, response: R.attestations } }, async (request) => {
-    const entity = await matters.get(request.grain, (request.params as Id).id);
+    const entity = await matters.get(request.grain, request.params.id);
     return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
   });
 
   app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, response: R.terminal }, config: { door: 'client' } }, async (request) => {
-    const { entity, terminal } = await matters.terminal(request.grain, (request.params as Id).id, request.body as never);
+    const { entity, terminal } = await matters.terminal(request.grain, request.params.id, request.body);
     return ok({ matter: matterView(entity), terminal });
   });
 
   app.get('/matters/:id/documents', { ...BY_ID, schema: { params: MatterParams, response: R.documents } }, async (request) => {
-    const entity = await matters.get(request.grain, (request.params as Id).id);
+    const entity = await matters.get(request.grain, request.params.id);
     return listed(documentRows(entity), 'no document is recorded on this Matter', { matterId: entity.id });
   });
 
   app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody, response: R.recordDocument } }, async (request, reply) => {
-    const document = await matters.recordDocument(request.grain, (request.params as Id).id, request.body as never);
+    const document = await matters.recordDocument(request.grain, request.params.id, request.body);
     return reply.status(201).send(ok({ document }));
   });
 
   app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { door: 'order', paidAct: () => matterOpening(ORDER_MATTER_TYPE, 'POST /orders') } }, async (request, reply) => {
-    const body = request.body as OrderBody;
+    const body = request.body;
     const { entity, stoppedBy } = await matters.order(request.grain, body);
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
@@ -149,7 +152,7 @@ export async function matterRoutes(app: FastifyInstance, { services, mintBody = 
   });
 
   app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, response: R.asset } }, async (request) => {
-    const id = (request.params as Id).id;
+    const id = request.params.id;
     const [minted] = await services.journal.readStream(id);
     if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
     const entity = await matters.get(request.grain, minted.data.matterId as string);
