@@ -3,9 +3,10 @@
  * Enrollments, derived roster, fixtures, routing preferences and remittance
  * view. No door here signs, claims, attests or scores.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts';
-import { enrollmentRow, type FirmRouting } from '../../engine/firms.ts';
+import { enrollmentRow } from '../../engine/firms.ts';
 import { grainView } from '../../engine/workspaces.ts';
 import { empty, listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
@@ -18,7 +19,6 @@ import type { Services } from '../services.ts';
 import { firmConflictRoutes } from './conflicts.ts';
 import { defaultBody } from './matters.ts';
 
-type Params = { firmId: string; memberId?: string };
 const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
 
 export async function firmRoutes(app: FastifyInstance, { services }: { services: Services }) {
@@ -32,7 +32,8 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
   });
 
   // Every door of one firm: the firm resolves first, so an unknown or expired one is 404 before any body check.
-  await app.register(async (firm) => {
+  await app.register(async (scope) => {
+    const firm = scope.withTypeProvider<TypeBoxTypeProvider>();
     firm.addHook('preValidation', resolveGrain(services));
 
     firm.get('/firms/:firmId', { schema: { params: FirmParams, response: R.get } }, async (request) => {
@@ -46,7 +47,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
     });
 
     firm.post('/firms/:firmId/enrollments', { schema: { params: FirmParams, body: EnrollmentBody, response: R.enroll } }, async (request, reply) => {
-      const body = request.body as { memberId: string; grants?: string[] };
+      const body = request.body;
       const result = await firms.enroll(request.grain, body.memberId, body.grants);
       return reply.status(201).send(ok({ act: result.act, enrollment: enrollmentRow(result.entity), ceremony: result.ceremony, ...('then' in result && result.then ? { then: result.then } : {}) }));
     });
@@ -55,7 +56,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
       schema: { params: FirmMemberParams, body: RevokeBody, response: R.revoke },
       preValidation: defaultBody,
     }, async (request) => {
-      const { entity, revocation } = await firms.revoke(request.grain, (request.params as Params).memberId!);
+      const { entity, revocation } = await firms.revoke(request.grain, request.params.memberId);
       return ok({ enrollment: enrollmentRow(entity), revocation });
     });
 
@@ -80,7 +81,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
         if (refusal) throw refusal;
       },
     }, async (request) => {
-      const { routing, seq } = await firms.declareRouting(request.grain, request.body as FirmRouting);
+      const { routing, seq } = await firms.declareRouting(request.grain, request.body);
       return ok({ firmId: request.grain, routing, declaredSeq: seq });
     });
 
