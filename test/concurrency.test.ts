@@ -167,7 +167,7 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       streamVersion: (s) => real.streamVersion(s),
       streamHeads: (g, k, a, l) => real.streamHeads(g, k, a, l),
       countStreams: (g, k) => real.countStreams(g, k),
-      readIntents: () => real.readIntents(),
+      readIntents: (after, limit) => real.readIntents(after, limit),
       close: () => real.close(),
     };
     const network = simulatedSupplyNetwork();

@@ -17,12 +17,14 @@
  * are the outbox's bookkeeping, not the customer's history (the customer's
  * tail holds the intent and the answer).
  */
-import type { JournalEvent, JournalStore } from '../journal/store.ts';
-import { VersionConflict, type IntentKind } from '../journal/store.ts';
+import { VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 
 /** The grain of delivery records; no route resolves to it. */
 export const OUTBOX_GRAIN = 'outbox';
+
+/** How many intents resume reads at a time. */
+const RESUME_PAGE = 500;
 
 /** When a failed delivery is tried again: 1 s, 5 s, 30 s, 2 min, then every 10 min. */
 const RETRY_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
@@ -82,12 +84,18 @@ export class Outbox {
   async resume(): Promise<number> {
     let pending = 0;
     try {
-      for (const intent of await this.journal.readIntents()) {
-        if (this.closed) break;
-        const consumer = this.consumers.get(intent.kind);
-        if (!consumer || (await this.journal.streamVersion(recordOf(consumer.idOf(intent)))) > 0) continue;
-        pending++;
-        void this.deliver(intent);
+      for (let after: IntentCursor | null = null; !this.closed; ) {
+        const page = await this.journal.readIntents(after, RESUME_PAGE);
+        for (const intent of page) {
+          const consumer = this.consumers.get(intent.kind);
+          if (!consumer || (await this.journal.streamVersion(recordOf(consumer.idOf(intent)))) > 0) continue;
+          pending++;
+          void this.deliver(intent);
+        }
+        if (page.length < RESUME_PAGE) break;
+        after = { grain: page[page.length - 1].grain, seq: page[page.length - 1].seq };
+        // A page at a time, yielding between pages: the service answers while a long journal resumes.
+        await new Promise((next) => setImmediate(next));
       }
     } catch {
       // The journal closed (the service is stopping): what is left is resumed at the next start.

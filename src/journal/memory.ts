@@ -1,5 +1,5 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
-import { inFeed, INTENT_KINDS, VersionConflict, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
+import { inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
@@ -52,8 +52,11 @@ export class MemoryJournal implements JournalStore {
     return (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind).length;
   }
 
-  async readIntents() {
-    return structuredClone([...this.streams.values()].flat().filter((e) => (INTENT_KINDS as readonly string[]).includes(e.kind)));
+  async readIntents(after: IntentCursor | null, limit: number) {
+    const intents = [...this.grains.values()].flat().filter((e) => (INTENT_KINDS as readonly string[]).includes(e.kind));
+    intents.sort((x, y) => (x.grain === y.grain ? x.seq - y.seq : x.grain < y.grain ? -1 : 1));
+    const rest = after ? intents.filter((e) => e.grain > after.grain || (e.grain === after.grain && e.seq > after.seq)) : intents;
+    return structuredClone(rest.slice(0, limit));
   }
 
   async close() {}

@@ -20,7 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
+import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -142,7 +142,7 @@ export class SqliteJournal implements JournalStore {
       },
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
-      intents: this.db.prepare("SELECT * FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') ORDER BY grain, seq"),
+      intents: this.db.prepare("SELECT * FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?"),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
     this.writer = new Worker(WRITER, { eval: true, execArgv: [], workerData: { driver, file: this.file } });
@@ -298,8 +298,8 @@ export class SqliteJournal implements JournalStore {
     return this.stmt.countHeads.get(grain, kind) as number;
   }
 
-  async readIntents() {
-    return (this.stmt.intents.all() as Row[]).map(toEvent);
+  async readIntents(after: IntentCursor | null, limit: number) {
+    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as Row[]).map(toEvent);
   }
 
   /** Commits what is pending, stops the writer, then closes. */

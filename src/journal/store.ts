@@ -72,8 +72,12 @@ export interface JournalStore {
   /** The first event of each stream of a grain that opened with `kind`, in seq order. */
   streamHeads(grain: string, kind: string, after: number, limit: number): Promise<StreamHead[]>;
   countStreams(grain: string, kind: string): Promise<number>;
-  /** Every intent (`INTENT_KINDS`) of every grain, oldest first within a grain: what the outbox reader resumes from. */
-  readIntents(): Promise<JournalEvent[]>;
+  /**
+   * The intents (`INTENT_KINDS`) of every grain, in (grain, seq) order, a
+   * page at a time after `after` (null: from the start): what the outbox
+   * reader resumes from.
+   */
+  readIntents(after: IntentCursor | null, limit: number): Promise<JournalEvent[]>;
   close(): Promise<void>;
 }
 
@@ -85,6 +89,12 @@ export interface JournalStore {
  */
 export const INTENT_KINDS = ['gig.posted', 'capability.escalated'] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
+
+/** Where a page of intents ended: its last intent's grain and seq. */
+export interface IntentCursor {
+  grain: string;
+  seq: number;
+}
 
 export class VersionConflict extends Error {
   constructor(

@@ -45,7 +45,7 @@ describe('the outbox', () => {
       for (let i = 0; i < 3; i++) await call(app1, 'POST', `${ws}/matters/${m}/advance`);
       void call(app1, 'POST', `${ws}/matters/${m}/advance`); // never answers: its post never returns
       await first.firstPost;
-      const [intent] = (await journal1.readIntents()).filter((e) => e.stream === m);
+      const [intent] = (await journal1.readIntents(null, 100)).filter((e) => e.stream === m);
       expect(intent).toMatchObject({ kind: 'gig.posted' });
       const gigId = intent.data.gigId as string;
       expect(first.posts.map((p) => p.gigId)).toEqual([gigId]);

@@ -74,6 +74,19 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.close();
   });
 
+  it('pages the intents of every grain in (grain, seq) order, and nothing else', async () => {
+    const j = make();
+    for (const grain of ['g2', 'g1']) {
+      await j.append(grain, [{ stream: `${grain}-m`, expectedVersion: 0, events: [event('stage'), event('gig.posted'), event('stage')] }]);
+      await j.append(grain, [{ stream: `${grain}-act`, expectedVersion: 0, events: [event('capability.escalated')] }]);
+    }
+    const first = await j.readIntents(null, 3);
+    expect(first.map((e) => [e.grain, e.seq, e.kind])).toEqual([['g1', 2, 'gig.posted'], ['g1', 4, 'capability.escalated'], ['g2', 2, 'gig.posted']]);
+    const last = first[first.length - 1];
+    expect((await j.readIntents({ grain: last.grain, seq: last.seq }, 3)).map((e) => [e.grain, e.seq])).toEqual([['g2', 4]]);
+    await j.close();
+  });
+
   it('keeps each grain tail gap-free and strictly increasing under concurrent appends', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('g1', 'g2'), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 30 }), async (ops) => {
