@@ -5,7 +5,8 @@
  * whether an amendment grants anything is its guard, asked with `can`. Pure.
  */
 import type { SnapshotFrom } from 'xstate';
-import { refuse, type Refusal } from '../src/domain/refusal.ts';
+import type { Refusal } from '../src/domain/refusal.ts';
+import { refusal } from '../src/domain/refusals.ts';
 import type { enrollmentMachine, EnrollmentEvent, Grant } from './enrollment.ts';
 
 type Snapshot = SnapshotFrom<typeof enrollmentMachine>;
@@ -20,14 +21,14 @@ export function decideAmend(snapshot: Snapshot, grants: Grant[]): EnrollmentDeci
   const { memberId, grants: held } = snapshot.context;
   const event: EnrollmentEvent = { type: 'AMEND', grants, executedBy: memberId };
   if (snapshot.can(event)) return { send: event };
-  return { refuse: refuse.conflict('NOTHING_TO_AMEND', `${memberId}'s live Enrollment already holds ${grants.join(', ')}: an amendment must execute a grant not yet held (held: ${held.join(', ')})`, { grants: held }) };
+  return { refuse: refusal('NOTHING_TO_AMEND', { memberId, grants, held }, { grants: held }) };
 }
 
 /** The member withdraws every grant; revoking again is 409. `revokedAt` names when it happened, from the journal. */
 export function decideRevoke(snapshot: Snapshot, id: string, firmId: string, revokedAt?: string, reason?: string): EnrollmentDecision {
   const { memberId } = snapshot.context;
   if (!isLive(snapshot)) {
-    return { refuse: refuse.conflict('ALREADY_REVOKED', `${memberId}'s Enrollment ${id} was already revoked${revokedAt ? ` at ${revokedAt}` : ''}; a fresh enrollment is a new member act (POST /firms/${firmId}/enrollments)`, { memberId, enrollmentId: id }) };
+    return { refuse: refusal('ALREADY_REVOKED', { memberId, enrollmentId: id, firmId, at: revokedAt }, { memberId, enrollmentId: id }) };
   }
   return { send: { type: 'REVOKE', executedBy: memberId, ...(reason ? { reason } : {}) } };
 }

@@ -13,7 +13,8 @@
  * the command.
  */
 import { getNextTransitions, type SnapshotFrom } from 'xstate';
-import { refuse, type Refusal } from '../src/domain/refusal.ts';
+import type { Refusal } from '../src/domain/refusal.ts';
+import { refusal } from '../src/domain/refusals.ts';
 import { matterMachine, TAG, type Attestation, type MatterEvent, type ReservedAct } from './matter.ts';
 
 type Snapshot = SnapshotFrom<typeof matterMachine>;
@@ -34,13 +35,13 @@ export function statusOf(snapshot: Snapshot): string {
 
 /** A terminal is forever: every journal-writing door answers 409. */
 export function terminalRefusal(snapshot: Snapshot, id: string, doing = 'a terminal is forever'): Refusal | null {
-  return snapshot.status === 'done' ? refuse.conflict('MATTER_TERMINAL', `Matter ${id} is ${statusOf(snapshot)}: ${doing}`, { matterId: id, status: statusOf(snapshot) }) : null;
+  return snapshot.status === 'done' ? refusal('MATTER_TERMINAL', { matterId: id, status: statusOf(snapshot), consequence: doing }, { matterId: id, status: statusOf(snapshot) }) : null;
 }
 
 function waitingRefusal(snapshot: Snapshot, id: string): Refusal | null {
   if (!snapshot.hasTag(TAG.awaitingSigner)) return null;
   const gig = snapshot.context.pendingGig!;
-  return refuse.conflict('MATTER_WAITING_ON_SIGNER', `Matter ${id} is waiting_on_signer: the reserved act ${gig.reservedAct} is with the supply network as Gig ${gig.gigId}; it moves when the Signer answers`, { matterId: id, pendingGigId: gig.gigId });
+  return refusal('MATTER_WAITING_ON_SIGNER', { matterId: id, reservedAct: gig.reservedAct, gigId: gig.gigId }, { matterId: id, pendingGigId: gig.gigId });
 }
 
 /** The reserved act this state escalates, read off its `escalate` action; null where it escalates none. */
@@ -74,7 +75,7 @@ export function decideAdvance(snapshot: Snapshot, id: string, command: { by: str
   const stop = terminalRefusal(snapshot, id) ?? waitingRefusal(snapshot, id);
   if (stop) return refused(stop);
   if (snapshot.hasTag(TAG.awaitingClient)) {
-    return refused(refuse.conflict('MATTER_NEEDS_CLIENT_DIRECTION', `Matter ${id} was stopped by a Declination: it is final until the Client speaks (POST /matters/${id}/client-direction)`, { matterId: id }));
+    return refused(refusal('MATTER_NEEDS_CLIENT_DIRECTION', { matterId: id }, { matterId: id }));
   }
   if (command.gate) return refused(command.gate);
   const act = reservedActOf(snapshot);
@@ -88,7 +89,7 @@ export function decideConsent(snapshot: Snapshot, id: string, command: { actor: 
   const stop = terminalRefusal(snapshot, id);
   if (stop) return refused(stop);
   if (command.actor !== 'client') {
-    return refused(refuse.unprocessable('ACTOR_NOT_CLIENT', `consent requires actor "client"; "${command.actor}" cannot consent for the Client`, { rule: 'consent' }));
+    return refused(refusal('ACTOR_NOT_CLIENT', { actor: command.actor, door: 'consent' }, { rule: 'consent' }));
   }
   return { send: [{ type: 'CONSENT', actor: command.actor, scope: command.scope }] };
 }
@@ -111,9 +112,9 @@ export function decideGigAnswer(snapshot: Snapshot, id: string, answer: GigAnswe
   const stop = terminalRefusal(snapshot, id);
   if (stop) return refused(stop);
   const pending = snapshot.context.pendingGig;
-  if (!pending) return refused(refuse.conflict('NO_PENDING_GIG', `Matter ${id} holds no pending Gig (it is ${statusOf(snapshot)})`));
+  if (!pending) return refused(refusal('NO_PENDING_GIG', { matterId: id, status: statusOf(snapshot) }));
   if (pending.gigId !== answer.gigId) {
-    return refused(refuse.conflict('GIG_MISMATCH', `gig ${answer.gigId} is not the pending Gig of Matter ${id}; the network holds ${pending.gigId}`, { pendingGigId: pending.gigId }));
+    return refused(refusal('GIG_MISMATCH', { matterId: id, gigId: answer.gigId, pendingGigId: pending.gigId }, { pendingGigId: pending.gigId }));
   }
   const signedBy = answer.attestation?.signedBy;
   if (answer.outcome === 'attested') {
@@ -124,16 +125,16 @@ export function decideGigAnswer(snapshot: Snapshot, id: string, answer: GigAnswe
     return pending.reservedAct === 'file' ? { send: [{ ...attested, receipt: answer.receipt }, { type: 'FILE_RECEIPT', receipt: answer.receipt }] } : { send: [attested] };
   }
   if (!answer.memo?.trim()) {
-    return refused(answer.outcome === 'send_back' ? refuse.gate('defects', 'send_back requires a memo noting the defects found in the paid review') : refuse.gate('memo', 'declined requires a memo: a Declination is worded'));
+    return refused(answer.outcome === 'send_back' ? refusal('GATE_DEFECTS', {}) : refusal('GATE_MEMO', {}));
   }
   const by = signedBy ? { signedBy } : {};
   return { send: [answer.outcome === 'send_back' ? { type: 'GIG_SENT_BACK', gigId: pending.gigId, memo: answer.memo, ...by } : { type: 'GIG_DECLINED', gigId: pending.gigId, memo: answer.memo, ...by }] };
 }
 
 function attestationRefusal(a: Partial<Attestation> | undefined): Refusal | null {
-  if (!a || !a.signedBy || !a.credentialRef || !a.artifactHash) return refuse.gate('attestation', 'attested requires an Attestation with signedBy, credentialRef and artifactHash');
-  if (!CREDENTIAL_REF.test(a.credentialRef)) return refuse.gate('attestation', `attestation.credentialRef must be "<registry>:<number>", got "${a.credentialRef}"`);
-  if (!ARTIFACT_HASH.test(a.artifactHash)) return refuse.gate('attestation', 'attestation.artifactHash must be "sha256:" followed by 64 lowercase hex characters');
+  if (!a || !a.signedBy || !a.credentialRef || !a.artifactHash) return refusal('GATE_ATTESTATION', { flaw: 'missing' });
+  if (!CREDENTIAL_REF.test(a.credentialRef)) return refusal('GATE_ATTESTATION', { flaw: 'credentialRef', credentialRef: a.credentialRef });
+  if (!ARTIFACT_HASH.test(a.artifactHash)) return refusal('GATE_ATTESTATION', { flaw: 'artifactHash' });
   return null;
 }
 
@@ -169,14 +170,14 @@ export function decideDocument(snapshot: Snapshot, id: string, document: { id: s
 
 /** The refusal each guard of the machine stands for, worded for the caller. */
 const GUARD_REFUSALS: Record<string, (snapshot: Snapshot, id: string) => Refusal> = {
-  consentSatisfied: (s, id) => refuse.gate('consent', `Matter ${id} is ${s.context.consumerPattern}: it cannot pass intake until the Client's consent is journaled (POST /matters/${id}/consent with actor "client")`),
-  byClient: () => refuse.gate('actor', 'withdrawal requires byClient: true; only the Client can withdraw, never an agent or a Tenant on its behalf'),
-  confirmedUnresponsiveTwice: () => refuse.gate('predicate', 'lapsed requires confirmedUnresponsiveTwice: true'),
-  referredToPresent: () => refuse.gate('predicate', 'referred_out requires referredTo naming where the Matter goes'),
+  consentSatisfied: (s, id) => refusal('GATE_CONSENT', { matterId: id, consumerPattern: s.context.consumerPattern }),
+  byClient: () => refusal('GATE_ACTOR', {}),
+  confirmedUnresponsiveTwice: () => refusal('GATE_PREDICATE', { outcome: 'lapsed' }),
+  referredToPresent: () => refusal('GATE_PREDICATE', { outcome: 'referred_out' }),
 };
 
 function guardRefusal(snapshot: Snapshot, id: string, event: MatterEvent): Refusal {
   const guard = blockingGuard(snapshot, event);
   const word = guard ? GUARD_REFUSALS[guard] : undefined;
-  return word ? word(snapshot, id) : refuse.conflict('STATE_REFUSES', `Matter ${id} is ${statusOf(snapshot)}, which does not take ${event.type}`, { matterId: id, status: statusOf(snapshot) });
+  return word ? word(snapshot, id) : refusal('STATE_REFUSES', { subject: `Matter ${id} is ${statusOf(snapshot)}`, event: event.type }, { matterId: id, status: statusOf(snapshot) });
 }

@@ -3,7 +3,7 @@
  * need a tier this preview does not run. One definition: /icp.json, the
  * capability card and every BLOCKED answer read it from here.
  */
-import { refuse } from './refusal.ts';
+import { refusal } from './refusals.ts';
 
 export const ACCESS_TIERS = ['anonymous', 'identified', 'credential_verified', 'delegated'] as const;
 export type AccessTier = (typeof ACCESS_TIERS)[number];
@@ -51,10 +51,5 @@ const rungOf = (tier: AccessTier): TierRung => TIER_LADDER.find((r) => r.tier ==
 /** A restricted upstream needs a live credential; none is live, so the door is BLOCKED, never degraded. */
 export function accessBlocked(access: string, door: string) {
   const upgrade = rungOf('credential_verified');
-  return refuse.blocked(
-    403,
-    'ACCESS_REQUIRED',
-    `${door} needs requiresAccess: ${access}, a restricted upstream consumable only with a live credential checked at call time. The upgrade path is the credential_verified tier (${upgrade.how}), which is not live in this preview, so the door answers BLOCKED rather than anything degraded`,
-    { requiresAccess: access, upgrade: { tier: upgrade.tier, how: upgrade.how, live: upgrade.live } },
-  );
+  return refusal('ACCESS_REQUIRED', { door, access, how: upgrade.how }, { requiresAccess: access, upgrade: { tier: upgrade.tier, how: upgrade.how, live: upgrade.live } });
 }

@@ -3,7 +3,8 @@
  * mechanics only (fee caps, jurisdiction allowlists); Client Mandates alone
  * bind the merits. Each check names the rule that refused.
  */
-import { refuse, type Refusal } from './refusal.ts';
+import type { Refusal } from './refusal.ts';
+import { refusal } from './refusals.ts';
 
 export interface Guardrails {
   maxFeeUsd?: number;
@@ -24,10 +25,10 @@ export function mechanicsRefusal(facts: MechanicsFacts, ...guardrails: Array<Gua
   for (const g of guardrails) {
     if (!g) continue;
     if (g.maxFeeUsd !== undefined && facts.listFeeUsd !== undefined && facts.listFeeUsd > g.maxFeeUsd) {
-      return refuse.gate('mechanics', `listFeeUsd ${facts.listFeeUsd} exceeds the Tenant Guardrail maxFeeUsd ${g.maxFeeUsd}`, { limit: { maxFeeUsd: g.maxFeeUsd } });
+      return refusal('GATE_MECHANICS', { listFeeUsd: facts.listFeeUsd, maxFeeUsd: g.maxFeeUsd }, { limit: { maxFeeUsd: g.maxFeeUsd } });
     }
     if (g.jurisdictions && !g.jurisdictions.includes(facts.jurisdiction)) {
-      return refuse.gate('mechanics', `jurisdiction ${facts.jurisdiction} is outside the Tenant Guardrail allowlist (${g.jurisdictions.join(', ')})`, { limit: { jurisdictions: g.jurisdictions } });
+      return refusal('GATE_MECHANICS', { jurisdiction: facts.jurisdiction, allowlist: g.jurisdictions }, { limit: { jurisdictions: g.jurisdictions } });
     }
   }
   return null;
@@ -38,7 +39,7 @@ export function meritsRefusal(merits: Record<string, unknown> | undefined, manda
   const proposed = merits?.settlementUsd;
   const floor = mandates?.settlementFloor;
   if (typeof proposed === 'number' && typeof floor === 'number' && proposed < floor) {
-    return refuse.gate('merits', `the proposed settlement ${proposed} USD is below the Client Mandate settlementFloor ${floor} USD; only the Client can change it`);
+    return refusal('GATE_MERITS', { proposed, floor });
   }
   return null;
 }

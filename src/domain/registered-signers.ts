@@ -11,7 +11,7 @@
  * a credential, the very `credentialRef` registered for them.
  */
 import { readFile } from 'node:fs/promises';
-import { Refusal } from './refusal.ts';
+import { refusal } from './refusals.ts';
 import type { SignerRegistry, SignerVerdict } from './signer-registry.ts';
 
 export interface RegisteredSigner {
@@ -56,7 +56,7 @@ export function signerRegistryFile(path: string | undefined): SignerRegistry {
     try {
       return parseSignerRegistry(await readFile(path, 'utf8'), path);
     } catch (error) {
-      throw new Refusal(503, 'SIGNER_REGISTRY_UNAVAILABLE', `the Signer registry cannot be read (${(error as Error).message}), so no Signer can be verified: nothing was applied and the Gig stays pending; send the result again once the registry is readable`);
+      throw refusal('SIGNER_REGISTRY_UNAVAILABLE', { reason: (error as Error).message });
     }
   });
 }

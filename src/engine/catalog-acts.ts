@@ -11,7 +11,7 @@
  *   as a Matter's Gig is.
  */
 import { newId } from '../domain/ids.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import { VersionConflict } from '../journal/store.ts';
 import type { ReservedAct } from '../../machines/matter.ts';
 import { SupplyRefused, type SupplyNetwork } from '../domain/supply-network.ts';
@@ -59,7 +59,7 @@ export class CatalogActs {
       await this.supervisor.openStream(grain, act.stream ?? actId, { kind: 'capability.acted', by: 'gate', note: `${route}: completed on the simulated registry, receipt ${act.receipt.id}`, data: { route, actId, priceUsd: act.priceUsd, receipt: { ...act.receipt, synthetic: true }, ...provenance } }, actId);
     } catch (error) {
       // Two identical acts raced on one named stream: the later one lost.
-      if (error instanceof VersionConflict) throw refuse.conflict('ACT_ALREADY_TAKEN', `${route}: the same act was just taken here by another request; nothing was written`);
+      if (error instanceof VersionConflict) throw refusal('ACT_ALREADY_TAKEN', { route });
       throw error;
     }
     return actId;

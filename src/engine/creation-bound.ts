@@ -11,7 +11,8 @@
  * A slot is taken when a creation is admitted, so a burst of concurrent
  * requests cannot slip past the bound.
  */
-import { refuse, type Refusal } from '../domain/refusal.ts';
+import type { Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { GrainKind } from './workspaces.ts';
 
 export interface CreationBoundOptions {
@@ -54,13 +55,8 @@ export class CreationBound {
     if (times.length >= this.limit) {
       this.admitted.set(key, times);
       const retryAfterSeconds = Math.max(1, Math.ceil((times[0] + windowMs - now) / 1000));
-      const refusal = refuse.blocked(
-        429,
-        'CREATION_BOUND',
-        `the per-caller creation bound is reached: ${caller} opened ${times.length} sandbox ${kind}s in the last ${this.windowSeconds} seconds (at most ${this.limit}); retry after ${retryAfterSeconds} seconds, or reuse a grain you already hold`,
-        { retryAfterSeconds, bound: { kind, limit: this.limit, windowSeconds: this.windowSeconds, caller: 'remote address' } },
-      );
-      return { refusal, retryAfterSeconds };
+      const refused = refusal('CREATION_BOUND', { caller, count: times.length, kind, windowSeconds: this.windowSeconds, limit: this.limit, retryAfterSeconds }, { retryAfterSeconds, bound: { kind, limit: this.limit, windowSeconds: this.windowSeconds, caller: 'remote address' } });
+      return { refusal: refused, retryAfterSeconds };
     }
     times.push(now);
     this.admitted.set(key, times);

@@ -18,7 +18,7 @@ import { deriveRosterRow, FIRM_MEMBERS, memberOf, type RosterRow } from '../doma
 import { newId } from '../domain/ids.ts';
 import { RAIL_OF } from '../domain/matter-types.ts';
 import { POSTED_PRICES, settle } from '../domain/pricing.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import { eachStreamHead, type JournalEvent } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -135,9 +135,9 @@ export class Firms extends SandboxGrains {
     return this.withGrain(firmId, async () => {
       refuseUnknownMember(memberId);
       const grants = asked ?? ['roster'];
-      if (grants.length === 0) throw refuse.unprocessable('NO_GRANT', `an Enrollment executes at least one grant: ${ENROLLMENT_GRANTS.join(', ')}`);
+      if (grants.length === 0) throw refusal('NO_GRANT', {});
       const unknown = grants.find((g) => !isGrant(g));
-      if (unknown !== undefined) throw refuse.unprocessable('UNKNOWN_GRANT', `unknown grant "${unknown}": the grants a member may execute are ${ENROLLMENT_GRANTS.join(', ')}`, { allowed: ENROLLMENT_GRANTS });
+      if (unknown !== undefined) throw refusal('UNKNOWN_GRANT', { grant: unknown }, { allowed: ENROLLMENT_GRANTS });
       const current = await this.currentOf(firmId, memberId);
       if (current && isLive(current)) return { ...(await this.amend(firmId, current, grants as Grant[])), act: 'amended' as const };
 
@@ -179,7 +179,7 @@ export class Firms extends SandboxGrains {
     return this.withGrain(firmId, async () => {
       refuseUnknownMember(memberId);
       const current = await this.currentOf(firmId, memberId);
-      if (!current) throw refuse.notFound('ENROLLMENT_NOT_FOUND', `${memberId} holds no Enrollment in firm ${firmId}: POST /firms/${firmId}/enrollments executes one`, { memberId });
+      if (!current) throw refusal('ENROLLMENT_NOT_FOUND', { memberId, firmId }, { memberId });
       return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
         const revokedAt = entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at;
         const [written] = await this.commit(entity, decideRevoke(entity.snapshot(), entity.id, firmId, revokedAt));
@@ -222,18 +222,18 @@ export class Firms extends SandboxGrains {
   declareRouting(firmId: string, routing: FirmRouting) {
     return this.withGrain(firmId, async (grain) => {
       if (routing.remittanceDesignation === 'firm') {
-        throw refuse.blocked(403, 'REMITTANCE_TO_FIRM', 'remittanceDesignation "firm" is refused: a firm is an envelope, never the Merchant of Record or a payee; remittances go to each individual member (use "individual")', { accepted: ['individual'] });
+        throw refusal('REMITTANCE_TO_FIRM', {}, { accepted: ['individual'] });
       }
       for (const [i, w] of (routing.participationWindows ?? []).entries()) {
-        if (w.from >= w.to) throw refuse.unprocessable('MALFORMED_MECHANICS', `body.participationWindows[${i}] opens at ${w.from} and closes at ${w.to}: a window must close after it opens (split a window that crosses midnight in two)`, { rule: 'mechanics' });
+        if (w.from >= w.to) throw refusal('MALFORMED_MECHANICS', { index: i, from: w.from, to: w.to });
       }
       const seen = new Set<string>();
       const routingHolders = await this.holding(firmId, 'routing');
       for (const [i, optIn] of (routing.memberOptIns ?? []).entries()) {
-        if (seen.has(optIn.memberId)) throw refuse.unprocessable('MALFORMED_MECHANICS', `body.memberOptIns[${i}] repeats ${optIn.memberId}: one opt-in per member`, { rule: 'mechanics' });
+        if (seen.has(optIn.memberId)) throw refusal('MALFORMED_MECHANICS', { index: i, memberId: optIn.memberId });
         seen.add(optIn.memberId);
         if (!routingHolders.has(optIn.memberId)) {
-          throw refuse.unprocessable('OPT_IN_NOT_COUNTERSIGNED', `body.memberOptIns[${i}]: ${optIn.memberId} holds no live Enrollment with the routing grant, so the opt-in is not countersigned; the member executes it first (POST /firms/${firmId}/enrollments {"memberId":"${optIn.memberId}","grants":["routing"]})`, { rule: 'countersignature', memberId: optIn.memberId });
+          throw refusal('OPT_IN_NOT_COUNTERSIGNED', { index: i, memberId: optIn.memberId, firmId }, { memberId: optIn.memberId });
         }
       }
       const declared = { ...routing, remittanceDesignation: routing.remittanceDesignation ?? 'individual' };
@@ -277,7 +277,7 @@ export class Firms extends SandboxGrains {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const notFound = (memberId: string) => () => refuse.notFound('ENROLLMENT_NOT_FOUND', `${memberId} holds no Enrollment here`, { memberId });
+const notFound = (memberId: string) => () => refusal('ENROLLMENT_NOT_FOUND', { memberId }, { memberId });
 
 /** The sandbox member directory's ids, read off the directory and named as a list ("a, b and c"). */
 const MEMBER_IDS = FIRM_MEMBERS.map((m) => m.memberId);
@@ -285,6 +285,6 @@ const DIRECTORY_IDS = `${MEMBER_IDS.slice(0, -1).join(', ')} and ${MEMBER_IDS[ME
 
 function refuseUnknownMember(memberId: string) {
   if (!memberOf(memberId)) {
-    throw refuse.unprocessable('UNKNOWN_MEMBER', `unknown member "${memberId}": the sandbox member directory lists ${DIRECTORY_IDS} (GET /firms/{id}/fixtures)`, { memberId });
+    throw refusal('UNKNOWN_MEMBER', { memberId, directory: DIRECTORY_IDS }, { memberId });
   }
 }

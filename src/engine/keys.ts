@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
@@ -98,12 +98,7 @@ export class Keys {
     return this.supervisor.exclusive(record.stream, async () => {
       const ceiling = record.spendCeilingUsd;
       if (ceiling !== null && cents(record.committedUsd) + cents(amountUsd) > cents(ceiling)) {
-        throw refuse.blocked(
-          403,
-          'SPEND_CEILING',
-          `${act} costs ${amountUsd} USD, and this key has ${record.committedUsd} USD committed under its hard spend ceiling of ${ceiling} USD: the act would pass the ceiling, so it is refused and nothing was written. Issue a key with a higher spendCeilingUsd (POST /keys) to go further`,
-          { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act },
-        );
+        throw refusal('SPEND_CEILING', { act, priceUsd: amountUsd, committedUsd: record.committedUsd, ceiling }, { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act });
       }
       const written = await this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.reserved', by: 'gate', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, record.id);
       apply(record, written);

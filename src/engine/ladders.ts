@@ -14,7 +14,7 @@
 import { decideAck, decideMonitor, decideResolve, decideSatisfy, decideTick, isResolved, type LadderDecision } from '../../machines/deadline-ladder.decide.ts';
 import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
 import type { Entity, EntityDefinition, Fact } from './entity.ts';
 import { fixturesApply } from './grains.ts';
@@ -188,5 +188,5 @@ function reminderSummary(r: Rung, assetId: string, obligation: string): string {
 }
 
 function notFound(assetId: string) {
-  return refuse.notFound('LADDER_NOT_FOUND', `no Deadline Ladder for Asset ${assetId} here: each Matter mints its Asset with a ladder (GET /assets lists them)`, { assetId });
+  return refusal('LADDER_NOT_FOUND', { assetId }, { assetId });
 }

@@ -14,7 +14,8 @@ import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
 import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
 import { factsOf, stageOf, type MatterFacts } from '../domain/matter-view.ts';
-import { refuse, Refusal } from '../domain/refusal.ts';
+import { Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type SupplyNetwork } from '../domain/supply-network.ts';
 import { eachStreamHead, VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
@@ -65,6 +66,9 @@ export interface GigResultRequest {
 
 const nameOf = (p: string | { name: string }) => (typeof p === 'string' ? p : p.name);
 
+/** The refusal of a Signer the registry does not verify eligible, by the predicate that failed. */
+const SIGNER_REFUSALS = { eligibility: 'SIGNER_ELIGIBILITY', standing: 'SIGNER_STANDING', coverage: 'SIGNER_COVERAGE', credential: 'SIGNER_CREDENTIAL' } as const;
+
 export class Matters {
   /** Streams other modules add to a Matter's opening transaction (a ladder per Asset). */
   readonly mintExtensions: MintExtension[] = [];
@@ -87,13 +91,13 @@ export class Matters {
   async create(grain: string, request: MintRequest): Promise<MatterEntity> {
     const rail = RAIL_OF[request.matterType];
     if (request.rail !== undefined && request.rail !== rail) {
-      throw refuse.unprocessable('RAIL_MISMATCH', `matterType ${request.matterType} runs on the ${rail} rail, not ${request.rail}`);
+      throw refusal('RAIL_MISMATCH', { matterType: request.matterType, rail, asked: request.rail });
     }
     const matterId = newId('mt');
     const assetId = newId('as');
     const jurisdiction = deriveJurisdiction({ rail, matterType: request.matterType, clientState: request.clientState });
-    const refusal = mechanicsRefusal({ listFeeUsd: request.listFeeUsd, jurisdiction }, request.tenantGuardrails, await this.grainGuardrails?.(grain));
-    if (refusal) throw refusal;
+    const mechanics = mechanicsRefusal({ listFeeUsd: request.listFeeUsd, jurisdiction }, request.tenantGuardrails, await this.grainGuardrails?.(grain));
+    if (mechanics) throw mechanics;
     const adverse = request.adverseParties ?? [];
     // Fixture names are ordinary names outside sandbox grains.
     const fixtures = fixturesApply(grain);
@@ -291,7 +295,7 @@ export class Matters {
     if (signedBy !== undefined) {
       const verdict = await this.signersOf(entity.grain).verify(signedBy, body.attestation?.credentialRef);
       if (!verdict.eligible) {
-        throw refuse.unprocessable(`SIGNER_${verdict.predicate.toUpperCase()}`, `${verdict.error}; the Gig stays pending`, { rule: 'attestation', predicate: verdict.predicate, cure: verdict.cure, pendingGigId: body.gigId });
+        throw refusal(SIGNER_REFUSALS[verdict.predicate], { error: verdict.error }, { predicate: verdict.predicate, cure: verdict.cure, pendingGigId: body.gigId });
       }
     }
     await this.commitDecision(entity, decision, options);
@@ -354,5 +358,5 @@ function asOf(entity: MatterEntity, version: number): MatterEntity {
 }
 
 function notFound(id: string) {
-  return refuse.notFound('MATTER_NOT_FOUND', `Matter ${id} does not exist here`, { matterId: id });
+  return refusal('MATTER_NOT_FOUND', { matterId: id }, { matterId: id });
 }

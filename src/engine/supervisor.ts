@@ -14,7 +14,8 @@
  */
 import { type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
-import { refuse, Refusal } from '../domain/refusal.ts';
+import type { Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
@@ -87,7 +88,7 @@ export class Supervisor {
       entity = new Entity(definition, journal);
     } catch (error) {
       // One unreadable stream fails its own requests, and nothing else.
-      if (error instanceof UnreadableEntity) throw new Refusal(500, 'ENTITY_UNREADABLE', `${error.message}; the service cannot answer for ${id} until its machine reads its journal again, and serves everything else`, { stream: error.stream, seq: error.seq, event: error.event, state: error.state });
+      if (error instanceof UnreadableEntity) throw refusal('ENTITY_UNREADABLE', { detail: error.message, id }, { stream: error.stream, seq: error.seq, event: error.event, state: error.state });
       throw error;
     }
     this.keep(entity);
@@ -143,7 +144,7 @@ export class Supervisor {
     if ('refusedAt' in applied) {
       // The decider said the machine takes these events; it does not. Past the first, the actor already moved.
       if (applied.refusedAt > 0) this.drop(entity);
-      throw refuse.conflict('STATE_REFUSES', `${entity.id} is in a state that does not accept ${events[applied.refusedAt].type}`);
+      throw refusal('STATE_REFUSES', { subject: `${entity.id} is in a state`, event: events[applied.refusedAt].type });
     }
     const { facts } = applied;
     const newEvents: NewEvent[] = [];

@@ -11,7 +11,7 @@
  * another body or Matter is refused: an id names one message.
  */
 import { sha256Hex } from '../domain/hash.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { JournalStore, StreamWrite } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 
@@ -46,7 +46,7 @@ export async function acceptedBefore(journal: JournalStore, delivery: Delivery, 
   if (!record) return null;
   const first = record.data as { digest: string; matterId: string; matterVersion: number };
   if (first.digest !== delivery.digest || first.matterId !== matterId) {
-    throw refuse.unprocessable('WEBHOOK_ID_REUSED', `webhook-id ${delivery.webhookId} was already accepted for ${first.matterId === matterId ? 'another body' : 'another Matter'}; a webhook-id names one message: send a new message under a new id. Nothing was written`, { webhookId: delivery.webhookId });
+    throw refusal('WEBHOOK_ID_REUSED', { webhookId: delivery.webhookId, other: first.matterId === matterId ? 'body' : 'Matter' }, { webhookId: delivery.webhookId });
   }
   return first.matterVersion;
 }

@@ -11,7 +11,7 @@
  */
 import type { Guardrails } from '../domain/gate.ts';
 import type { MatterType } from '../domain/matter-types.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import { SandboxGrains, type Grain } from './workspaces.ts';
 import type { Supervisor } from './supervisor.ts';
 
@@ -67,7 +67,7 @@ export class Tenants extends SandboxGrains {
   declareOffers(id: string, offers: Offer[]): Promise<TenantState> {
     const seen = new Set<string>();
     for (const offer of offers) {
-      if (seen.has(offer.id)) throw refuse.unprocessable('DUPLICATE_OFFER', `Offer id "${offer.id}" is declared twice: each Offer needs its own id`);
+      if (seen.has(offer.id)) throw refusal('DUPLICATE_OFFER', { offerId: offer.id });
       seen.add(offer.id);
     }
     return this.withGrain(id, async (grain) => {
@@ -106,16 +106,16 @@ export class Tenants extends SandboxGrains {
     const declared = state.offers.map((o) => o.id);
     const fix = declared.length ? `name one of the declared Offers (${declared.join(', ')})` : `declare one first with PUT /tenants/${id}/offers`;
     if (typeof body.offer !== 'string' || body.offer === '') {
-      throw refuse.unprocessable('OFFER_REQUIRED', `a Tenant mints only against a declared Offer: put its id in "offer"; ${fix}`, { rule: 'offer', declaredOffers: declared });
+      throw refusal('OFFER_REQUIRED', { fix }, { declaredOffers: declared });
     }
     const offer = state.offers.find((o) => o.id === body.offer);
-    if (!offer) throw refuse.unprocessable('UNKNOWN_OFFER', `Offer "${body.offer}" is not declared by tenant ${id}; ${fix}`, { rule: 'offer', declaredOffers: declared });
+    if (!offer) throw refusal('UNKNOWN_OFFER', { offer: body.offer, tenantId: id, fix }, { declaredOffers: declared });
     const wanted = requiredType ?? (typeof body.matterType === 'string' ? (body.matterType as MatterType) : undefined);
     if (offer.matterType && wanted && wanted !== offer.matterType) {
-      throw refuse.unprocessable('OFFER_MATTER_TYPE', `Offer "${offer.id}" mints ${offer.matterType}, not ${wanted}`, { rule: 'offer', offer });
+      throw refusal('OFFER_MATTER_TYPE', { offerId: offer.id, offerType: offer.matterType, wanted }, { offer });
     }
     if (body.listFeeUsd !== undefined && body.listFeeUsd !== offer.priceUsd) {
-      throw refuse.unprocessable('OFFER_PRICE', `Offer "${offer.id}" posts the flat price ${offer.priceUsd} USD; listFeeUsd ${JSON.stringify(body.listFeeUsd)} contradicts it (omit listFeeUsd to take the posted price)`, { rule: 'offer', offer });
+      throw refusal('OFFER_PRICE', { offerId: offer.id, priceUsd: offer.priceUsd, listFeeUsd: body.listFeeUsd }, { offer });
     }
     return { offer, matterType: wanted ?? offer.matterType, listFeeUsd: offer.priceUsd };
   }

@@ -10,7 +10,7 @@
  * an expiry is a real-world lifetime, not a position in a replayable run.
  */
 import { newId, type IdPrefix } from '../domain/ids.ts';
-import { refuse } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Fact } from './entity.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -21,6 +21,8 @@ export const DEFAULT_SANDBOX_TTL_SECONDS = 24 * 60 * 60;
 const CACHED_GRAINS = 10_000;
 
 export type GrainKind = 'workspace' | 'tenant' | 'firm';
+/** The refusal of each kind of grain that does not exist or has expired: 404 EMPTY naming the fix. */
+const GONE = { workspace: 'WORKSPACE_NOT_FOUND', tenant: 'TENANT_NOT_FOUND', firm: 'FIRM_NOT_FOUND' } as const;
 /** The id prefix of each kind of grain: a grain's kind is read off its id. */
 export const GRAIN_ID_PREFIX: Record<GrainKind, IdPrefix> = { workspace: 'ws', tenant: 'tn', firm: 'fm' };
 
@@ -85,7 +87,7 @@ export class SandboxGrains {
         this.remember(grain);
       }
     }
-    if (!grain || this.expired(grain.record)) throw refuse.grainGone(this.kind, id);
+    if (!grain || this.expired(grain.record)) throw refusal(GONE[this.kind], { id }, { results: [] });
     return grain;
   }
 

@@ -18,7 +18,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTier } from '../domain/access.ts';
 import type { PaidActPrice } from '../domain/paid-acts.ts';
-import { Refusal } from '../domain/refusal.ts';
+import type { Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import type { KeyRecord } from '../engine/keys.ts';
 import type { Services } from './services.ts';
 
@@ -60,9 +61,10 @@ export function needsKey(method: string, url: string, keyless?: string): boolean
   return !READS.has(method) && keyless === undefined && !SANDBOX_GRAIN.test(url);
 }
 
-function unauthorized(reply: FastifyReply, code: string, error: string) {
+/** A 401 carries the Bearer challenge beside its refusal. */
+function unauthorized(reply: FastifyReply, refused: Refusal): Refusal {
   reply.header('www-authenticate', 'Bearer realm="legalwork", error="invalid_token"');
-  return new Refusal(401, code, error, { fix: 'POST /keys' });
+  return refused;
 }
 
 function provenanceOf(request: FastifyRequest): Provenance | undefined {
@@ -72,7 +74,7 @@ function provenanceOf(request: FastifyRequest): Provenance | undefined {
     if (raw === undefined) continue;
     const value = Array.isArray(raw) ? raw.join(', ') : raw;
     if (!value.trim() || value.length > PROVENANCE_LIMITS[name]) {
-      throw new Refusal(422, 'INVALID_PROVENANCE', `${name} must be 1 to ${PROVENANCE_LIMITS[name]} characters; it is carried as provenance only, never as proof`);
+      throw refusal('INVALID_PROVENANCE', { header: name, limit: PROVENANCE_LIMITS[name] });
     }
     out[name === 'x-actor' ? 'actor' : 'mandate'] = value.trim();
   }
@@ -89,17 +91,16 @@ export function installAuth(app: FastifyInstance, services: Services) {
     const header = request.headers.authorization;
     if (header !== undefined) {
       const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
-      if (!match) throw unauthorized(reply, 'KEY_MALFORMED', 'the Authorization header must be "Bearer <key>" with the key POST /keys issued');
+      if (!match) throw unauthorized(reply, refusal('KEY_MALFORMED', {}));
       const key = await services.keys.lookup(match[1]);
-      if (!key) throw unauthorized(reply, 'KEY_UNKNOWN', 'that API key is malformed or was never issued here; issue one with POST /keys (it is shown once)');
+      if (!key) throw unauthorized(reply, refusal('KEY_UNKNOWN', {}));
       request.access.tier = 'identified';
       request.access.key = key;
     }
     const route = request.routeOptions;
     if (route.url === undefined || request.access.key) return;
     if (needsKey(request.method, route.url, route.config.keyless)) {
-      const mandate = provenance?.mandate ? ' An X-Mandate header is carried as provenance only and never stands in for a key.' : '';
-      throw unauthorized(reply, 'KEY_REQUIRED', `${request.method} ${route.url} writes on the top-level surface and needs an API key: POST /keys with your email (a key is shown once), then send Authorization: Bearer <key>. Sandbox grains (POST /workspaces) stay keyless.${mandate}`);
+      throw unauthorized(reply, refusal('KEY_REQUIRED', { method: request.method, url: route.url, mandate: provenance?.mandate !== undefined }));
     }
   });
 

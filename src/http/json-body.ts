@@ -14,7 +14,7 @@
  *   does (it parses after the scan).
  */
 import type { FastifyInstance } from 'fastify';
-import { Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,7 +56,7 @@ export function installJsonBody(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
-      return done(new Refusal(400, 'BODY_TOO_DEEP', `the JSON body nests objects and arrays more than ${MAX_BODY_DEPTH} levels deep; no body of this contract needs more than a few: send the fields the operation documents`), undefined);
+      return done(refusal('BODY_TOO_DEEP', { limit: MAX_BODY_DEPTH }), undefined);
     }
     request.rawBody = text;
     parse(request, text, done);

@@ -10,7 +10,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { Webhook } from 'standardwebhooks';
-import { refuse, Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
 import { deliveryOf, type Delivery } from '../engine/supply-callbacks.ts';
 
 declare module 'fastify' {
@@ -42,8 +42,6 @@ export function supplySecretOf(value: string | undefined): string | undefined {
   return value;
 }
 
-const unsigned = (error: string) => new Refusal(401, 'SIGNATURE_INVALID', error, { fix: 'sign the exact body with the supply network secret per Standard Webhooks: webhook-id, webhook-timestamp (unix seconds) and webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">' });
-
 /**
  * A preValidation hook: 403 BLOCKED when no supply network is connected,
  * 401 for a missing, malformed, stale or wrong signature; a verified
@@ -53,7 +51,7 @@ export function verifySupplySignature(secret: string | undefined) {
   const webhook = secret ? new Webhook(secret) : null;
   return async (request: FastifyRequest) => {
     if (!webhook) {
-      throw refuse.blocked(403, 'SUPPLY_NETWORK_NOT_CONNECTED', 'no supply network is connected to this service (LEGALWORK_SUPPLY_SECRET is not set), so no Signer\'s result can be accepted at the top level; the operator connects one by setting the network\'s signing secret. Rehearse results keylessly inside a sandbox grain (POST /workspaces)', { fix: 'set LEGALWORK_SUPPLY_SECRET' });
+      throw refusal('SUPPLY_NETWORK_NOT_CONNECTED', {});
     }
     const header = (name: string) => {
       const value = request.headers[name];
@@ -63,17 +61,17 @@ export function verifySupplySignature(secret: string | undefined) {
     const timestamp = header('webhook-timestamp');
     const signature = header('webhook-signature');
     const missing = Object.entries({ 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': signature }).filter(([, v]) => !v).map(([k]) => k);
-    if (missing.length) throw unsigned(`this callback carries no Standard Webhooks signature (missing ${missing.join(', ')}): the top-level gig-result door accepts only the supply network's signed callback, and an API key never stands in for it. Nothing was written`);
-    if (!/^\d{1,12}$/.test(timestamp!)) throw unsigned(`webhook-timestamp must be whole unix seconds, got ${JSON.stringify(timestamp)}. Nothing was written`);
+    if (missing.length) throw refusal('SIGNATURE_INVALID', { why: 'missing', missing });
+    if (!/^\d{1,12}$/.test(timestamp!)) throw refusal('SIGNATURE_INVALID', { why: 'timestamp', timestamp: timestamp! });
     // Checked here, ahead of the library (which checks it too), to word the refusal.
     const skew = Number(timestamp) - Math.floor(Date.now() / 1000);
     if (Math.abs(skew) > TOLERANCE_SECONDS) {
-      throw new Refusal(401, 'SIGNATURE_EXPIRED', `webhook-timestamp is ${Math.abs(skew)} s ${skew < 0 ? 'in the past' : 'in the future'}, beyond the ${TOLERANCE_SECONDS} s tolerance: a stale or replayed callback is refused. Nothing was written`, { fix: 'sign again with the current time' });
+      throw refusal('SIGNATURE_EXPIRED', { skew, tolerance: TOLERANCE_SECONDS });
     }
     try {
       webhook.verify(request.rawBody ?? '', { 'webhook-id': id!, 'webhook-timestamp': timestamp!, 'webhook-signature': signature! }, { jsonParse: false });
     } catch {
-      throw unsigned('no webhook-signature matches this body: it was signed with another secret, or the body changed after signing. Nothing was written');
+      throw refusal('SIGNATURE_INVALID', { why: 'mismatch' });
     }
     request.delivery = deliveryOf(id!, (request.params as { id: string }).id, request.rawBody ?? '');
   };

@@ -1,6 +1,6 @@
 /** The pages for people: /docs (with the generated diagrams) and /sandbox. */
 import type { FastifyInstance } from 'fastify';
-import { Refusal } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import { Media } from '../schemas/responses.ts';
 import { Type } from '@sinclair/typebox';
 import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
@@ -19,7 +19,7 @@ export async function pageRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { file } = request.params as { file: string };
       const svg = await readDiagram(file);
-      if (!svg) throw new Refusal(404, 'DIAGRAM_NOT_GENERATED', `${file} is not generated in this build: npm run diagrams draws the state diagrams from the machines into visualizations/`, { results: [] }, 'EMPTY');
+      if (!svg) throw refusal('DIAGRAM_NOT_GENERATED', { file }, { results: [] });
       // Served as an image: no script may run in it even if opened directly.
       return reply.type('image/svg+xml').headers({ 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).send(svg);
     },

@@ -21,7 +21,7 @@ import { capabilityAt, gateView, type Capability } from '../../domain/capabiliti
 import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
 import * as drafts from '../../domain/capabilities/drafts.ts';
 import { newId } from '../../domain/ids.ts';
-import { refuse, Refusal } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
@@ -37,8 +37,8 @@ const nameOf = (c: Capability) => `${c.method} ${c.path}`;
 const metaOf = (c: Capability) => ({ gate: gateView(c.gate), effect: c.effect, metered: false, ...(c.effect === 'read' ? { dataset: 'synthetic', asOf: DATASET_AS_OF } : {}) });
 
 /** A not-found read: a typed EMPTY that never meters. */
-function missing(c: Capability, what: string, code: string) {
-  return new Refusal(404, code, `${what} is not in the data set (synthetic, as of ${DATASET_AS_OF}); a not-found never meters`, { results: [], meta: metaOf(c) }, 'EMPTY');
+function missing(c: Capability, what: string, code: 'PATENT_NOT_FOUND' | 'TRADEMARK_NOT_FOUND' | 'ENTITY_NOT_FOUND' | 'UCC_FILING_NOT_FOUND') {
+  return refusal(code, { what, asOf: DATASET_AS_OF }, { results: [], meta: metaOf(c) });
 }
 
 
@@ -127,7 +127,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   record('/demand-letter/draft', (b) => drafts.demandLetterDraft(b as never));
   record('/entity/de/formation-docs', (b) => {
     if (!drafts.nameSuffixOk(b.entityType, b.entityName)) {
-      throw refuse.unprocessable('ENTITY_NAME_SUFFIX', b.entityType === 'llc' ? `an LLC's name must end with "LLC", "L.L.C." or "Limited Liability Company"; "${b.entityName}" does not` : `a corporation's name must end with a word such as "Inc.", "Corporation", "Corp." or "Company"; "${b.entityName}" does not`);
+      throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'docs' });
     }
     return drafts.formationDocs(b as never);
   });
@@ -143,7 +143,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     }, paid);
 
   act('/entity/de/form', async (b) => {
-    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw refuse.unprocessable('ENTITY_NAME_SUFFIX', `"${b.entityName}" lacks the suffix a Delaware ${b.entityType === 'llc' ? 'LLC' : 'corporation'} name requires`);
+    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'form' });
     return { id: `DE-${digits(`${b.entityName}/${b.formationDocsSha256}/${newId('rc')}`, 7)}`, registry: 'Delaware Division of Corporations (simulated)', entityName: b.entityName, entityType: b.entityType };
   });
   act('/patent/file-provisional', async (b) => {
@@ -155,12 +155,12 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     if (!p) throw missing(c, `patent ${b.patentNumber}`, 'PATENT_NOT_FOUND');
     const w = p.maintenance.find((m) => m.window === b.window)!;
     if (w.state !== 'open') {
-      throw refuse.conflict('MAINTENANCE_WINDOW_NOT_OPEN', `the ${w.window}-year window of ${p.number} is ${w.state} (it opens ${w.opensOn} and takes payment, with surcharge, until ${w.surchargeUntil})`, { window: w });
+      throw refusal('MAINTENANCE_WINDOW_NOT_OPEN', { window: w.window, number: p.number, state: w.state, opensOn: w.opensOn, surchargeUntil: w.surchargeUntil }, { window: w });
     }
     // One payment per window and grain: the stream is named by both, so a
     // second payment finds it (and a race loses on the expected version).
     const stream = `maintenance:${request.grain}:${p.number}:${w.window}`;
-    if (await services.catalogActs.taken(stream)) throw refuse.conflict('MAINTENANCE_ALREADY_PAID', `the ${w.window}-year maintenance fee of ${p.number} is already paid here`);
+    if (await services.catalogActs.taken(stream)) throw refusal('MAINTENANCE_ALREADY_PAID', { window: w.window, number: p.number });
     return { id: `MF-${digits(`${stream}/${newId('rc')}`, 8)}`, registry: 'patent office fee system (simulated)', patentNumber: p.number, window: w.window, stream };
   });
 
@@ -175,7 +175,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
       if (body.signerId !== undefined) {
         const verdict = await services.signersOf(request.grain).verify(body.signerId);
         if (!verdict.eligible) {
-          throw refuse.blocked(403, 'SIGNER_CREDENTIAL_NOT_LIVE', `${verdict.error}: a reserved act is routed only to a Signer whose ${credential} credential is live, so this is BLOCKED, never degraded. Cure: ${verdict.cure}`, { predicate: verdict.predicate, credential, cure: verdict.cure });
+          throw refusal('SIGNER_CREDENTIAL_NOT_LIVE', { error: verdict.error, credential, cure: verdict.cure }, { predicate: verdict.predicate, credential, cure: verdict.cure });
         }
       }
       const { actId, gigId, pending } = await services.catalogActs.escalate(request.grain, { route: nameOf(c), credential, reservedAct, priceUsd: c.priceUsd, matterType: c.matterType ?? 'patent_assignment', preferredSigner: body.signerId, ...provenanceData(request) });

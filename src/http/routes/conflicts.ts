@@ -13,7 +13,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { refuse } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
@@ -49,7 +49,7 @@ export async function conflictRoutes(fastify: FastifyInstance, { services }: { s
   const refuseTopLevel = async (request: FastifyRequest) => {
     if (request.sandbox) return refuseNonHash(request);
     const { practitionerId } = request.params as { practitionerId: string };
-    throw refuse.blocked(403, 'CREDENTIAL_VERIFICATION_REQUIRED', `the per-practitioner conflicts ledger of ${practitionerId} opens on the top-level surface only at the credential_verified tier (license verification by the identity provider), which is not live in this preview; rehearse on synthetic state inside a sandbox workspace: POST /workspaces, then /workspaces/{id}/conflicts/${practitionerId}`, {
+    throw refusal('CREDENTIAL_VERIFICATION_REQUIRED', { practitionerId }, {
       upgrade: { tier: 'credential_verified', how: 'license verification by the identity provider, fresh at act-class; not live in this preview' },
       sandbox: `POST /workspaces, then /workspaces/{id}/conflicts/${practitionerId}`,
     });
@@ -57,7 +57,7 @@ export async function conflictRoutes(fastify: FastifyInstance, { services }: { s
 
   app.get('/conflicts', { schema: { response: R.pooled } }, async (request) => {
     const at = `${where(request)}/conflicts/{practitionerId}`;
-    throw refuse.blocked(403, 'CONFLICTS_NOT_POOLED', `conflicts ledgers are never pooled: each practitioner's ledger has its own address, GET ${at}`, { address: at });
+    throw refusal('CONFLICTS_NOT_POOLED', { at }, { address: at });
   });
 
   app.get('/conflicts/:practitionerId', { schema: { params: PractitionerParams, querystring: LedgerQuery, response: R.ledger }, preValidation: refuseTopLevel }, async (request) => {

@@ -9,7 +9,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TerminalOutcome } from '../../../machines/deadline-ladder.ts';
-import { refuse } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import { ladderView } from '../../engine/ladders.ts';
 import { ok } from '../envelopes.ts';
 import { ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
@@ -18,8 +18,8 @@ import { DeadlineResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 /** A string that is present but blank names nobody: 422, like a missing one. */
-function requireNamed(value: string, field: string, code: string, what: string): string {
-  if (value.trim() === '') throw refuse.unprocessable(code, `${field} must name ${what}; a blank value names nobody`, { field });
+function requireNamed(value: string, field: string, code: 'ACTOR_MISSING' | 'EVIDENCE_MISSING', what: string): string {
+  if (value.trim() === '') throw refusal(code, { field, what }, { field });
   return value.trim();
 }
 

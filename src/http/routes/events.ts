@@ -6,7 +6,7 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { refuse } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import { readTailPage, tailEnvelope } from '../../engine/tail.ts';
 import { FEEDS } from '../../journal/store.ts';
 import { empty, ok } from '../envelopes.ts';
@@ -25,7 +25,7 @@ function cursorOf(lastEventId: string | string[] | undefined, after: number): nu
   if (lastEventId === undefined) return after;
   const value = Array.isArray(lastEventId) ? lastEventId[lastEventId.length - 1] : lastEventId;
   if (!LAST_EVENT_ID.test(value.trim())) {
-    throw refuse.unprocessable('INVALID_LAST_EVENT_ID', `Last-Event-ID must be the seq of the last event received (a non-negative integer), got ${JSON.stringify(value)}`, { header: 'last-event-id' });
+    throw refusal('INVALID_LAST_EVENT_ID', { value }, { header: 'last-event-id' });
   }
   return Number(value.trim());
 }

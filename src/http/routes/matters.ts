@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
-import { refuse } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
@@ -44,7 +44,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   app.get('/matters', { schema: { querystring: ListMattersQuery, response: R.list } }, async (request) => {
     const q = request.query;
     if (q.scope !== undefined) {
-      throw refuse.blocked(403, 'SCOPE_RESERVED', `scope "${q.scope}" is reserved: admin and internal views are not served on this surface`, { scope: q.scope });
+      throw refusal('SCOPE_RESERVED', { scope: q.scope }, { scope: q.scope });
     }
     // The schema's default fills `limit` before the handler runs; its static type cannot say so.
     const page = await matters.list(request.grain, { ...q, limit: q.limit! });
@@ -60,7 +60,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
       const body = request.body as { matterType?: unknown } | undefined;
       const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
       if ((body === undefined || isObject) && !isMatterType(body?.matterType)) {
-        throw refuse.badRequest('MATTER_TYPE_NOT_RATIFIED', body?.matterType === undefined ? `matterType is required: one of ${MATTER_TYPES.join(', ')}` : `matterType ${JSON.stringify(body.matterType)} is not ratified: use one of ${MATTER_TYPES.join(', ')}`, { ratified: MATTER_TYPES });
+        throw refusal('MATTER_TYPE_NOT_RATIFIED', { given: body?.matterType, ratified: MATTER_TYPES }, { ratified: MATTER_TYPES });
       }
     },
   }, async (request, reply) => {
@@ -102,7 +102,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
 
   app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection }, config: { door: 'client' } }, async (request) => {
     const body = request.body;
-    if (!body.instruction.trim()) throw refuse.unprocessable('INSTRUCTION_MISSING', 'a Client direction needs a non-empty instruction');
+    if (!body.instruction.trim()) throw refusal('INSTRUCTION_MISSING', {});
     const result = await matters.clientDirection(request.grain, request.params.id, body);
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
@@ -110,7 +110,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   app.get('/matters/:id/settlement', { ...BY_ID, schema: { params: MatterParams, response: R.settlement } }, async (request) => {
     const entity = await matters.get(request.grain, request.params.id);
     if (statusOf(entity) !== 'fulfilled') {
-      throw refuse.conflict('MATTER_NOT_FULFILLED', `Matter ${entity.id} is ${statusOf(entity)}: settlement exists only once it is fulfilled (no filing, no charge)`, { matterId: entity.id });
+      throw refusal('MATTER_NOT_FULFILLED', { matterId: entity.id, status: statusOf(entity) }, { matterId: entity.id });
     }
     return ok({ matterId: entity.id, settlement: settlementOf(entity) });
   });
@@ -154,7 +154,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, response: R.asset } }, async (request) => {
     const id = request.params.id;
     const [minted] = await services.journal.readStream(id);
-    if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refuse.notFound('ASSET_NOT_FOUND', `Asset ${id} does not exist here`);
+    if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refusal('ASSET_NOT_FOUND', { assetId: id });
     const entity = await matters.get(request.grain, minted.data.matterId as string);
     return ok({ asset: await assetWithLadder(minted, entity) });
   });

@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
-import { refuse } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
 import { grainView, type Grain } from '../../engine/workspaces.ts';
 import { empty, ok } from '../envelopes.ts';
@@ -104,7 +104,7 @@ async function applyOffer(services: Services, request: FastifyRequest, isOrder: 
   const mint = body as Record<string, unknown>;
   const terms = await services.tenants.mintTerms(tenantId, mint, isOrder ? ORDER_MATTER_TYPE : undefined);
   if (mint.tenant !== undefined && mint.tenant !== tenantId) {
-    throw refuse.unprocessable('TENANT_MISMATCH', `this Matter is minted on tenant ${tenantId}; "tenant" cannot name ${JSON.stringify(mint.tenant)}`);
+    throw refusal('TENANT_MISMATCH', { tenantId, named: mint.tenant });
   }
   mint.listFeeUsd = terms.listFeeUsd;
   if (!isOrder) {
@@ -123,5 +123,5 @@ function refuseTenantActor(request: FastifyRequest, url: string) {
     if (outcome !== 'withdrawn') return;
   }
   const act = door === 'consent' ? 'consent for' : door === 'client-direction' ? 'direct for' : 'withdraw for';
-  throw refuse.unprocessable('ACTOR_NOT_CLIENT', `X-Actor ${JSON.stringify(actor)} cannot ${act} the Client: on a Tenant's Matters only the Client (X-Actor: client) speaks through this door`, { rule: 'actor', actor });
+  throw refusal('ACTOR_NOT_CLIENT', { actor, door: 'tenant', act }, { rule: 'actor', actor });
 }

@@ -6,7 +6,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import { MATTER_TYPES } from '../../domain/matter-types.ts';
-import { refuse, type Refusal } from '../../domain/refusal.ts';
+import type { Refusal } from '../../domain/refusal.ts';
+import { refusal } from '../../domain/refusals.ts';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
 import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
 import { SHA256_HEX } from '../../domain/hash.ts';
@@ -61,14 +62,13 @@ export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minIte
 export function nameHashRefusal(body: unknown): Refusal | null {
   if (body === null || typeof body !== 'object') return null;
   const b = body as { nameHash?: unknown; nameHashes?: unknown };
-  const hint = 'send the sha256 of the name as 64 lowercase hex characters; the platform holds hashes only, the plaintext stays with you';
   if ('nameHash' in b && (typeof b.nameHash !== 'string' || !SHA256_HEX.test(b.nameHash))) {
-    return refuse.unprocessable('NAME_HASH_NOT_SHA256', `body.nameHash is not sha256 hex: ${hint}`, { rule: 'hashes_only' });
+    return refusal('NAME_HASH_NOT_SHA256', { field: 'body.nameHash' });
   }
   if ('nameHashes' in b && Array.isArray(b.nameHashes)) {
-    if (b.nameHashes.length === 0) return refuse.unprocessable('NAME_HASHES_EMPTY', 'body.nameHashes is empty: a prescreen checks at least one hash', { rule: 'hashes_only' });
+    if (b.nameHashes.length === 0) return refusal('NAME_HASHES_EMPTY', {});
     const i = b.nameHashes.findIndex((h) => typeof h !== 'string' || !SHA256_HEX.test(h));
-    if (i >= 0) return refuse.unprocessable('NAME_HASH_NOT_SHA256', `body.nameHashes[${i}] is not sha256 hex: ${hint}`, { rule: 'hashes_only' });
+    if (i >= 0) return refusal('NAME_HASH_NOT_SHA256', { field: `body.nameHashes[${i}]` });
   }
   return null;
 }
@@ -96,7 +96,7 @@ function* keysOf(value: unknown, path: string): Generator<[string, string]> {
 export function meritsKeyRefusal(body: unknown, who: 'Tenant' | 'firm'): Refusal | null {
   for (const [key, path] of keysOf(body, 'body')) {
     if (MERITS_KEY.test(key)) {
-      return refuse.unprocessable('MERITS_BEARING_KEY', `${path} is merits-bearing: a ${who} declares mechanics only (fee caps, windows, allowlists); only the Client's Mandates bind the merits`, { rule: 'mechanics', key });
+      return refusal('MERITS_BEARING_KEY', { path, who }, { key });
     }
   }
   return null;
@@ -106,7 +106,7 @@ export function meritsKeyRefusal(body: unknown, who: 'Tenant' | 'firm'): Refusal
 export function actorKeyRefusal(body: unknown): Refusal | null {
   for (const [key, path] of keysOf(body, 'body')) {
     if (ACTOR_KEY.test(key)) {
-      return refuse.unprocessable('ACTOR_SHAPED_KEY', `${path} is actor-shaped: a firm holds member-executed Enrollment grants and never claims, substitutes, reserves, signs, attests or scores`, { rule: 'envelope', key });
+      return refusal('ACTOR_SHAPED_KEY', { path }, { key });
     }
   }
   return null;
@@ -116,7 +116,7 @@ export function actorKeyRefusal(body: unknown): Refusal | null {
 export function percentRefusal(body: unknown, priceKeys: readonly string[]): Refusal | null {
   for (const [key, path] of keysOf(body, 'body')) {
     if (PERCENT_KEY.test(key)) {
-      return refuse.unprocessable('PERCENTAGE_PRICE', `${path} expresses a share: prices are flat USD amounts only, never a percent of an outcome`, { rule: 'fee_shape', key });
+      return refusal('PERCENTAGE_PRICE', { path, shape: 'share' }, { key });
     }
   }
   const walk = (value: unknown, path: string): Refusal | null => {
@@ -132,10 +132,10 @@ export function percentRefusal(body: unknown, priceKeys: readonly string[]): Ref
       if (!(key in value)) continue;
       const price = (value as Record<string, unknown>)[key];
       if (typeof price === 'string' && /%|percent|pct/i.test(price)) {
-        return refuse.unprocessable('PERCENTAGE_PRICE', `${path}.${key} is percent-shaped (${JSON.stringify(price)}): a price is a flat number of USD, never a percent of an outcome`, { rule: 'fee_shape', key });
+        return refusal('PERCENTAGE_PRICE', { path: `${path}.${key}`, shape: 'percent', price }, { key });
       }
       if (price !== null && typeof price === 'object') {
-        return refuse.unprocessable('PERCENTAGE_PRICE', `${path}.${key} must be a flat number of USD, not an object: no percent-of-outcome or formula price exists`, { rule: 'fee_shape', key });
+        return refusal('PERCENTAGE_PRICE', { path: `${path}.${key}`, shape: 'object' }, { key });
       }
     }
     for (const [key, inner] of Object.entries(value)) {

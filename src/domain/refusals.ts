@@ -1,0 +1,252 @@
+/**
+ * Every refusal the service answers, written once, as fastify's own
+ * `lib/errors.js` writes its errors: the code, the HTTP status, the outcome
+ * type where it is typed (BLOCKED, EMPTY), the rule a Gate refusal names,
+ * the wording (from typed arguments) and the fix an agent can act on.
+ *
+ * Everything that refuses names its refusal here (`refusal(code, args)`);
+ * the HTTP edge (`src/http/errors.ts`) maps the `Refusal` it builds to the
+ * wire; docs and tests walk `REFUSALS`. A refusal never writes.
+ */
+import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
+import { Refusal, type OutcomeType } from './refusal.ts';
+
+type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+
+export interface RefusalEntry<A> {
+  status: Status;
+  /** The typed outcome, where the answer is one (a BLOCKED door, an EMPTY read). */
+  type?: OutcomeType;
+  /** The rule a Gate refusal names (`rule` in the body). */
+  rule?: string;
+  /** What the caller does next; a refusal built with its own `fix` keeps that one. */
+  fix: string;
+  says: (args: A) => string;
+}
+
+const entry = <A = Record<never, never>>(e: RefusalEntry<A>): RefusalEntry<A> => e;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export const REFUSALS = {
+  // Keys, access and the edge.
+  KEY_MALFORMED: entry({ status: 401, fix: 'POST /keys', says: () => 'the Authorization header must be "Bearer <key>" with the key POST /keys issued' }),
+  KEY_UNKNOWN: entry({ status: 401, fix: 'POST /keys', says: () => 'that API key is malformed or was never issued here; issue one with POST /keys (it is shown once)' }),
+  KEY_REQUIRED: entry<{ method: string; url: string; mandate: boolean }>({
+    status: 401,
+    fix: 'POST /keys',
+    says: (a) => `${a.method} ${a.url} writes on the top-level surface and needs an API key: POST /keys with your email (a key is shown once), then send Authorization: Bearer <key>. Sandbox grains (POST /workspaces) stay keyless.${a.mandate ? ' An X-Mandate header is carried as provenance only and never stands in for a key.' : ''}`,
+  }),
+  INVALID_PROVENANCE: entry<{ header: string; limit: number }>({ status: 422, fix: 'send X-Actor and X-Mandate within their lengths, or not at all', says: (a) => `${a.header} must be 1 to ${a.limit} characters; it is carried as provenance only, never as proof` }),
+  SPEND_CEILING: entry<{ act: string; priceUsd: number; committedUsd: number; ceiling: number }>({
+    status: 403,
+    type: 'BLOCKED',
+    fix: 'issue a key with a higher spendCeilingUsd (POST /keys)',
+    says: (a) => `${a.act} costs ${a.priceUsd} USD, and this key has ${a.committedUsd} USD committed under its hard spend ceiling of ${a.ceiling} USD: the act would pass the ceiling, so it is refused and nothing was written. Issue a key with a higher spendCeilingUsd (POST /keys) to go further`,
+  }),
+  ACCESS_REQUIRED: entry<{ door: string; access: string; how: string }>({
+    status: 403,
+    type: 'BLOCKED',
+    fix: 'the credential_verified tier, when it is live; nothing degraded stands in for it',
+    says: (a) => `${a.door} needs requiresAccess: ${a.access}, a restricted upstream consumable only with a live credential checked at call time. The upgrade path is the credential_verified tier (${a.how}), which is not live in this preview, so the door answers BLOCKED rather than anything degraded`,
+  }),
+  CREATION_BOUND: entry<{ caller: string; count: number; kind: string; windowSeconds: number; limit: number; retryAfterSeconds: number }>({
+    status: 429,
+    type: 'BLOCKED',
+    fix: 'wait Retry-After seconds, or reuse a grain you already hold',
+    says: (a) => `the per-caller creation bound is reached: ${a.caller} opened ${a.count} sandbox ${a.kind}s in the last ${a.windowSeconds} seconds (at most ${a.limit}); retry after ${a.retryAfterSeconds} seconds, or reuse a grain you already hold`,
+  }),
+  BODY_TOO_DEEP: entry<{ limit: number }>({ status: 400, fix: 'send the fields the operation documents, nested as its schema says', says: (a) => `the JSON body nests objects and arrays more than ${a.limit} levels deep; no body of this contract needs more than a few: send the fields the operation documents` }),
+  SCOPE_RESERVED: entry<{ scope: string }>({ status: 403, type: 'BLOCKED', fix: 'leave scope out: the list shows your own records', says: (a) => `scope "${a.scope}" is reserved: admin and internal views are not served on this surface` }),
+  INVALID_LAST_EVENT_ID: entry<{ value: string }>({ status: 422, fix: 'send Last-Event-ID: <the seq of the last event received>, or ?after=<seq>', says: (a) => `Last-Event-ID must be the seq of the last event received (a non-negative integer), got ${JSON.stringify(a.value)}` }),
+  DIAGRAM_NOT_GENERATED: entry<{ file: string }>({ status: 404, type: 'EMPTY', fix: 'npm run diagrams', says: (a) => `${a.file} is not generated in this build: npm run diagrams draws the state diagrams from the machines into visualizations/` }),
+
+  // The supply network's callback and the Signer registry.
+  SIGNATURE_INVALID: entry<{ why: 'missing'; missing: string[] } | { why: 'timestamp'; timestamp: string } | { why: 'mismatch' }>({
+    status: 401,
+    fix: 'sign the exact body with the supply network secret per Standard Webhooks: webhook-id, webhook-timestamp (unix seconds) and webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">',
+    says: (a) =>
+      a.why === 'missing' ? `this callback carries no Standard Webhooks signature (missing ${a.missing.join(', ')}): the top-level gig-result door accepts only the supply network's signed callback, and an API key never stands in for it. Nothing was written`
+      : a.why === 'timestamp' ? `webhook-timestamp must be whole unix seconds, got ${JSON.stringify(a.timestamp)}. Nothing was written`
+      : 'no webhook-signature matches this body: it was signed with another secret, or the body changed after signing. Nothing was written',
+  }),
+  SIGNATURE_EXPIRED: entry<{ skew: number; tolerance: number }>({ status: 401, fix: 'sign again with the current time', says: (a) => `webhook-timestamp is ${Math.abs(a.skew)} s ${a.skew < 0 ? 'in the past' : 'in the future'}, beyond the ${a.tolerance} s tolerance: a stale or replayed callback is refused. Nothing was written` }),
+  SUPPLY_NETWORK_NOT_CONNECTED: entry({
+    status: 403,
+    type: 'BLOCKED',
+    fix: 'set LEGALWORK_SUPPLY_SECRET',
+    says: () => "no supply network is connected to this service (LEGALWORK_SUPPLY_SECRET is not set), so no Signer's result can be accepted at the top level; the operator connects one by setting the network's signing secret. Rehearse results keylessly inside a sandbox grain (POST /workspaces)",
+  }),
+  WEBHOOK_ID_REUSED: entry<{ webhookId: string; other: 'body' | 'Matter' }>({ status: 422, fix: 'send a new message under a new webhook-id', says: (a) => `webhook-id ${a.webhookId} was already accepted for another ${a.other}; a webhook-id names one message: send a new message under a new id. Nothing was written` }),
+  SIGNER_REGISTRY_UNAVAILABLE: entry<{ reason: string }>({ status: 503, fix: 'send the result again once the registry is readable', says: (a) => `the Signer registry cannot be read (${a.reason}), so no Signer can be verified: nothing was applied and the Gig stays pending; send the result again once the registry is readable` }),
+  SIGNER_ELIGIBILITY: entry<{ error: string }>({ status: 422, rule: 'attestation', fix: 'the result must come from a Signer the registry verifies eligible', says: (a) => `${a.error}; the Gig stays pending` }),
+  SIGNER_STANDING: entry<{ error: string }>({ status: 422, rule: 'attestation', fix: 'the Signer restores good standing; another Signer may answer meanwhile', says: (a) => `${a.error}; the Gig stays pending` }),
+  SIGNER_COVERAGE: entry<{ error: string }>({ status: 422, rule: 'attestation', fix: 're-verify coverage in force and submit the result again', says: (a) => `${a.error}; the Gig stays pending` }),
+  SIGNER_CREDENTIAL: entry<{ error: string }>({ status: 422, rule: 'attestation', fix: 'the Signer attests under their own registered credential', says: (a) => `${a.error}; the Gig stays pending` }),
+  SIGNER_CREDENTIAL_NOT_LIVE: entry<{ error: string; credential: string; cure: string }>({
+    status: 403,
+    type: 'BLOCKED',
+    fix: 'name a Signer whose credential is live, or none (the network routes to one)',
+    says: (a) => `${a.error}: a reserved act is routed only to a Signer whose ${a.credential} credential is live, so this is BLOCKED, never degraded. Cure: ${a.cure}`,
+  }),
+
+  // Matters.
+  MATTER_NOT_FOUND: entry<{ matterId: string }>({ status: 404, fix: 'check the id: GET /matters lists the Matters of your key (or of the grain)', says: (a) => `Matter ${a.matterId} does not exist here` }),
+  ASSET_NOT_FOUND: entry<{ assetId: string }>({ status: 404, fix: 'check the id: GET /assets lists the Assets of your key (or of the grain)', says: (a) => `Asset ${a.assetId} does not exist here` }),
+  MATTER_TYPE_NOT_RATIFIED: entry<{ given: unknown; ratified: readonly string[] }>({
+    status: 400,
+    fix: 'send matterType as one of the ratified values (the enum in /openapi.json)',
+    says: (a) => (a.given === undefined ? `matterType is required: one of ${a.ratified.join(', ')}` : `matterType ${JSON.stringify(a.given)} is not ratified: use one of ${a.ratified.join(', ')}`),
+  }),
+  RAIL_MISMATCH: entry<{ matterType: string; rail: string; asked: string }>({ status: 422, fix: 'leave rail out: the matter type decides it', says: (a) => `matterType ${a.matterType} runs on the ${a.rail} rail, not ${a.asked}` }),
+  MATTER_TERMINAL: entry<{ matterId: string; status: string; consequence: string }>({ status: 409, fix: 'open a new Matter: a terminal is forever', says: (a) => `Matter ${a.matterId} is ${a.status}: ${a.consequence}` }),
+  MATTER_WAITING_ON_SIGNER: entry<{ matterId: string; reservedAct: string; gigId: string }>({ status: 409, fix: 'wait for the Signer\'s answer (GET /events/stream, or poll the Matter)', says: (a) => `Matter ${a.matterId} is waiting_on_signer: the reserved act ${a.reservedAct} is with the supply network as Gig ${a.gigId}; it moves when the Signer answers` }),
+  MATTER_NEEDS_CLIENT_DIRECTION: entry<{ matterId: string }>({ status: 409, fix: 'POST /matters/{id}/client-direction with the Client\'s instruction', says: (a) => `Matter ${a.matterId} was stopped by a Declination: it is final until the Client speaks (POST /matters/${a.matterId}/client-direction)` }),
+  MATTER_NOT_FULFILLED: entry<{ matterId: string; status: string }>({ status: 409, fix: 'read the settlement once the Matter is fulfilled', says: (a) => `Matter ${a.matterId} is ${a.status}: settlement exists only once it is fulfilled (no filing, no charge)` }),
+  STATE_REFUSES: entry<{ subject: string; event: string }>({ status: 409, fix: 'read the Matter and send a command its state takes', says: (a) => `${a.subject}, which does not take ${a.event}` }),
+  ACTOR_NOT_CLIENT: entry<{ actor: string; door: 'consent' } | { actor: unknown; door: 'tenant'; act: string }>({
+    status: 422,
+    fix: 'only the Client speaks through this door (actor "client", X-Actor: client)',
+    says: (a) => (a.door === 'consent' ? `consent requires actor "client"; "${a.actor}" cannot consent for the Client` : `X-Actor ${JSON.stringify(a.actor)} cannot ${a.act} the Client: on a Tenant's Matters only the Client (X-Actor: client) speaks through this door`),
+  }),
+  NO_PENDING_GIG: entry<{ matterId: string; status: string }>({ status: 409, fix: 'send a result only for the pending Gig a Matter names (pendingGigId)', says: (a) => `Matter ${a.matterId} holds no pending Gig (it is ${a.status})` }),
+  GIG_MISMATCH: entry<{ matterId: string; gigId: string; pendingGigId: string }>({ status: 409, fix: 'answer the Gig the Matter names in pendingGigId', says: (a) => `gig ${a.gigId} is not the pending Gig of Matter ${a.matterId}; the network holds ${a.pendingGigId}` }),
+  INSTRUCTION_MISSING: entry({ status: 422, fix: 'send the Client\'s instruction as a non-empty string', says: () => 'a Client direction needs a non-empty instruction' }),
+  GATE_CONSENT: entry<{ matterId: string; consumerPattern: string }>({ status: 422, rule: 'consent', fix: 'POST /matters/{id}/consent with actor "client", then advance', says: (a) => `Matter ${a.matterId} is ${a.consumerPattern}: it cannot pass intake until the Client's consent is journaled (POST /matters/${a.matterId}/consent with actor "client")` }),
+  GATE_ACTOR: entry({ status: 422, rule: 'actor', fix: 'send byClient: true when the Client withdraws', says: () => 'withdrawal requires byClient: true; only the Client can withdraw, never an agent or a Tenant on its behalf' }),
+  GATE_PREDICATE: entry<{ outcome: 'lapsed' | 'referred_out' }>({
+    status: 422,
+    rule: 'predicate',
+    fix: 'send the outcome\'s predicate (confirmedUnresponsiveTwice: true, or referredTo)',
+    says: (a) => (a.outcome === 'lapsed' ? 'lapsed requires confirmedUnresponsiveTwice: true' : 'referred_out requires referredTo naming where the Matter goes'),
+  }),
+  GATE_ATTESTATION: entry<{ flaw: 'missing' } | { flaw: 'credentialRef'; credentialRef: string } | { flaw: 'artifactHash' }>({
+    status: 422,
+    rule: 'attestation',
+    fix: 'send an Attestation {signedBy, credentialRef "<registry>:<number>", artifactHash "sha256:<64 hex>"}',
+    says: (a) =>
+      a.flaw === 'missing' ? 'attested requires an Attestation with signedBy, credentialRef and artifactHash'
+      : a.flaw === 'credentialRef' ? `attestation.credentialRef must be "<registry>:<number>", got "${a.credentialRef}"`
+      : 'attestation.artifactHash must be "sha256:" followed by 64 lowercase hex characters',
+  }),
+  GATE_DEFECTS: entry({ status: 422, rule: 'defects', fix: 'send the defects found as memo', says: () => 'send_back requires a memo noting the defects found in the paid review' }),
+  GATE_MEMO: entry({ status: 422, rule: 'memo', fix: 'send the Declination\'s words as memo', says: () => 'declined requires a memo: a Declination is worded' }),
+  GATE_MECHANICS: entry<{ listFeeUsd: number; maxFeeUsd: number } | { jurisdiction: string; allowlist: string[] }>({
+    status: 422,
+    rule: 'mechanics',
+    fix: 'stay within the Tenant Guardrails (the fee cap, the jurisdiction allowlist)',
+    says: (a) => ('maxFeeUsd' in a ? `listFeeUsd ${a.listFeeUsd} exceeds the Tenant Guardrail maxFeeUsd ${a.maxFeeUsd}` : `jurisdiction ${a.jurisdiction} is outside the Tenant Guardrail allowlist (${a.allowlist.join(', ')})`),
+  }),
+  GATE_MERITS: entry<{ proposed: number; floor: number }>({ status: 422, rule: 'merits', fix: 'propose at or above the Client Mandate; only the Client can change it', says: (a) => `the proposed settlement ${a.proposed} USD is below the Client Mandate settlementFloor ${a.floor} USD; only the Client can change it` }),
+
+  // Deadline Ladders.
+  LADDER_NOT_FOUND: entry<{ assetId: string }>({ status: 404, fix: 'GET /assets lists the Assets that carry ladders', says: (a) => `no Deadline Ladder for Asset ${a.assetId} here: each Matter mints its Asset with a ladder (GET /assets lists them)` }),
+  LADDER_RESOLVED: entry<{ assetId: string; how: string }>({ status: 409, fix: 'a resolved ladder is forever: nothing more to do on it', says: (a) => `the ladder of Asset ${a.assetId} is already closed, resolved ${a.how}: a resolved ladder is forever` }),
+  TICK_REFUSED: entry<{ assetId: string; outcomes: readonly string[]; terminalDays: number } | { assetId: string; days: number; left: number }>({
+    status: 409,
+    fix: 'tick at most the days that remain; at the terminal rung, satisfy or resolve',
+    says: (a) =>
+      'outcomes' in a
+        ? `the ladder of Asset ${a.assetId} is at the terminal rung (${a.terminalDays} days): it takes no more ticks; satisfy it with evidence or resolve it with one of ${a.outcomes.join(', ')}`
+        : `a tick of ${plural(a.days, 'day')} would pass the deadline of Asset ${a.assetId}: only ${plural(a.left, 'day')} remain; tick at most ${a.left}`,
+  }),
+  NO_ACK_DUE: entry<{ assetId: string; days: number; window: number } | { assetId: string; days: number; by: string }>({
+    status: 409,
+    fix: 'acknowledge once a day, from the ack window\'s start to 1 day remaining',
+    says: (a) =>
+      'window' in a
+        ? `no acknowledgment is due on the ladder of Asset ${a.assetId}: ${plural(a.days, 'day')} remain, and acks are owed each day from ${a.window} days down to 1 day remaining`
+        : `today's acknowledgment on the ladder of Asset ${a.assetId} is already given (by ${a.by} at ${plural(a.days, 'day')} remaining); the next one is owed after the next tick`,
+  }),
+  NOT_AT_TERMINAL_RUNG: entry<{ assetId: string; days: number; terminalDays: number }>({
+    status: 409,
+    fix: 'tick down to the terminal rung, or satisfy with evidence sooner',
+    says: (a) => `the ladder of Asset ${a.assetId} is not at the terminal rung: ${plural(a.days, 'day')} remain; resolve is possible only at ${a.terminalDays} days (tick ${a.days} to reach it) and evidence closes it sooner (POST /deadlines/${a.assetId}/satisfy)`,
+  }),
+  ACTOR_MISSING: entry<{ field: string; what: string }>({ status: 422, fix: 'name the human who acknowledges', says: (a) => `${a.field} must name ${a.what}; a blank value names nobody` }),
+  EVIDENCE_MISSING: entry<{ field: string; what: string }>({ status: 422, fix: 'name the evidence (a receipt, a docket entry)', says: (a) => `${a.field} must name ${a.what}; a blank value names nobody` }),
+
+  // Sandbox grains: workspaces, tenants, firms.
+  WORKSPACE_NOT_FOUND: entry<{ id: string }>({ status: 404, type: 'EMPTY', fix: 'POST /workspaces', says: (a) => `workspace ${a.id} does not exist or has expired` }),
+  TENANT_NOT_FOUND: entry<{ id: string }>({ status: 404, type: 'EMPTY', fix: 'POST /tenants', says: (a) => `tenant ${a.id} does not exist or has expired` }),
+  FIRM_NOT_FOUND: entry<{ id: string }>({ status: 404, type: 'EMPTY', fix: 'POST /firms', says: (a) => `firm ${a.id} does not exist or has expired` }),
+  DUPLICATE_OFFER: entry<{ offerId: string }>({ status: 422, fix: 'give each Offer its own id', says: (a) => `Offer id "${a.offerId}" is declared twice: each Offer needs its own id` }),
+  OFFER_REQUIRED: entry<{ fix: string }>({ status: 422, rule: 'offer', fix: 'name a declared Offer in "offer"', says: (a) => `a Tenant mints only against a declared Offer: put its id in "offer"; ${a.fix}` }),
+  UNKNOWN_OFFER: entry<{ offer: unknown; tenantId: string; fix: string }>({ status: 422, rule: 'offer', fix: 'name a declared Offer in "offer"', says: (a) => `Offer "${a.offer}" is not declared by tenant ${a.tenantId}; ${a.fix}` }),
+  OFFER_MATTER_TYPE: entry<{ offerId: string; offerType: string; wanted: string }>({ status: 422, rule: 'offer', fix: 'leave matterType out, or send the Offer\'s', says: (a) => `Offer "${a.offerId}" mints ${a.offerType}, not ${a.wanted}` }),
+  OFFER_PRICE: entry<{ offerId: string; priceUsd: number; listFeeUsd: unknown }>({ status: 422, rule: 'offer', fix: 'omit listFeeUsd to take the posted price', says: (a) => `Offer "${a.offerId}" posts the flat price ${a.priceUsd} USD; listFeeUsd ${JSON.stringify(a.listFeeUsd)} contradicts it (omit listFeeUsd to take the posted price)` }),
+  TENANT_MISMATCH: entry<{ tenantId: string; named: unknown }>({ status: 422, fix: 'leave "tenant" out: the path names it', says: (a) => `this Matter is minted on tenant ${a.tenantId}; "tenant" cannot name ${JSON.stringify(a.named)}` }),
+  MERITS_BEARING_KEY: entry<{ path: string; who: string }>({ status: 422, rule: 'mechanics', fix: 'declare mechanics only (fee caps, windows, allowlists)', says: (a) => `${a.path} is merits-bearing: a ${a.who} declares mechanics only (fee caps, windows, allowlists); only the Client's Mandates bind the merits` }),
+  ACTOR_SHAPED_KEY: entry<{ path: string }>({ status: 422, rule: 'envelope', fix: 'declare the firm\'s envelope only: routing, remittance designation, windows, opt-ins', says: (a) => `${a.path} is actor-shaped: a firm holds member-executed Enrollment grants and never claims, substitutes, reserves, signs, attests or scores` }),
+  PERCENTAGE_PRICE: entry<{ path: string; shape: 'share' } | { path: string; shape: 'percent'; price: string } | { path: string; shape: 'object' }>({
+    status: 422,
+    rule: 'fee_shape',
+    fix: 'post a flat number of USD',
+    says: (a) =>
+      a.shape === 'share' ? `${a.path} expresses a share: prices are flat USD amounts only, never a percent of an outcome`
+      : a.shape === 'percent' ? `${a.path} is percent-shaped (${JSON.stringify(a.price)}): a price is a flat number of USD, never a percent of an outcome`
+      : `${a.path} must be a flat number of USD, not an object: no percent-of-outcome or formula price exists`,
+  }),
+  NO_GRANT: entry({ status: 422, fix: `execute at least one of ${ENROLLMENT_GRANTS.join(', ')}`, says: () => `an Enrollment executes at least one grant: ${ENROLLMENT_GRANTS.join(', ')}` }),
+  UNKNOWN_GRANT: entry<{ grant: string }>({ status: 422, fix: `grant only ${ENROLLMENT_GRANTS.join(', ')}`, says: (a) => `unknown grant "${a.grant}": the grants a member may execute are ${ENROLLMENT_GRANTS.join(', ')}` }),
+  UNKNOWN_MEMBER: entry<{ memberId: string; directory: string }>({ status: 422, fix: 'name a member of the sandbox directory (GET /firms/{id}/fixtures)', says: (a) => `unknown member "${a.memberId}": the sandbox member directory lists ${a.directory} (GET /firms/{id}/fixtures)` }),
+  ENROLLMENT_NOT_FOUND: entry<{ memberId: string; firmId?: string }>({ status: 404, fix: 'POST /firms/{id}/enrollments executes one', says: (a) => (a.firmId ? `${a.memberId} holds no Enrollment in firm ${a.firmId}: POST /firms/${a.firmId}/enrollments executes one` : `${a.memberId} holds no Enrollment here`) }),
+  NOTHING_TO_AMEND: entry<{ memberId: string; grants: string[]; held: string[] }>({ status: 409, fix: 'execute a grant not yet held', says: (a) => `${a.memberId}'s live Enrollment already holds ${a.grants.join(', ')}: an amendment must execute a grant not yet held (held: ${a.held.join(', ')})` }),
+  ALREADY_REVOKED: entry<{ memberId: string; enrollmentId: string; firmId: string; at?: string }>({ status: 409, fix: 'a fresh enrollment is a new member act', says: (a) => `${a.memberId}'s Enrollment ${a.enrollmentId} was already revoked${a.at ? ` at ${a.at}` : ''}; a fresh enrollment is a new member act (POST /firms/${a.firmId}/enrollments)` }),
+  REMITTANCE_TO_FIRM: entry({ status: 403, type: 'BLOCKED', fix: 'use remittanceDesignation "individual"', says: () => 'remittanceDesignation "firm" is refused: a firm is an envelope, never the Merchant of Record or a payee; remittances go to each individual member (use "individual")' }),
+  MALFORMED_MECHANICS: entry<{ index: number; from: string; to: string } | { index: number; memberId: string }>({
+    status: 422,
+    rule: 'mechanics',
+    fix: 'windows close after they open; one opt-in per member',
+    says: (a) => ('from' in a ? `body.participationWindows[${a.index}] opens at ${a.from} and closes at ${a.to}: a window must close after it opens (split a window that crosses midnight in two)` : `body.memberOptIns[${a.index}] repeats ${a.memberId}: one opt-in per member`),
+  }),
+  OPT_IN_NOT_COUNTERSIGNED: entry<{ index: number; memberId: string; firmId: string }>({
+    status: 422,
+    rule: 'countersignature',
+    fix: 'the member executes the routing grant first',
+    says: (a) => `body.memberOptIns[${a.index}]: ${a.memberId} holds no live Enrollment with the routing grant, so the opt-in is not countersigned; the member executes it first (POST /firms/${a.firmId}/enrollments {"memberId":"${a.memberId}","grants":["routing"]})`,
+  }),
+
+  // Conflicts ledgers.
+  NAME_HASH_NOT_SHA256: entry<{ field: string }>({ status: 422, rule: 'hashes_only', fix: 'send the sha256 of the name as 64 lowercase hex characters', says: (a) => `${a.field} is not sha256 hex: send the sha256 of the name as 64 lowercase hex characters; the platform holds hashes only, the plaintext stays with you` }),
+  NAME_HASHES_EMPTY: entry({ status: 422, rule: 'hashes_only', fix: 'send at least one hash', says: () => 'body.nameHashes is empty: a prescreen checks at least one hash' }),
+  CREDENTIAL_VERIFICATION_REQUIRED: entry<{ practitionerId: string }>({
+    status: 403,
+    type: 'BLOCKED',
+    fix: 'rehearse inside a sandbox workspace: POST /workspaces',
+    says: (a) => `the per-practitioner conflicts ledger of ${a.practitionerId} opens on the top-level surface only at the credential_verified tier (license verification by the identity provider), which is not live in this preview; rehearse on synthetic state inside a sandbox workspace: POST /workspaces, then /workspaces/{id}/conflicts/${a.practitionerId}`,
+  }),
+  CONFLICTS_NOT_POOLED: entry<{ at: string }>({ status: 403, type: 'BLOCKED', fix: 'read one practitioner\'s ledger at its own address', says: (a) => `conflicts ledgers are never pooled: each practitioner's ledger has its own address, GET ${a.at}` }),
+
+  // The capability catalog.
+  PATENT_NOT_FOUND: entry<{ what: string; asOf: string }>({ status: 404, type: 'EMPTY', fix: 'search the data set first: GET /patent/search?q=…', says: (a) => `${a.what} is not in the data set (synthetic, as of ${a.asOf}); a not-found never meters` }),
+  TRADEMARK_NOT_FOUND: entry<{ what: string; asOf: string }>({ status: 404, type: 'EMPTY', fix: 'check the serial', says: (a) => `${a.what} is not in the data set (synthetic, as of ${a.asOf}); a not-found never meters` }),
+  ENTITY_NOT_FOUND: entry<{ what: string; asOf: string }>({ status: 404, type: 'EMPTY', fix: 'check the state and the entity id', says: (a) => `${a.what} is not in the data set (synthetic, as of ${a.asOf}); a not-found never meters` }),
+  UCC_FILING_NOT_FOUND: entry<{ what: string; asOf: string }>({ status: 404, type: 'EMPTY', fix: 'check the state and the filing number', says: (a) => `${a.what} is not in the data set (synthetic, as of ${a.asOf}); a not-found never meters` }),
+  ENTITY_NAME_SUFFIX: entry<{ entityName: string; entityType: string; door: 'docs' | 'form' }>({
+    status: 422,
+    fix: 'end an LLC\'s name with "LLC", a corporation\'s with "Inc." or "Corporation"',
+    says: (a) =>
+      a.door === 'form' ? `"${a.entityName}" lacks the suffix a Delaware ${a.entityType === 'llc' ? 'LLC' : 'corporation'} name requires`
+      : a.entityType === 'llc' ? `an LLC's name must end with "LLC", "L.L.C." or "Limited Liability Company"; "${a.entityName}" does not`
+      : `a corporation's name must end with a word such as "Inc.", "Corporation", "Corp." or "Company"; "${a.entityName}" does not`,
+  }),
+  MAINTENANCE_WINDOW_NOT_OPEN: entry<{ window: string; number: string; state: string; opensOn: string; surchargeUntil: string }>({ status: 409, fix: 'pay within an open window', says: (a) => `the ${a.window}-year window of ${a.number} is ${a.state} (it opens ${a.opensOn} and takes payment, with surcharge, until ${a.surchargeUntil})` }),
+  MAINTENANCE_ALREADY_PAID: entry<{ window: string; number: string }>({ status: 409, fix: 'nothing to do: the fee is paid', says: (a) => `the ${a.window}-year maintenance fee of ${a.number} is already paid here` }),
+  ACT_ALREADY_TAKEN: entry<{ route: string }>({ status: 409, fix: 'read what the other request did; the act stands once', says: (a) => `${a.route}: the same act was just taken here by another request; nothing was written` }),
+
+  // The service itself.
+  ENTITY_UNREADABLE: entry<{ detail: string; id: string }>({ status: 500, fix: 'report it with the request-id: the stream needs its machine to read it again', says: (a) => `${a.detail}; the service cannot answer for ${a.id} until its machine reads its journal again, and serves everything else` }),
+};
+
+export type RefusalCode = keyof typeof REFUSALS;
+type ArgsOf<C extends RefusalCode> = (typeof REFUSALS)[C] extends RefusalEntry<infer A> ? A : never;
+
+/**
+ * The refusal named `code`, worded from `args`; `extra` adds the fields the
+ * caller can act on (ids, limits, the cure). The body is
+ * `{type?, error, code, rule?, fix, ...extra}`.
+ */
+export function refusal<C extends RefusalCode>(code: C, args: ArgsOf<C>, extra: Record<string, unknown> = {}): Refusal {
+  const e = REFUSALS[code] as RefusalEntry<ArgsOf<C>>;
+  return new Refusal(e.status, code, e.says(args), { ...(e.rule ? { rule: e.rule } : {}), fix: e.fix, ...extra }, e.type);
+}
