@@ -234,7 +234,17 @@ export const REFUSALS = {
   MAINTENANCE_ALREADY_PAID: entry<{ window: string; number: string }>({ status: 409, fix: 'nothing to do: the fee is paid', says: (a) => `the ${a.window}-year maintenance fee of ${a.number} is already paid here` }),
   ACT_ALREADY_TAKEN: entry<{ route: string }>({ status: 409, fix: 'read what the other request did; the act stands once', says: (a) => `${a.route}: the same act was just taken here by another request; nothing was written` }),
 
+  // The HTTP edge: what the framework refuses before a route runs.
+  MALFORMED_JSON: entry<{ detail: string }>({ status: 400, fix: 'send a well-formed JSON object', says: (a) => a.detail }),
+  EMPTY_JSON_BODY: entry({ status: 400, fix: 'send a JSON object, or no Content-Type', says: () => 'the body is empty but Content-Type says JSON; send a JSON object' }),
+  BODY_TOO_LARGE: entry<{ detail: string }>({ status: 413, fix: 'send a smaller body (at most 256 KiB)', says: (a) => a.detail }),
+  UNSUPPORTED_MEDIA_TYPE: entry({ status: 415, fix: 'send Content-Type: application/json', says: () => 'bodies are JSON: send Content-Type: application/json' }),
+  BAD_CONTENT_LENGTH: entry<{ detail: string }>({ status: 400, fix: 'send a Content-Length that matches the body', says: (a) => a.detail }),
+  INVALID_REQUEST: entry<{ detail: string }>({ status: 422, rule: 'schema', fix: 'send what the operation\'s schema in /openapi.json says', says: (a) => a.detail }),
+  ROUTE_NOT_FOUND: entry<{ method: string; path: string }>({ status: 404, fix: 'see /openapi.json for the doors this service serves', says: (a) => `no route ${a.method} ${a.path}` }),
+
   // The service itself.
+  INTERNAL: entry<{ requestId: string }>({ status: 500, fix: 'retry; if it persists, report the request-id', says: (a) => `internal error; quote request-id ${a.requestId} when reporting it` }),
   ENTITY_UNREADABLE: entry<{ detail: string; id: string }>({ status: 500, fix: 'report it with the request-id: the stream needs its machine to read it again', says: (a) => `${a.detail}; the service cannot answer for ${a.id} until its machine reads its journal again, and serves everything else` }),
 };
 
