@@ -97,6 +97,7 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId', '/firms/:firmId']) {
     await app.register(eventRoutes, { services, sse, prefix });
   }
+  // `decorate('services', …)` above added the field; Fastify's instance type does not track decorations.
   return app as FastifyInstance & { services: Services };
 }
 

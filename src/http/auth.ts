@@ -83,6 +83,7 @@ function provenanceOf(request: FastifyRequest): Provenance | undefined {
 }
 
 export function installAuth(app: FastifyInstance, services: Services) {
+  // Fastify decorates with a placeholder; the onRequest hook below sets `access` before anything reads it.
   app.decorateRequest('access', null as unknown as Access);
 
   app.addHook('onRequest', async (request, reply) => {

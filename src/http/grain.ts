@@ -13,6 +13,7 @@
 import type { FastifyRequest } from 'fastify';
 import { NO_GRAIN, ownGrainOf, TOP_LEVEL } from '../engine/grains.ts';
 import type { Grain } from '../engine/workspaces.ts';
+import { optionalParam } from './params.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -44,7 +45,10 @@ export const emptyMessage = (request: FastifyRequest, otherwise: string): string
  */
 export function resolveGrain(services: Services) {
   return async (request: FastifyRequest) => {
-    const { workspaceId, tenantId, firmId } = request.params as { workspaceId?: string; tenantId?: string; firmId?: string };
+    // A hook serves every route: each grain prefix names at most one of these.
+    const workspaceId = optionalParam(request, 'workspaceId');
+    const tenantId = optionalParam(request, 'tenantId');
+    const firmId = optionalParam(request, 'firmId');
     const sandbox =
       workspaceId !== undefined ? await services.workspaces.resolve(workspaceId)
       : tenantId !== undefined ? await services.tenants.resolve(tenantId)

@@ -54,7 +54,8 @@ export function installJsonBody(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
+    // `parseAs: 'string'` hands a string; the parser's type also admits a Buffer.
+    const text = typeof body === 'string' ? body : body.toString('utf8');
     if (nestsDeeperThan(text, MAX_BODY_DEPTH)) {
       return done(refusal('BODY_TOO_DEEP', { limit: MAX_BODY_DEPTH }), undefined);
     }

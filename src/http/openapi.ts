@@ -62,11 +62,13 @@ export function operationIdOf(method: string, url: string): string {
  */
 function transform({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const method = String(route.method);
+  // The route's schema as @fastify/swagger hands it, with the OpenAPI keys this transform reads and writes.
   const s = { ...(schema ?? {}) } as FastifySchema & { operationId?: string; tags?: string[]; security?: unknown; response?: Record<string, unknown> };
   s.operationId ??= operationIdOf(method, url);
   s.tags ??= [tagOf(url)];
   // A route's params schema names its own parameters; a grain prefix it is
   // mounted under (`/workspaces/:workspaceId`) adds one the schema cannot know.
+  // FastifySchema types params as unknown; ours are TypeBox objects.
   const params = s.params as { type?: string; properties?: Record<string, unknown>; required?: string[] } | undefined;
   if (params?.properties) {
     const missing = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]).filter((name) => !(name in params.properties!));
@@ -104,7 +106,7 @@ export async function installContract(app: FastifyInstance) {
         },
       },
     },
-    transform: transform as never,
+    transform,
   });
 
   app.get(

@@ -79,8 +79,9 @@ class Subscriber {
     readonly res: ServerResponse,
   ) {
     this.cursor = after;
+    // A response being answered has its socket (`res.socket` is null only once it is detached).
     this.socket = res.socket as Socket;
-    this.chunked = (res as ServerResponse & { chunkedEncoding?: boolean }).chunkedEncoding === true;
+    this.chunked = res.chunkedEncoding === true;
   }
 
   /** The socket's buffer is shared with the response, so these bytes queue behind the headers. */

@@ -12,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { refusal } from '../domain/refusals.ts';
 import { deliveryOf, type Delivery } from '../engine/supply-callbacks.ts';
+import { param } from './params.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -73,6 +74,6 @@ export function verifySupplySignature(secret: string | undefined) {
     } catch {
       throw refusal('SIGNATURE_INVALID', { why: 'mismatch' });
     }
-    request.delivery = deliveryOf(id!, (request.params as { id: string }).id, request.rawBody ?? '');
+    request.delivery = deliveryOf(id!, param(request, 'id'), request.rawBody ?? '');
   };
 }

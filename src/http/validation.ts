@@ -3,13 +3,14 @@
  * string "true" is not `true`), unknown properties refused, not dropped.
  * Query strings and path parameters arrive as text, so they alone may coerce.
  */
-import { Ajv, type ErrorObject } from 'ajv';
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+
+/** What a schema compiler hands Fastify: a validator, with the errors of its last call. */
+type Validate = ReturnType<FastifySchemaCompiler<object>>;
 
 const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, strict: false });
 const coercing = new Ajv({ coerceTypes: true, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
-
-type Validate = ((data: unknown) => unknown) & { errors?: ErrorObject[] | null };
 
 /**
  * Each route's validator compiles on the route's first request, not at boot:
@@ -20,33 +21,35 @@ type Validate = ((data: unknown) => unknown) & { errors?: ErrorObject[] | null }
  */
 const compiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? strict : coercing;
-  let compiled: Validate | undefined;
-  const validate: Validate = (data) => {
-    compiled ??= ajv.compile(schema) as Validate;
+  let compiled: ValidateFunction | undefined;
+  const validate: Validate = (data: unknown) => {
+    compiled ??= ajv.compile(schema);
     const result = compiled(data);
     validate.errors = compiled.errors;
     return result;
   };
-  return validate as never;
+  return validate;
 };
 
 export function installValidation(app: FastifyInstance) {
   app.setValidatorCompiler(compiler);
-  app.setSchemaErrorFormatter((errors, dataVar) => new Error(describeValidation(errors as ErrorObject[], dataVar)));
+  app.setSchemaErrorFormatter((errors, dataVar) => new Error(describeValidation(errors, dataVar)));
 }
 
 /** One sentence per failure, naming the field and what it must be. */
-function describeValidation(errors: ErrorObject[], dataVar: string): string {
+function describeValidation(errors: FastifySchemaValidationError[], dataVar: string): string {
   return errors
     .map((e) => {
       const where = `${dataVar}${e.instancePath.replace(/\//g, '.')}`;
       switch (e.keyword) {
         case 'additionalProperties':
-          return `${where} has an unknown field "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+          return `${where} has an unknown field "${e.params.additionalProperty}"`;
         case 'required':
-          return `${where} is missing the required field "${(e.params as { missingProperty: string }).missingProperty}"`;
-        case 'enum':
-          return `${where} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+          return `${where} is missing the required field "${e.params.missingProperty}"`;
+        case 'enum': {
+          const allowed = e.params.allowedValues;
+          return `${where} must be one of ${(Array.isArray(allowed) ? allowed : [allowed]).map((v) => JSON.stringify(v)).join(', ')}`;
+        }
         default:
           return `${where} ${e.message ?? 'is invalid'}`;
       }

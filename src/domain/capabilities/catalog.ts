@@ -88,7 +88,7 @@ export const capabilityAt = (method: string, path: string): Capability => {
 };
 
 /** The gate as the wire shows it. */
-export function gateView(gate: Gate): string | Record<string, string> {
+export function gateView(gate: Gate): 'none' | { requiresAccess: string } | { requiresSigner: string } {
   if (gate.kind === 'none') return 'none';
   return gate.kind === 'requiresAccess' ? { requiresAccess: gate.access } : { requiresSigner: gate.credential };
 }

@@ -2,22 +2,25 @@
 import type { FastifyInstance } from 'fastify';
 import { refusal } from '../../domain/refusals.ts';
 import { Media } from '../schemas/responses.ts';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
 import { docsPage } from './docs.ts';
 import { sendPage } from './layout.ts';
 import { sandboxPage } from './sandbox.ts';
+
+const DiagramParams = Type.Object({ file: Type.String({ pattern: DIAGRAM_NAME }) });
 
 export async function pageRoutes(app: FastifyInstance) {
   app.get('/docs', { schema: { summary: 'The docs page for people', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => sendPage(reply, docsPage(await listDiagrams())));
 
   app.get('/sandbox', { schema: { summary: 'The sandbox page: walk a Matter in the browser', tags: ['discovery'], response: { 200: Media('text/html', 'the sandbox page') } } }, async (_request, reply) => sendPage(reply, sandboxPage()));
 
-  app.get(
+  // Params typed from their schema by hand: the type provider would also type the reply as the Media schema's string, and an SVG is sent as a Buffer.
+  app.get<{ Params: Static<typeof DiagramParams> }>(
     '/docs/diagrams/:file',
-    { schema: { summary: 'A generated state diagram (SVG)', tags: ['discovery'], params: Type.Object({ file: Type.String({ pattern: DIAGRAM_NAME }) }), response: { 200: Media('image/svg+xml', 'the diagram, generated from its machine') } } },
+    { schema: { summary: 'A generated state diagram (SVG)', tags: ['discovery'], params: DiagramParams, response: { 200: Media('image/svg+xml', 'the diagram, generated from its machine') } } },
     async (request, reply) => {
-      const { file } = request.params as { file: string };
+      const { file } = request.params;
       const svg = await readDiagram(file);
       if (!svg) throw refusal('DIAGRAM_NOT_GENERATED', { file }, { results: [] });
       // Served as an image: no script may run in it even if opened directly.

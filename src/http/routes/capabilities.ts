@@ -15,7 +15,9 @@
  * - `requiresSigner` acts are posted to the supply network as a Gig and answer
  *   the typed pending state: the service never performs a reserved act.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TSchema } from '@sinclair/typebox';
+import type { ContextConfigDefault, FastifyInstance, FastifyRequest, FastifySchema, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
 import { accessBlocked } from '../../domain/access.ts';
 import { capabilityAt, gateView, type Capability } from '../../domain/capabilities/catalog.ts';
 import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
@@ -28,11 +30,19 @@ import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, Pendi
 import type { Services } from '../services.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 
-type Params = Record<string, string>;
-type Body = Record<string, any>;
+/** A catalog route's handler, its request and reply typed from the route's TypeBox schema `S`. */
+type Handler<S extends FastifySchema> = RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, RouteGenericInterface, ContextConfigDefault, S, TypeBoxTypeProvider>;
+/** The body a route whose body schema is `B` hands its handler. */
+type BodyOf<B extends TSchema> = Parameters<Handler<{ body: B }>>[0]['body'];
 
 /** A capability's name in answers, refusals and the journal (`POST /patent/ids`). */
 const nameOf = (c: Capability) => `${c.method} ${c.path}`;
+
+/** An act's posted price: every act of the catalog posts one, which `paid` checks as the routes register. */
+function priceOf(c: Capability): number {
+  if (c.priceUsd === undefined) throw new Error(`${nameOf(c)} is listed as an act without its price`);
+  return c.priceUsd;
+}
 
 const metaOf = (c: Capability) => ({ gate: gateView(c.gate), effect: c.effect, metered: false, ...(c.effect === 'read' ? { dataset: 'synthetic', asOf: DATASET_AS_OF } : {}) });
 
@@ -42,25 +52,27 @@ function missing(c: Capability, what: string, code: 'PATENT_NOT_FOUND' | 'TRADEM
 }
 
 
-export async function capabilityRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function capabilityRoutes(fastify: FastifyInstance, { services }: { services: Services }) {
+  // Handlers read their params, query and body, and send their replies, typed from each route's TypeBox schemas.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', resolveGrain(services));
 
   /** Registers one catalog route; `schema` documents and validates it, `extra` adds route options drawn from its capability. */
-  const route = (path: string, method: 'GET' | 'POST', schema: FastifySchema, handler: (request: FastifyRequest, reply: FastifyReply, c: Capability) => Promise<unknown>, extra?: (c: Capability) => Record<string, unknown>) => {
+  const route = <S extends FastifySchema>(path: string, method: 'GET' | 'POST', schema: S, handler: (request: Parameters<Handler<S>>[0], reply: Parameters<Handler<S>>[1], c: Capability) => ReturnType<Handler<S>>, extra?: (c: Capability) => Record<string, unknown>) => {
     const c = capabilityAt(method, path);
-    app.route({ method, url: path, schema: { summary: c.purpose, tags: ['capabilities'], ...schema }, ...extra?.(c), handler: (request, reply) => handler(request, reply, c) });
+    app.route<RouteGenericInterface, ContextConfigDefault, S>({ method, url: path, schema: { summary: c.purpose, tags: ['capabilities'], ...schema }, ...extra?.(c), handler: (request, reply) => handler(request, reply, c) });
   };
 
   const patentRead = (suffix: string, response: unknown, answer: (p: PatentRecord, c: Capability) => unknown) =>
     route(`/patent/:number${suffix}`, 'GET', { params: PatentParams, response: { 200: response } }, async (request, _reply, c) => {
-      const p = patentOf((request.params as Params).number);
-      if (!p) throw missing(c, `patent ${(request.params as Params).number}`, 'PATENT_NOT_FOUND');
+      const p = patentOf(request.params.number);
+      if (!p) throw missing(c, `patent ${request.params.number}`, 'PATENT_NOT_FOUND');
       return answer(p, c);
     });
 
   // Reads.
   route('/patent/search', 'GET', { querystring: SearchQuery, response: { 200: ReadResponses.search } }, async (request, _reply, c) => {
-    const { q } = request.query as { q: string };
+    const { q } = request.query;
     return listed(searchPatents(q), `no patent in the data set matches every word of "${q}"`, { q, meta: metaOf(c) });
   });
   patentRead('', ReadResponses.patent, (p, c) => ok({ patent: { number: p.number, title: p.title, abstract: p.abstract, assignee: p.assignee, inventors: p.inventors, filedOn: p.filedOn, grantedOn: p.grantedOn, cpc: p.cpc }, meta: metaOf(c) }));
@@ -76,18 +88,18 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   patentRead('/maintenance', ReadResponses.maintenance, (p, c) => ok({ number: p.number, windows: p.maintenance, meta: metaOf(c) }));
 
   route('/trademark/:serial/status', 'GET', { params: TrademarkParams, response: { 200: ReadResponses.trademark } }, async (request, _reply, c) => {
-    const t = trademarkOf((request.params as Params).serial);
-    if (!t) throw missing(c, `trademark serial ${(request.params as Params).serial}`, 'TRADEMARK_NOT_FOUND');
+    const t = trademarkOf(request.params.serial);
+    if (!t) throw missing(c, `trademark serial ${request.params.serial}`, 'TRADEMARK_NOT_FOUND');
     return ok({ trademark: t, meta: metaOf(c) });
   });
   route('/entity/:state/:id/standing', 'GET', { params: EntityParams, response: { 200: ReadResponses.entity } }, async (request, _reply, c) => {
-    const { state, id } = request.params as Params;
+    const { state, id } = request.params;
     const e = entityOf(state, id);
     if (!e) throw missing(c, `entity ${id} in ${state.toUpperCase()}`, 'ENTITY_NOT_FOUND');
     return ok({ entity: e, meta: metaOf(c) });
   });
   route('/lien/ucc/:state/:filing', 'GET', { params: UccParams, response: { 200: ReadResponses.ucc } }, async (request, _reply, c) => {
-    const { state, filing } = request.params as Params;
+    const { state, filing } = request.params;
     const f = uccFilingOf(state, filing);
     if (!f) throw missing(c, `UCC filing ${filing} in ${state.toUpperCase()}`, 'UCC_FILING_NOT_FOUND');
     const { filing: number, ...rest } = f;
@@ -109,37 +121,39 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
   }
 
   // Records: a draft artifact, its metadata journaled.
-  const record = (path: keyof typeof RecordBodies, make: (body: Body) => drafts.Draft) =>
+  const record = <P extends keyof typeof RecordBodies>(path: P, make: NoInfer<(body: BodyOf<(typeof RecordBodies)[P]>) => drafts.Draft>) =>
     route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse } }, async (request, reply, c) => {
-      const { kind, title, content, ...extra } = make(request.body as Body) as drafts.Draft & Record<string, unknown>;
+      const { kind, title, content, ...extra } = make(request.body);
       const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
       const recordedSeq = await services.catalogActs.record(request.grain, nameOf(c), artifact, provenanceData(request));
       return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
     });
 
-  record('/patent/draft-claims', (b) => drafts.draftClaims(b as never));
-  record('/patent/draft-spec', (b) => drafts.draftSpec(b as never));
-  record('/patent/prior-art-report', (b) => drafts.priorArtReport(b as never));
-  record('/patent/oa-response', (b) => drafts.oaResponseOutline(b as never));
-  record('/patent/ids', (b) => drafts.idsListing(b as never));
-  record('/trademark/oa-response-draft', (b) => drafts.trademarkOaResponse(b as never));
-  record('/contract/review', (b) => drafts.contractReview(b as never));
-  record('/demand-letter/draft', (b) => drafts.demandLetterDraft(b as never));
+  record('/patent/draft-claims', drafts.draftClaims);
+  record('/patent/draft-spec', drafts.draftSpec);
+  record('/patent/prior-art-report', drafts.priorArtReport);
+  record('/patent/oa-response', drafts.oaResponseOutline);
+  record('/patent/ids', drafts.idsListing);
+  record('/trademark/oa-response-draft', drafts.trademarkOaResponse);
+  record('/contract/review', drafts.contractReview);
+  record('/demand-letter/draft', drafts.demandLetterDraft);
   record('/entity/de/formation-docs', (b) => {
     if (!drafts.nameSuffixOk(b.entityType, b.entityName)) {
       throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'docs' });
     }
-    return drafts.formationDocs(b as never);
+    return drafts.formationDocs(b);
   });
 
   // Unreserved acts: completed on the simulated registry, receipt journaled.
-  const paid = (c: Capability) => ({ config: { paidAct: () => ({ priceUsd: c.priceUsd!, act: nameOf(c) }) } });
-  const act = (path: keyof typeof ActBodies, receiptOf: (body: Body, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>) =>
+  const paid = (c: Capability) => {
+    const priceUsd = priceOf(c);
+    return { config: { paidAct: () => ({ priceUsd, act: nameOf(c) }) } };
+  };
+  const act = <P extends keyof typeof ActBodies>(path: P, receiptOf: NoInfer<(body: BodyOf<(typeof ActBodies)[P]>, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>>) =>
     route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply, c) => {
-      const body = request.body as Body;
-      const { stream, ...receipt } = await receiptOf(body, request, c);
+      const { stream, ...receipt } = await receiptOf(request.body, request, c);
       const actId = await services.catalogActs.complete(request.grain, nameOf(c), { priceUsd: c.priceUsd, receipt, stream }, provenanceData(request));
-      return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: nameOf(c), priceUsd: c.priceUsd }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
+      return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
     }, paid);
 
   act('/entity/de/form', async (b) => {
@@ -171,7 +185,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
     const { credential } = c.gate;
     const reservedAct = c.reservedAct;
     route(path, 'POST', { body: ActBodies[path], response: { 202: PendingResponse, 403: { $ref: 'Refusal#', description: 'BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)' } } }, async (request, reply) => {
-      const body = request.body as Body;
+      const body = request.body;
       if (body.signerId !== undefined) {
         const verdict = await services.signersOf(request.grain).verify(body.signerId);
         if (!verdict.eligible) {
@@ -184,7 +198,7 @@ export async function capabilityRoutes(app: FastifyInstance, { services }: { ser
           status: 'waiting_on_signer',
           effect: 'act',
           gate: { requiresSigner: credential },
-          act: { id: actId, route: nameOf(c), priceUsd: c.priceUsd },
+          act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) },
           gigId,
           ...(pending ? { pending } : {}),
           signer: { routed: true, credential, verification: { mode: 'registry', liveness: 'checked fresh at call time, against the authoritative registry' } },

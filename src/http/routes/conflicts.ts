@@ -17,6 +17,7 @@ import { refusal } from '../../domain/refusals.ts';
 import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
+import { param } from '../params.ts';
 import { Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
 import { ConflictResponses as R } from '../schemas/responses.ts';
@@ -48,7 +49,7 @@ export async function conflictRoutes(fastify: FastifyInstance, { services }: { s
 
   const refuseTopLevel = async (request: FastifyRequest) => {
     if (request.sandbox) return refuseNonHash(request);
-    const { practitionerId } = request.params as { practitionerId: string };
+    const practitionerId = param(request, 'practitionerId');
     throw refusal('CREDENTIAL_VERIFICATION_REQUIRED', { practitionerId }, {
       upgrade: { tier: 'credential_verified', how: 'license verification by the identity provider, fresh at act-class; not live in this preview' },
       sandbox: `POST /workspaces, then /workspaces/{id}/conflicts/${practitionerId}`,

@@ -39,8 +39,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
 
   /** Every route the app serves, as OpenAPI paths (collected at ready, after every plugin registered). */
   const routes = () => {
-    const doc = app.swagger() as { paths: Record<string, Record<string, unknown>> };
-    return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => ({ method: method.toUpperCase(), path })));
+    return Object.entries(app.swagger().paths ?? {}).flatMap(([path, ops]) => Object.keys(ops ?? {}).map((method) => ({ method: method.toUpperCase(), path })));
   };
 
   app.get('/healthz', { schema: { summary: 'Typed liveness', tags: ['discovery'], response: { 200: Ok({ status: Type.Literal('live'), service: Str, version: Str, build: Str, journal: Type.Object({ reachable: Type.Boolean() }), uptimeSeconds: Type.Integer() }, 'the service is live and its journal answers') } } }, async () => {
@@ -79,7 +78,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
   );
 
   app.get('/icp.json', { schema: { summary: 'Agent classes and the access-tier ladder', tags: ['discovery'], response: { 200: Ok({ agentClasses: Type.Array(Any), accessTiers: Type.Array(Type.Object({ tier: Str, live: Type.Boolean() })) }, 'who the service is for, and how access rises') } } }, async () =>
-    ok({ $type: 'IdealCustomerProfile', service: 'legalwork', agentClasses: AGENT_CLASSES.filter((a) => (CONSUMER_PATTERNS as readonly string[]).includes(a.consumerPattern)), accessTiers: TIER_LADDER, reservedActs: 'a filing signature, a demand letter on attorney letterhead, legal advice: never performed by the agent or the service; posted as Gigs to licensed Signers' }),
+    ok({ $type: 'IdealCustomerProfile', service: 'legalwork', agentClasses: AGENT_CLASSES.filter((a) => CONSUMER_PATTERNS.includes(a.consumerPattern)), accessTiers: TIER_LADDER, reservedActs: 'a filing signature, a demand letter on attorney letterhead, legal advice: never performed by the agent or the service; posted as Gigs to licensed Signers' }),
   );
 
   app.get('/.well-known/agents.json', { schema: { summary: 'The capability card and probe manifest', tags: ['discovery'], response: { 200: Document('capability card: HTTP routes, the MCP command, the tier ladder, probes') } } }, async (request) => {

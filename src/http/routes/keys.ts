@@ -5,7 +5,8 @@
  * this plugin only, and every other door keeps answering 415 to forms.
  */
 import formbody from '@fastify/formbody';
-import { Type, type Static } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../envelopes.ts';
 import { Money, Strict, Text } from '../schemas/common.ts';
@@ -20,7 +21,6 @@ const IssueKeyBody = Strict(
   },
   'form fields or JSON: email, optional building and spendCeilingUsd',
 );
-type IssueKeyBody = Static<typeof IssueKeyBody>;
 
 const NUMBER = /^(0|[1-9]\d*)(\.\d+)?$/;
 
@@ -31,7 +31,8 @@ const NUMBER = /^(0|[1-9]\d*)(\.\d+)?$/;
  */
 async function normalizeForm(request: FastifyRequest) {
   if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return;
-  const body = request.body as Record<string, unknown> | undefined;
+  // A preValidation hook sees the form as parsed, before the schema has checked it.
+  const body: unknown = request.body;
   if (!body || typeof body !== 'object') return;
   const out: Record<string, unknown> = { ...body };
   for (const field of ['building', 'spendCeilingUsd']) if (out[field] === '') delete out[field];
@@ -39,8 +40,10 @@ async function normalizeForm(request: FastifyRequest) {
   request.body = out;
 }
 
-export async function keyRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  await app.register(formbody, { bodyLimit: 4096 });
+export async function keyRoutes(fastify: FastifyInstance, { services }: { services: Services }) {
+  await fastify.register(formbody, { bodyLimit: 4096 });
+  // The handler reads its body typed from the route's TypeBox schema.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
     '/keys',
@@ -56,8 +59,7 @@ export async function keyRoutes(app: FastifyInstance, { services }: { services: 
       preValidation: normalizeForm,
     },
     async (request, reply) => {
-      const body = request.body as IssueKeyBody;
-      const { key, record } = await services.keys.issue(body);
+      const { key, record } = await services.keys.issue(request.body);
       reply.header('cache-control', 'no-store');
       return reply.status(201).send(
         ok({

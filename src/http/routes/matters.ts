@@ -57,14 +57,15 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     config: { door: 'mint', paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
-      const body = request.body as { matterType?: unknown } | undefined;
+      const body: unknown = request.body;
       const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
-      if ((body === undefined || isObject) && !isMatterType(body?.matterType)) {
-        throw refusal('MATTER_TYPE_NOT_RATIFIED', { given: body?.matterType, ratified: MATTER_TYPES }, { ratified: MATTER_TYPES });
+      const given = isObject && 'matterType' in body ? body.matterType : undefined;
+      if ((body === undefined || isObject) && !isMatterType(given)) {
+        throw refusal('MATTER_TYPE_NOT_RATIFIED', { given, ratified: MATTER_TYPES }, { ratified: MATTER_TYPES });
       }
     },
   }, async (request, reply) => {
-    // The mint body is this door's own or a Tenant's (`mintBody`), which the Offer has filled in by now.
+    // The mint body's schema is this door's own or a Tenant's (`mintBody`, which the Offer has filled in by now): a TSchema, so its type is not known here.
     const entity = await matters.create(request.grain, request.body as CreateMatterBody);
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
@@ -155,7 +156,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     const id = request.params.id;
     const [minted] = await services.journal.readStream(id);
     if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refusal('ASSET_NOT_FOUND', { assetId: id });
-    const entity = await matters.get(request.grain, minted.data.matterId as string);
+    const entity = await matters.get(request.grain, String(minted.data.matterId));
     return ok({ asset: await assetWithLadder(minted, entity) });
   });
 }

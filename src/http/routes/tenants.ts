@@ -8,13 +8,15 @@
  * - a Tenant's agent never consents, directs or withdraws for the Client: a
  *   request whose `X-Actor` names anyone but `client` is refused on those doors.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { refusal } from '../../domain/refusals.ts';
-import type { Offer, TenantRouting, TenantState } from '../../engine/tenants.ts';
+import type { TenantState } from '../../engine/tenants.ts';
 import { grainView, type Grain } from '../../engine/workspaces.ts';
 import { empty, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
+import { param } from '../params.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRoutingBody } from '../schemas/grains.ts';
 import { Type } from '@sinclair/typebox';
@@ -24,10 +26,11 @@ import { TenantResponses as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { matterRoutes } from './matters.ts';
 
-type Params = { tenantId: string };
 const PREFIX = '/tenants/:tenantId';
 
-export async function tenantRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function tenantRoutes(fastify: FastifyInstance, { services }: { services: Services }) {
+  // Handlers read their body and params typed from the route's TypeBox schemas.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { tenants, journal } = services;
 
   const view = async (grain: Grain, state: TenantState = tenants.stateOf(grain)) => {
@@ -44,7 +47,8 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
   /** Resolves the tenant first, so an unknown or expired one is 404 before any body check. */
   const resolveFirst = resolveGrain(services);
 
-  app.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
+  // No request schema to type, and the hook in `sandbox.ts` stamps the reply's `provenance` after the handler.
+  fastify.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
     admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;
@@ -62,7 +66,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
       if (refusal) throw refusal;
     },
   }, async (request) => {
-    const body = request.body as Offer[] | { offers: Offer[] };
+    const body = request.body;
     const offers = Array.isArray(body) ? body : body.offers;
     const state = await tenants.declareOffers(request.grain, offers);
     const declared = { tenantId: request.grain, offers: state.offers, declaredSeq: state.offersSeq };
@@ -77,7 +81,7 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
       if (refusal) throw refusal;
     },
   }, async (request) => {
-    const state = await tenants.declareRouting(request.grain, request.body as TenantRouting);
+    const state = await tenants.declareRouting(request.grain, request.body);
     return ok({ tenantId: request.grain, routing: state.routing, declaredSeq: state.routingSeq });
   });
 
@@ -95,12 +99,13 @@ export async function tenantRoutes(app: FastifyInstance, { services }: { service
 
 /** Fills the mint body from the named Offer, or refuses 422 when it names none the Tenant declared. */
 async function applyOffer(services: Services, request: FastifyRequest, isOrder: boolean) {
-  const tenantId = (request.params as Params).tenantId;
+  const tenantId = param(request, 'tenantId');
   const body = request.body;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     await services.tenants.resolve(tenantId);
     return; // the body schema words the refusal
   }
+  // Before validation the body is any JSON object; the Offer's terms are written into it in place.
   const mint = body as Record<string, unknown>;
   const terms = await services.tenants.mintTerms(tenantId, mint, isOrder ? ORDER_MATTER_TYPE : undefined);
   if (mint.tenant !== undefined && mint.tenant !== tenantId) {
@@ -119,7 +124,9 @@ function refuseTenantActor(request: FastifyRequest, url: string) {
   if (actor === undefined || actor === 'client') return;
   const door = url.slice(url.lastIndexOf('/') + 1);
   if (door === 'terminal') {
-    const outcome = (request.body as { outcome?: unknown } | null)?.outcome;
+    // Before validation: the body may be anything.
+    const body: unknown = request.body;
+    const outcome = body !== null && typeof body === 'object' && 'outcome' in body ? body.outcome : undefined;
     if (outcome !== 'withdrawn') return;
   }
   const act = door === 'consent' ? 'consent for' : door === 'client-direction' ? 'direct for' : 'withdraw for';

@@ -61,7 +61,7 @@ export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minIte
  */
 export function nameHashRefusal(body: unknown): Refusal | null {
   if (body === null || typeof body !== 'object') return null;
-  const b = body as { nameHash?: unknown; nameHashes?: unknown };
+  const b: { nameHash?: unknown; nameHashes?: unknown } = body;
   if ('nameHash' in b && (typeof b.nameHash !== 'string' || !SHA256_HEX.test(b.nameHash))) {
     return refusal('NAME_HASH_NOT_SHA256', { field: 'body.nameHash' });
   }
@@ -130,7 +130,7 @@ export function percentRefusal(body: unknown, priceKeys: readonly string[]): Ref
     if (value === null || typeof value !== 'object') return null;
     for (const key of priceKeys) {
       if (!(key in value)) continue;
-      const price = (value as Record<string, unknown>)[key];
+      const price: unknown = Reflect.get(value, key);
       if (typeof price === 'string' && /%|percent|pct/i.test(price)) {
         return refusal('PERCENTAGE_PRICE', { path: `${path}.${key}`, shape: 'percent', price }, { key });
       }
