@@ -254,9 +254,9 @@ type ArgsOf<C extends RefusalCode> = (typeof REFUSALS)[C] extends RefusalEntry<i
 /**
  * The refusal named `code`, worded from `args`; `extra` adds the fields the
  * caller can act on (ids, limits, the cure). The body is
- * `{type?, error, code, rule?, fix, ...extra}`.
+ * `{type?, error, code, rule?, ...extra, fix}` (a `fix` in `extra` keeps its place and wins).
  */
 export function refusal<C extends RefusalCode>(code: C, args: ArgsOf<C>, extra: Record<string, unknown> = {}): Refusal {
   const e = REFUSALS[code] as RefusalEntry<ArgsOf<C>>;
-  return new Refusal(e.status, code, e.says(args), { ...(e.rule ? { rule: e.rule } : {}), fix: e.fix, ...extra }, e.type);
+  return new Refusal(e.status, code, e.says(args), { ...(e.rule ? { rule: e.rule } : {}), ...extra, fix: 'fix' in extra ? extra.fix : e.fix }, e.type);
 }

@@ -29,8 +29,12 @@ describe('the refusal catalog', () => {
     }
   });
 
-  it('builds the body the wire carries: the worded error, the code, the rule, the fix, then the caller\'s fields (which may name their own fix)', () => {
-    expect(refusal('MATTER_NOT_FOUND', { matterId: 'mt_x' }, { matterId: 'mt_x' }).toBody()).toEqual({ error: 'Matter mt_x does not exist here', code: 'MATTER_NOT_FOUND', fix: REFUSALS.MATTER_NOT_FOUND.fix, matterId: 'mt_x' });
+  it('builds the body the wire carries: the worded error, the code, the rule, the caller\'s fields, then the fix (a caller\'s own fix keeps its place)', () => {
+    const body = refusal('MATTER_NOT_FOUND', { matterId: 'mt_x' }, { matterId: 'mt_x' }).toBody();
+    expect(body).toEqual({ error: 'Matter mt_x does not exist here', code: 'MATTER_NOT_FOUND', matterId: 'mt_x', fix: REFUSALS.MATTER_NOT_FOUND.fix });
+    expect(Object.keys(body)).toEqual(['error', 'code', 'matterId', 'fix']);
+    // The bodies from before the catalog keep their bytes: a grain gone was {type, error, code, results, fix}.
+    expect(JSON.stringify(refusal('WORKSPACE_NOT_FOUND', { id: 'ws_x' }, { results: [] }).toBody())).toBe('{"type":"EMPTY","error":"workspace ws_x does not exist or has expired","code":"WORKSPACE_NOT_FOUND","results":[],"fix":"POST /workspaces"}');
     const gate = refusal('GATE_MERITS', { proposed: 10, floor: 20 });
     expect(gate.status).toBe(422);
     expect(gate.toBody()).toMatchObject({ code: 'GATE_MERITS', rule: 'merits', error: expect.stringContaining('below the Client Mandate settlementFloor 20 USD') });
