@@ -62,7 +62,7 @@ describe('help and usage', () => {
       if (c.grain) expect(stdout).toContain('--workspace <id>');
       if (c.remote) expect(stdout).toContain('--url <base>');
     }
-    for (const group of ['matters', 'orders', 'workspaces', 'deadlines', 'events', 'keys', 'mcp']) {
+    for (const group of ['matters', 'orders', 'workspaces', 'deadlines', 'events', 'keys', 'mcp', 'supply']) {
       const { code, stdout } = await inProcess([group, '--help']);
       expect(code).toBe(0);
       expect(stdout).toContain(`usage: legalwork ${group} <`);
@@ -195,6 +195,31 @@ describe('against a running service', { timeout: 90_000 }, () => {
     // Without the key the top level lists nothing, and says how to see one's own.
     const anonymous = await cli(['matters', 'list']);
     expect(anonymous.json).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('Authorization: Bearer') });
+  });
+
+  it("acts as the key it is given: another key neither lists, tails nor advances this key's Matter", async () => {
+    const mine = await cli(['matters', 'create', '--type', 'demand_letter'], { key });
+    expect(mine.code).toBe(0);
+    const matterId: string = mine.json.matter.id;
+    const issued = await cli(['keys', 'create', '--email', 'cli-other@legalwork.test']);
+    expect(issued.code).toBe(0);
+    const other: string = issued.json.key;
+    const [ownTail, otherList, otherTail, keylessTail, otherAdvance] = await Promise.all([
+      cli(['events', 'tail', '--after', '0', '--limit', '500'], { key }),
+      cli(['matters', 'list'], { key: other }),
+      cli(['events', 'tail', '--after', '0'], { key: other }),
+      cli(['events', 'tail', '--after', '0']),
+      cli(['matters', 'advance', matterId], { key: other }),
+    ]);
+    expect(ownTail.code).toBe(0);
+    expect(ownTail.stdout).toContain(matterId);
+    expect(otherList.json).toMatchObject({ type: 'EMPTY', results: [] });
+    expect(otherTail.json.type).toBe('EMPTY');
+    expect(otherTail.stdout).not.toContain(matterId);
+    expect(keylessTail.json).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('POST /keys') });
+    // A write with another key answers what an unknown id answers.
+    expect(otherAdvance.code).toBe(1);
+    expect(otherAdvance.json.code).toBe('MATTER_NOT_FOUND');
   });
 
   it('orders file-provisional stops at waiting_on_signer, on the top level with a key and keyless in a workspace', async () => {

@@ -54,11 +54,16 @@ function expectInvalidArguments(result: { isError: boolean; body: any; text: str
   expect(result.text).toMatch(words);
 }
 
+/** A fresh API key from the service under test (or the one at `base`). */
+async function issueKey(email: string, base = url) {
+  const issued = await fetch(`${base}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+  expect(issued.status).toBe(201);
+  return ((await issued.json()) as { key: string }).key;
+}
+
 beforeAll(async () => {
   ({ app, url } = await listeningApp());
-  const issued = await fetch(`${url}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'mcp@legalwork.test' }) });
-  expect(issued.status).toBe(201);
-  key = ((await issued.json()) as { key: string }).key;
+  key = await issueKey('mcp@legalwork.test');
 });
 
 afterAll(async () => {
@@ -113,6 +118,18 @@ describe('healthz', () => {
   });
 });
 
+describe('instructions', () => {
+  it('say the tools act as LEGALWORK_KEY, and without one how a key is issued', async () => {
+    const keyed = (await connect({ key })).getInstructions()!;
+    expect(keyed).toContain('LEGALWORK_KEY');
+    expect(keyed).not.toContain('No key is set');
+    const keyless = (await connect()).getInstructions()!;
+    expect(keyless).toContain('No key is set');
+    expect(keyless).toContain('POST /keys');
+    expect(keyless).toContain('legalwork keys create');
+  });
+});
+
 describe('get', () => {
   it('reads a keyless path, with its query', async () => {
     const client = await connect();
@@ -125,13 +142,34 @@ describe('get', () => {
     expect(page.body.results).toHaveLength(1);
   });
 
-  it('sends no key: a stale key cannot spoil a keyless read', async () => {
+  it("acts as the configured key: a top-level list or tail through get shows that key's records only, and without a key names the fix", async () => {
+    const keyed = await connect({ key });
+    const order = await call(keyed, 'file_provisional', { title: 'A get-listed widget', inventor: 'Ada', listFeeUsd: 199 });
+    expect(order.isError).toBe(false);
+    const listed = await call(keyed, 'get', { path: '/matters?limit=200' });
+    expect(listed.body.type).toBe('OK');
+    expect(listed.body.results.map((m: { id: string }) => m.id)).toContain(order.body.matterId);
+    const tail = await call(keyed, 'get', { path: '/events?after=0&limit=500' });
+    expect(tail.body.type).toBe('OK');
+    expect(tail.body.results.some((e: { matterId?: string; stream?: string }) => JSON.stringify(e).includes(order.body.matterId))).toBe(true);
+    // Another key sees none of it; no key sees nothing, and is told how to get one.
+    const other = await connect({ key: await issueKey('get-other@legalwork.test') });
+    for (const path of ['/matters', '/assets', '/events?after=0']) expect((await call(other, 'get', { path })).body.type, path).toBe('EMPTY');
+    const keyless = await connect();
+    for (const path of ['/matters', '/assets', '/events?after=0']) {
+      expect((await call(keyless, 'get', { path })).body, path).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('POST /keys') });
+    }
+    // A read by id stays keyless.
+    expect((await call(keyless, 'get', { path: `/matters/${order.body.matterId}` })).isError).toBe(false);
+  });
+
+  it('sends a stale key too, and the refusal names the fix', async () => {
     const client = await connect({ key: 'lwk_' + 'x'.repeat(43) });
-    const read = await call(client, 'get', { path: '/matters' });
-    expect(read.isError).toBe(false);
-    expect(['OK', 'EMPTY']).toContain(read.body.type);
-    // The keyed tools do send it, and the service refuses the unknown key.
-    expectRefusal(await call(client, 'list_matters'), 401);
+    for (const tool of [['get', { path: '/matters' }], ['list_matters', {}]] as const) {
+      const refused = await call(client, tool[0], tool[1]);
+      expectRefusal(refused, 401, 'KEY_UNKNOWN');
+      expect(refused.body.error, tool[0]).toContain('POST /keys');
+    }
   });
 
   it('answers a service refusal as an error result', async () => {
@@ -159,31 +197,31 @@ describe('get', () => {
 });
 
 describe('the demand loop on the top level', () => {
-  it('list_matters answers EMPTY, then OK once the key has a Matter; another key and no key see none of it', async () => {
+  it("list_matters answers EMPTY, then OK once the key has a Matter; another key and no key see none of it", async () => {
     const fresh = await listeningApp();
     try {
-      const client = await connect({ baseUrl: fresh.url });
-      const before = await call(client, 'list_matters');
+      const keyed = await connect({ baseUrl: fresh.url, key: await issueKey('a@legalwork.test', fresh.url) });
+      const before = await call(keyed, 'list_matters');
       expect(before.isError).toBe(false);
       expect(before.body.type).toBe('EMPTY');
       expect(before.body.results).toEqual([]);
       const res = await fetch(`${fresh.url}/workspaces`, { method: 'POST' });
       expect(res.status).toBe(201);
-      const keyRes = await fetch(`${fresh.url}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@legalwork.test' }) });
-      const freshKey = ((await keyRes.json()) as { key: string }).key;
-      const keyed = await connect({ baseUrl: fresh.url, key: freshKey });
       const order = await call(keyed, 'file_provisional', { title: 'A widget', inventor: 'Ada', listFeeUsd: 199 });
       expect(order.isError).toBe(false);
       const after = await call(keyed, 'list_matters');
       expect(after.body.type).toBe('OK');
       expect(after.body.results.map((m: { id: string }) => m.id)).toEqual([order.body.matterId]);
-      // The keyless client and another key's client see nothing of it, and the keyless one is told the fix.
-      const keyless = await call(client, 'list_matters');
-      expect(keyless.body).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('Authorization: Bearer') });
-      const otherRes = await fetch(`${fresh.url}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'b@legalwork.test' }) });
-      const other = await connect({ baseUrl: fresh.url, key: ((await otherRes.json()) as { key: string }).key });
-      expect((await call(other, 'list_matters')).body.type).toBe('EMPTY');
-      expect((await call(other, 'advance_matter', { matterId: order.body.matterId })).body.code).toBe('MATTER_NOT_FOUND');
+      // The attack: key A's Matter is listed neither to key B nor to no key, and B cannot write on it.
+      const keyless = await call(await connect({ baseUrl: fresh.url }), 'list_matters');
+      expect(keyless.isError).toBe(false);
+      expect(keyless.body).toMatchObject({ type: 'EMPTY', results: [] });
+      // Without a key the answer tells the agent how to get one.
+      expect(keyless.body.message).toContain('Authorization: Bearer');
+      expect(keyless.body.message).toContain('POST /keys');
+      const other = await connect({ baseUrl: fresh.url, key: await issueKey('b@legalwork.test', fresh.url) });
+      expect((await call(other, 'list_matters')).body).toMatchObject({ type: 'EMPTY', results: [] });
+      expectRefusal(await call(other, 'advance_matter', { matterId: order.body.matterId }), 404, 'MATTER_NOT_FOUND');
     } finally {
       await fresh.app.close();
     }

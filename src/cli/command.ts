@@ -22,6 +22,8 @@ export interface OptionSpec {
 export interface ArgumentSpec {
   name: string;
   description: string;
+  /** Whether it may be left out (only a trailing argument may be); absent, it is missing from `Context.args`. */
+  optional?: boolean;
 }
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
@@ -74,8 +76,11 @@ function optionsOf(command: Command): Record<string, OptionSpec> {
   return { ...(command.grain ? GRAIN : {}), ...command.options, ...(command.remote ? REMOTE : {}), ...SHARED };
 }
 
+/** How an argument is written in a usage line: `<name>`, or `[<name>]` when it may be left out. */
+export const argumentUsage = (a: ArgumentSpec) => (a.optional ? `[<${a.name}>]` : `<${a.name}>`);
+
 function helpText(command: Command): string {
-  const args = (command.args ?? []).map((a) => `<${a.name}>`).join(' ');
+  const args = (command.args ?? []).map(argumentUsage).join(' ');
   const lines = [`usage: legalwork ${command.path.join(' ')}${args ? ` ${args}` : ''} [options]`, '', `  ${command.summary}`, ''];
   for (const line of command.description.split('\n')) lines.push(line ? `  ${line}` : '');
   if (command.args?.length) {
@@ -111,13 +116,14 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
     return EXIT.ok;
   }
   const declared = command.args ?? [];
-  if (parsed.positionals.length < declared.length) {
+  const required = declared.filter((a) => !a.optional).length;
+  if (parsed.positionals.length < required) {
     return usage(command, `missing <${declared[parsed.positionals.length].name}>`, streams);
   }
   if (parsed.positionals.length > declared.length) {
     return usage(command, `unexpected argument "${parsed.positionals[declared.length]}"`, streams);
   }
-  const args = Object.fromEntries(declared.map((a, i) => [a.name, parsed.positionals[i]]));
+  const args = Object.fromEntries(declared.flatMap((a, i) => (i < parsed.positionals.length ? [[a.name, parsed.positionals[i]]] : [])));
   try {
     const timeout = optionalInt(parsed.values, 'timeout', { min: 1 });
     const workspace = parsed.values.workspace as string | undefined;

@@ -3,7 +3,7 @@
  * the command line and runs it. Each sub-command declares its arguments and
  * options (see `command.ts`); this file only routes and prints the overview.
  */
-import { columns, runCommand, type Command } from './command.ts';
+import { argumentUsage, columns, runCommand, type Command } from './command.ts';
 import { deadlineCommands } from './commands/deadlines.ts';
 import { eventCommands } from './commands/events.ts';
 import { keyCommands } from './commands/keys.ts';
@@ -21,7 +21,7 @@ import { DEFAULT_BASE_URL } from '../client/service-client.ts';
 export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...mcpCommands];
 
 export function overview(): string {
-  const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map((a) => `<${a.name}>`)].join(' '), c.summary]);
+  const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map(argumentUsage)].join(' '), c.summary]);
   // verify parses its own arguments, so it is no Command; it is listed just before the mcp commands.
   const mcp = COMMANDS.findIndex((c) => c.path[0] === 'mcp');
   rows.splice(mcp === -1 ? rows.length : mcp, 0, ['verify --url <base>', VERIFY_SUMMARY]);

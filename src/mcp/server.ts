@@ -24,7 +24,10 @@ export function createMcpServer(client: ServiceClient, log: Log = () => {}): Mcp
       capabilities: { tools: {} },
       instructions: [
         `Tools over the legalwork service at ${client.baseUrl}: open, advance and settle legal work.`,
-        'Reads by id are keyless; the top level lists and writes only the records of the key this server was given (LEGALWORK_KEY; issue one with POST /keys or `legalwork keys create`). A reserved act (sign, file) is never performed in-band: advancing into one answers waiting_on_signer.',
+        'The tools act as the key this server was given (LEGALWORK_KEY): at the top level, list_matters and get of /matters, /assets or /events show only that key\'s own records, and writes need it. Reads by id and the sandbox_* tools need no key.',
+        // Said up front when missing, so an agent asks for a key before it reads an empty list as "no Matters".
+        ...(client.key ? [] : ['No key is set: top-level lists answer EMPTY and top-level writes are refused, each naming the fix; a person issues a key with POST /keys (form field email) or `legalwork keys create --email <address>` and restarts this server with LEGALWORK_KEY.']),
+        'A reserved act (sign, file) is never performed in-band: advancing into one answers waiting_on_signer.',
         'Refusals of the service come back as error results carrying its worded reason.',
         'Rehearse first in a sandbox: sandbox_open_workspace, then the sandbox_* tools with its workspaceId.',
       ].join(' '),

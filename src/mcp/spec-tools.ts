@@ -3,12 +3,14 @@
  * `healthz`, `get`, `list_matters`, `get_matter`, `advance_matter`,
  * `file_provisional`. Reads are marked `readOnlyHint: true`. A reserved act
  * never resolves in-band: advancing into one answers the Matter in
- * `waiting_on_signer` with the Gig that was posted.
+ * `waiting_on_signer` with the Gig that was posted. Every one of them acts
+ * as the server's key (LEGALWORK_KEY): the top level lists and writes only
+ * that key's records, and a keyless call is answered with the service's fix.
  */
 import { z } from 'zod';
 import { seg } from '../client/service-client.ts';
 import { PROVISIONAL_OFFER } from '../domain/fixtures.ts';
-import { KEYLESS_PATH_PATTERN, keylessPathProblem } from './keyless-path.ts';
+import { SERVICE_PATH_PATTERN, servicePathProblem } from './service-path.ts';
 import type { RegisterTool } from './register.ts';
 import { MatterId, READ, WRITE } from './schemas.ts';
 
@@ -30,28 +32,31 @@ export function registerSpecTools(tool: RegisterTool) {
   tool(
     'get',
     {
-      title: 'GET a keyless path',
+      title: 'GET a path of the service',
       description: [
-        'GET any keyless path of the service and return its answer, e.g. /pricing, /catalog,',
+        'GET any path of the service and return its answer, e.g. /pricing, /catalog, /matters,',
         '/matters/{id}/journal, /workspaces/{id}/fixtures, /deadlines/{assetId}, /events?after=0.',
+        'It acts as LEGALWORK_KEY: at the top level a list or tail (/matters, /assets, /events) shows',
+        "that key's own records only, and without a key it answers EMPTY naming the fix (get a key with",
+        'POST /keys or `legalwork keys create`). Reads by id and sandbox paths need no key.',
         'The path is relative to the service and starts with "/"; a scheme, a host, "//",',
-        'a backslash or a "." / ".." segment is refused. No key is sent, so a top-level list or tail',
-        '(/matters, /assets, /events) answers EMPTY naming the fix: the top level lists a key\'s own records only,',
-        'which list_matters reads with LEGALWORK_KEY.',
+        'a backslash or a "." / ".." segment is refused, so the key never leaves the service.',
       ].join(' '),
       inputSchema: z.strictObject({
         path: z
           .string()
-          .regex(new RegExp(KEYLESS_PATH_PATTERN), 'path must start with a single "/" and hold no whitespace, backslash or #')
+          .regex(new RegExp(SERVICE_PATH_PATTERN), 'path must start with a single "/" and hold no whitespace, backslash or #')
           .superRefine((path, ctx) => {
-            const problem = keylessPathProblem(path);
+            const problem = servicePathProblem(path);
             if (problem) ctx.addIssue({ code: 'custom', message: problem });
           })
           .describe('a path of the service, starting with "/", optionally with a query'),
       }),
       hints: READ,
     },
-    ({ path }, calls) => calls.call('GET', path, { keyless: true }),
+    // The configured key goes along: the top level lists only the caller's
+    // records, so a keyless read of /matters or /events would show nothing.
+    ({ path }, calls) => calls.call('GET', path),
   );
 
   tool(

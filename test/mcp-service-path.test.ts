@@ -1,12 +1,12 @@
-/** The `get` tool's path rule: a keyless path of the service, and nothing that can leave it. */
+/** The `get` tool's path rule: a path of the service, and nothing that can leave it (the tool sends the key). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keylessPathProblem, KEYLESS_PATH_PATTERN } from '../src/mcp/keyless-path.ts';
+import { servicePathProblem, SERVICE_PATH_PATTERN } from '../src/mcp/service-path.ts';
 
-describe('keylessPathProblem', () => {
+describe('servicePathProblem', () => {
   it.each(['/healthz', '/matters?tag=demand_letter&limit=5', '/workspaces/ws_1/events?after=3&feed=reminders', '/.well-known/agents.json', '/matters/mt_1/journal', '/a..b/c...'])('accepts %s', (path) => {
-    expect(keylessPathProblem(path)).toBeNull();
-    expect(new RegExp(KEYLESS_PATH_PATTERN).test(path)).toBe(true);
+    expect(servicePathProblem(path)).toBeNull();
+    expect(new RegExp(SERVICE_PATH_PATTERN).test(path)).toBe(true);
   });
 
   it.each([
@@ -21,7 +21,7 @@ describe('keylessPathProblem', () => {
     ['/%E0%A4%A', /percent/],
     [`/${'a'.repeat(2048)}`, /longer/],
   ])('refuses %s', (path, words) => {
-    expect(keylessPathProblem(path)).toMatch(words);
+    expect(servicePathProblem(path)).toMatch(words);
   });
 
   it('never lets an accepted path resolve off the service or climb out of the root', () => {
@@ -29,7 +29,7 @@ describe('keylessPathProblem', () => {
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 30 }), (tail) => {
         const path = `/${tail}`;
-        if (keylessPathProblem(path) !== null) return;
+        if (servicePathProblem(path) !== null) return;
         const base = new URL('http://service.invalid/base/');
         const resolved = new URL(`${base.origin}/base${path}`);
         expect(resolved.origin).toBe(base.origin);

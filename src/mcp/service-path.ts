@@ -1,16 +1,18 @@
 /**
- * What the `get` tool may fetch: a keyless GET path of the service, and
- * nothing else. A path is relative to the service's base address; anything
- * that could leave it (a scheme, a host, `//`, a backslash, a `..` or `.`
- * segment, also percent-encoded) is refused with the reason, so the tool can
- * never be turned into a fetcher of other addresses or a walker of the tree.
+ * What the `get` tool may fetch: a GET path of the configured service, and
+ * nothing else. `get` sends the server's key (LEGALWORK_KEY), so a path that
+ * could leave the service would hand that key to another address: a path is
+ * relative to the service's base address, and anything that could leave it (a
+ * scheme, a host, `//`, a backslash, a `..` or `.` segment, also
+ * percent-encoded) is refused with the reason, so the tool can never be turned
+ * into a fetcher of other addresses or a walker of the tree.
  */
 
-export const KEYLESS_PATH_PATTERN = '^/(?!/)[^\\s\\\\#]*$';
+export const SERVICE_PATH_PATTERN = '^/(?!/)[^\\s\\\\#]*$';
 const MAX_LENGTH = 2048;
 
-/** Why `path` is not a keyless GET path, or `null` when it is one. */
-export function keylessPathProblem(path: string): string | null {
+/** Why `path` is not a GET path of the service, or `null` when it is one. */
+export function servicePathProblem(path: string): string | null {
   if (path.length > MAX_LENGTH) return `path is longer than ${MAX_LENGTH} characters`;
   if (!path.startsWith('/')) return `path must be relative to the service and start with "/" (e.g. /healthz), got "${clip(path)}"`;
   if (path.startsWith('//')) return 'path must not start with "//": that names another host';
