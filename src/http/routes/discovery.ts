@@ -21,7 +21,7 @@ import type { Services } from '../services.ts';
 
 const SUMMARY = 'An HTTP service through which software agents open, advance and settle legal work: a Matter moves through six stages (intake, prepare, examine, review, sign, file); acts reserved to licensed humans are posted as Gigs to a supply network, where an independent Signer attests, sends back or declines. Every answer is typed OK, EMPTY or BLOCKED; a 2xx means the journal committed. This build is a preview: synthetic supply network, no live filings, nothing is legal advice.';
 
-const MCP = { command: 'npx', args: ['-y', 'legalwork', 'mcp', 'serve'], env: { LEGALWORK_URL: 'the service base address (default http://127.0.0.1:3000)', LEGALWORK_KEY: 'an API key, for top-level writes' }, transport: 'stdio', tools: [...SPEC_TOOLS] };
+const MCP = { command: 'npx', args: ['-y', 'legalwork', 'mcp', 'serve'], env: { LEGALWORK_URL: 'the service base address (default http://127.0.0.1:3000)', LEGALWORK_KEY: 'an API key: the tools act as it (top-level writes, and the lists of its own records)' }, transport: 'stdio', tools: [...SPEC_TOOLS] };
 
 const AGENT_CLASSES = [
   { consumerPattern: 'B2A', who: 'the agent is the customer', how: 'the agent opens and advances its own Matters with its key' },
@@ -90,7 +90,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
       version: CONTRACT_VERSION,
       url: base,
       contract: { openapi: `${base}/openapi.json`, openapiVersion: OPENAPI_VERSION, version: CONTRACT_VERSION, suite: `${base}/verify/suite.json`, suiteId: SUITE_ID, pin: SUITE_PIN },
-      auth: { scheme: 'bearer', header: 'Authorization: Bearer <key>', issue: 'POST /keys (form field email; optional building, spendCeilingUsd)', keyless: 'every read, and everything inside a sandbox grain' },
+      auth: { scheme: 'bearer', header: 'Authorization: Bearer <key>', issue: 'POST /keys (form field email; optional building, spendCeilingUsd)', keyless: 'every read by id, and everything inside a sandbox grain; top-level lists and tails show only the calling key\'s records' },
       tiers: TIER_LADDER,
       http: { routes: routes() },
       capabilities: CAPABILITIES.map((c) => ({ method: c.method, path: openapiPath(c.path), effect: c.effect, gate: gateView(c.gate), ...(c.priceUsd !== undefined ? { priceUsd: c.priceUsd } : {}) })),
