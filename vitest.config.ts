@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Every reply a test produces is held to its route's declared schema (src/http/reply-check.ts).
+    env: { LEGALWORK_REPLY_CHECK: process.env.LEGALWORK_REPLY_CHECK ?? '1' },
   },
 });

@@ -15,7 +15,7 @@
 import { getNextTransitions, type SnapshotFrom } from 'xstate';
 import type { Refusal } from '../src/domain/refusal.ts';
 import { refusal } from '../src/domain/refusals.ts';
-import { matterMachine, TAG, type Attestation, type MatterEvent, type ReservedAct } from './matter.ts';
+import { matterMachine, TAG, type Attestation, type MatterEvent, type MatterStatus, type ReservedAct } from './matter.ts';
 
 type Snapshot = SnapshotFrom<typeof matterMachine>;
 
@@ -28,8 +28,9 @@ const ARTIFACT_HASH = /^sha256:[0-9a-f]{64}$/;
 const refused = (refusal: Refusal): Decision => ({ refuse: refusal });
 
 /** The one name a Matter's state goes by: a leaf of `open`, or a terminal. */
-export function statusOf(snapshot: Snapshot): string {
-  const value = snapshot.value as string | { open: string };
+export function statusOf(snapshot: Snapshot): MatterStatus {
+  // The machine's state names are the statuses (its top-level states, and the states inside `open`).
+  const value = snapshot.value as MatterStatus | { open: MatterStatus };
   return typeof value === 'string' ? value : value.open;
 }
 

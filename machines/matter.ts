@@ -19,6 +19,8 @@ export const STAGE_VERBS = ['intake', 'prepare', 'examine', 'review', 'sign', 'f
 export type StageVerb = (typeof STAGE_VERBS)[number];
 export const TERMINALS = ['fulfilled', 'withdrawn', 'lapsed', 'referred_out'] as const;
 export type Terminal = (typeof TERMINALS)[number];
+/** What a Matter's state is called: a Stage Verb, waiting on a Signer, needing the Client's direction, or a terminal. */
+export type MatterStatus = StageVerb | 'waiting_on_signer' | 'needs_client_direction' | Terminal;
 export { CONSUMER_PATTERNS, type ConsumerPattern };
 /** The stage acts the law reserves to a licensed human: they escalate as Gigs. */
 export const RESERVED_ACTS = ['sign', 'file'] as const;

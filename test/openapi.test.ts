@@ -6,8 +6,12 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
+import { REFUSALS } from '../src/domain/refusals.ts';
 import { needsKey } from '../src/http/auth.ts';
-import { call, testApp, type TestApp } from './helpers/app.ts';
+import { rmSync } from 'node:fs';
+import { createApp } from '../src/compose.ts';
+import { SqliteJournal } from '../src/journal/sqlite.ts';
+import { call, tempDir, testApp, type TestApp } from './helpers/app.ts';
 import { routerRoutes, toFastifyPath } from './helpers/routes.ts';
 
 let app: TestApp;
@@ -65,45 +69,88 @@ describe('/openapi.json', () => {
     }
   });
 
-  it('gives every operation a unique operationId, a tag, its success answer and its refusals', () => {
+  it('gives every operation a unique operationId, a tag, a summary, a description and its success answer', () => {
     const ids = new Set<string>();
     for (const { path, method, op } of operations()) {
       const where = `${method} ${path}`;
       expect(ids.has(op.operationId), where).toBe(false);
       ids.add(op.operationId);
       expect(op.tags?.length, where).toBeGreaterThan(0);
+      expect(op.summary, where).toMatch(/\S/);
+      expect(op.description, where).toMatch(/\S/);
       const statuses = Object.keys(op.responses);
       // A door that can never succeed in this preview (a restricted upstream) documents its BLOCKED answer instead.
       const success = statuses.filter((s) => s.startsWith('2'));
       expect(success.length || statuses.includes('403') ? true : `${where} documents no success answer`, where).toBe(true);
       for (const s of [...success, ...(success.length ? [] : ['403'])]) expect(op.responses[s].content, `${where} ${s}`).toBeDefined();
-      expect(statuses, where).toEqual(expect.arrayContaining(['4XX', '5XX']));
       for (const [, media] of Object.entries(op.requestBody?.content ?? {})) expect((media as { schema?: unknown }).schema, where).toBeDefined();
     }
   });
 
-  it('marks exactly the top-level writes as needing the bearer key, with their 401', () => {
+  it('lists each status an operation refuses with, and the catalog codes it can carry there; no catch-all', () => {
     for (const { path, method, op } of operations()) {
-      if (op.security) {
-        expect(needsKey(method, toFastifyPath(path)), `${method} ${path}`).toBe(true);
-        expect(op.security).toEqual([{ bearer: [] }]);
-        expect(op.responses['401'], `${method} ${path}`).toBeDefined();
+      for (const [status, answer] of Object.entries<any>(op.responses)) {
+        const where = `${method} ${path} ${status}`;
+        expect(status, where).toMatch(/^[1-5][0-9][0-9]$/);
+        if (Number(status) < 400) continue;
+        expect(answer.content['application/json'].schema.$ref, where).toBe('#/components/schemas/Refusal');
+        const codes = op['x-refusal-codes'][status];
+        expect(codes.length, where).toBeGreaterThan(0);
+        expect(answer.description, where).toContain(codes.join(', '));
+        for (const code of codes) expect(REFUSALS[code as keyof typeof REFUSALS]?.status, `${where} ${code}`).toBe(Number(status));
       }
-      if (!needsKey(method, toFastifyPath(path))) expect(op.security, `${method} ${path}`).toBeUndefined();
+      // Every door refuses a malformed key, and answers 500 rather than a partial write.
+      expect(op['x-refusal-codes']['401'], `${method} ${path}`).toEqual(expect.arrayContaining(['KEY_MALFORMED', 'KEY_UNKNOWN']));
+      expect(op.responses['500'], `${method} ${path}`).toBeDefined();
+    }
+    // A door without a body never refuses one; a GET never answers 413.
+    expect(doc.paths['/matters/{id}'].get.responses['413']).toBeUndefined();
+    expect(doc.paths['/matters'].post.responses['413']).toBeDefined();
+  });
+
+  it('marks exactly the top-level writes as needing the bearer key, with KEY_REQUIRED; every keyless door declares security []', () => {
+    for (const { path, method, op } of operations()) {
+      const keyed = op.security.length > 0;
+      if (keyed) expect(needsKey(method, toFastifyPath(path)), `${method} ${path}`).toBe(true);
+      if (!needsKey(method, toFastifyPath(path))) expect(op.security, `${method} ${path}`).toEqual([]);
+      expect(op.security, `${method} ${path}`).toEqual(keyed ? [{ bearer: [] }] : []);
+      expect(op['x-refusal-codes']['401'].includes('KEY_REQUIRED'), `${method} ${path}`).toBe(keyed);
     }
     expect(doc.paths['/matters'].post.security).toEqual([{ bearer: [] }]);
     expect(doc.paths['/patent/draft-claims'].post.security).toEqual([{ bearer: [] }]);
-    expect(doc.paths['/workspaces/{workspaceId}/matters'].post.security).toBeUndefined();
-    expect(doc.paths['/matters'].get.security).toBeUndefined();
+    expect(doc.paths['/workspaces/{workspaceId}/matters'].post.security).toEqual([]);
+    expect(doc.paths['/matters'].get.security).toEqual([]);
     // Top-level writes that opt out of the key in their route config (needsKey above sees only method and path).
-    for (const path of ['/keys', '/workspaces', '/tenants', '/firms', '/conflicts/{practitionerId}/entries']) expect(doc.paths[path].post.security, path).toBeUndefined();
+    for (const path of ['/keys', '/workspaces', '/tenants', '/firms', '/conflicts/{practitionerId}/entries']) expect(doc.paths[path].post.security, path).toEqual([]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('response schemas document and never filter: fields they do not name are still sent', async () => {
-    const res = await call(app, 'POST', '/keys', { email: 'a@b.co' });
-    const documented = Object.keys(doc.paths['/keys'].post.responses['201'].content['application/json'].schema.properties);
-    expect(documented).not.toContain('notice');
-    expect(res.body.notice).toMatch(/cannot be shown again/);
+  it('declares requests as enforced: a defaulted parameter is optional, an optional body is not required', async () => {
+    const params = Object.fromEntries(doc.paths['/events'].get.parameters.map((p: any) => [p.name, p]));
+    for (const name of ['after', 'limit', 'feed']) expect(params[name].required, name).toBeFalsy();
+    expect((await call(app, 'GET', '/events')).status).toBe(200);
+    expect(doc.paths['/workspaces/{workspaceId}/matters/{id}/advance'].post.requestBody.required).toBe(false);
+    expect(doc.paths['/workspaces/{workspaceId}/matters'].post.requestBody.required).toBe(true);
+    const grain = doc.paths['/workspaces/{workspaceId}/matters'].get.parameters.find((p: any) => p.name === 'workspaceId');
+    expect(grain.schema.pattern).toBeDefined();
+  });
+
+  it('the schemas write the replies: a field the schema does not declare never leaves', async () => {
+    // The reply check would refuse this reply before the serializer sees it: built without it, as in production.
+    const previous = process.env.LEGALWORK_REPLY_CHECK;
+    process.env.LEGALWORK_REPLY_CHECK = '';
+    const dir = tempDir();
+    const journal = new SqliteJournal(dir);
+    const probe = await createApp({ journal });
+    process.env.LEGALWORK_REPLY_CHECK = previous;
+    // A route added on purpose with a reply wider than its schema.
+    probe.get('/probe-undeclared', { schema: { response: { 200: { type: 'object', additionalProperties: false, properties: { kept: { type: 'string' } } } } } }, async () => ({ kept: 'yes', secret: 'never sent' }));
+    try {
+      expect((await call(probe, 'GET', '/probe-undeclared')).raw).toBe('{"kept":"yes"}');
+    } finally {
+      await probe.close();
+      await journal.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

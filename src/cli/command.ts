@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Output, type Streams } from './output.ts';
-import { clientOptionsFromEnv, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, grainPrefix, ServiceClient, ServiceUnreachable } from '../client/service-client.ts';
+import { clientOptionsFromEnv, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, grainPrefix, ServiceClient, ServiceUnreachable, type GrainPrefix } from '../client/service-client.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -33,7 +33,7 @@ export interface Context {
   args: Record<string, string>;
   out: Output;
   /** `/workspaces/<id>` when `--workspace` was given, else `''`. */
-  prefix: string;
+  prefix: GrainPrefix;
   /** The environment the command runs in (a secret a command may take from it). */
   env: NodeJS.ProcessEnv;
   /** A client for `--url` (or `LEGALWORK_URL`) and `LEGALWORK_KEY`. */

@@ -6,6 +6,8 @@
  * service at all (no answer: connection refused, DNS, timeout).
  */
 
+import type { paths } from './contract.gen.ts';
+
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -30,12 +32,77 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** What the service answered. `body` is parsed JSON, or the text when the answer is not JSON. */
-export interface ServiceAnswer {
+/**
+ * What the service answered. `body` is parsed JSON, or the text when the
+ * answer is not JSON; `ok` (a 2xx) tells which of the two body types it is.
+ * A request named by its route types them from the contract (`RouteAnswer`).
+ */
+export type ServiceAnswer<Ok = unknown, Refused = unknown> = Answered<true, Ok> | Answered<false, Refused>;
+
+interface Answered<Ok extends boolean, Body> {
   status: number;
-  ok: boolean;
-  body: unknown;
+  ok: Ok;
+  body: Body;
   contentType: string;
+}
+
+/*
+ * The contract's types. A request named by its route and method,
+ * `request<'/matters/{id}/advance', 'post'>('POST', path, options)`, is typed
+ * from `contract.gen.ts`, which openapi-typescript generates from the served
+ * contract (`npm run contract:types`): the path must fit the route, the body
+ * and query are the operation's, and the answer's body is what the operation
+ * declares, its 2xx bodies apart from the rest. Only routes and methods are
+ * named here and at the call sites, never a shape, nor a component name
+ * (@fastify/swagger may number them `def-N`), so when a schema changes
+ * regenerating is the only step. The client checks none of it at run time:
+ * the service validates what it takes, and the contract tests hold what it
+ * answers.
+ */
+
+/** A route of the contract, as the top level names it: `/matters/{id}/advance`. */
+export type Route = keyof paths;
+type Verb = 'get' | 'put' | 'post' | 'delete' | 'patch';
+/** The methods a route serves, lower case as the contract keys them. */
+export type MethodOf<R extends Route> = { [M in Verb]: undefined extends paths[R][M] ? never : M }[Verb];
+type Operation<R extends Route, M extends MethodOf<R>> = NonNullable<paths[R][M]>;
+type Responses<R extends Route, M extends MethodOf<R>> = Operation<R, M>['responses'];
+/** What a response's body is read as: its JSON, the text of another media type, `null` when it has none. */
+type BodyOf<T> = T extends { content: infer C } ? ('application/json' extends keyof C ? C['application/json'] : string) : null;
+type IsSuccess<S> = `${S & (string | number)}` extends `2${string}` ? true : false;
+
+/** The bodies of an operation's 2xx answers. */
+export type Success<R extends Route, M extends MethodOf<R>> = { [S in keyof Responses<R, M>]: IsSuccess<S> extends true ? BodyOf<Responses<R, M>[S]> : never }[keyof Responses<R, M>];
+/** The bodies of every other answer it declares: its refusals and failures. */
+export type Refusal<R extends Route, M extends MethodOf<R>> = { [S in keyof Responses<R, M>]: IsSuccess<S> extends true ? never : BodyOf<Responses<R, M>[S]> }[keyof Responses<R, M>];
+/** Every body an operation declares, whatever the status. */
+export type Answer<R extends Route, M extends MethodOf<R>> = Success<R, M> | Refusal<R, M>;
+/** The answer to a request named by its route. */
+export type RouteAnswer<R extends Route, M extends MethodOf<R>> = ServiceAnswer<Success<R, M>, Refusal<R, M>>;
+
+type Content<R extends Route, M extends MethodOf<R>> = Operation<R, M> extends { requestBody?: infer B } ? (NonNullable<B> extends { content: infer C } ? C : never) : never;
+/** The JSON body an operation takes. */
+export type RequestBody<R extends Route, M extends MethodOf<R>> = Content<R, M> extends { 'application/json': infer J } ? J : never;
+/** The form body an operation takes (`application/x-www-form-urlencoded`). */
+export type FormBody<R extends Route, M extends MethodOf<R>> = Content<R, M> extends { 'application/x-www-form-urlencoded': infer F } ? F : never;
+/**
+ * An operation's query parameters, each optional: the client leaves out what
+ * is `undefined`, and the service refuses, worded, a parameter it needs.
+ */
+export type Query<R extends Route, M extends MethodOf<R>> = Operation<R, M>['parameters'] extends { query?: infer Q } ? { [K in keyof NonNullable<Q>]?: NonNullable<Q>[K] } : never;
+
+/** The prefix a sandbox workspace mounts a route under (`grainPrefix`): none at the top level. */
+export type GrainPrefix = '' | `/workspaces/${string}`;
+/** A route's template as a path: each `{param}` any text. */
+type Filled<T extends string> = T extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${Filled<Tail>}` : T;
+/** The paths a request to a route may take: the route filled in, at the top level or in a workspace. */
+export type PathTo<R extends Route> = `${GrainPrefix}${Filled<R>}`;
+
+/** The options of a request named by its route: its body, form and query are the operation's. */
+export interface RouteRequestOptions<R extends Route, M extends MethodOf<R>> extends Omit<RequestOptions, 'body' | 'form' | 'query'> {
+  body?: RequestBody<R, M>;
+  form?: FormBody<R, M>;
+  query?: Query<R, M>;
 }
 
 /** The service could not be reached: nothing was answered, so nothing is known to have happened. */
@@ -62,7 +129,7 @@ export function clientOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Clie
 }
 
 /** `/workspaces/<id>` for a workspace id, `''` for the top level. */
-export function grainPrefix(workspaceId: string | undefined): string {
+export function grainPrefix(workspaceId: string | undefined): GrainPrefix {
   return workspaceId ? `/workspaces/${encodeURIComponent(workspaceId)}` : '';
 }
 
@@ -111,8 +178,12 @@ export class ServiceClient {
 
   /**
    * One request. Resolves with the service's answer whatever its status;
-   * rejects with `ServiceUnreachable` only when there was no answer.
+   * rejects with `ServiceUnreachable` only when there was no answer. Named by
+   * its route and method (`request<'/matters', 'post'>('POST', …)`), its path,
+   * options and answer are typed from the contract; unnamed, they are not.
    */
+  request<R extends Route, M extends MethodOf<R>>(method: Uppercase<M>, path: PathTo<R>, options?: RouteRequestOptions<R, M>): Promise<RouteAnswer<R, M>>;
+  request(method: string, path: string, options?: RequestOptions): Promise<ServiceAnswer>;
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ServiceAnswer> {
     const { response, bytes } = await this.requestBytes(method, path, options);
     return answerOf(response, new TextDecoder().decode(bytes));

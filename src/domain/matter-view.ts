@@ -5,7 +5,7 @@
  */
 import type { SnapshotFrom } from 'xstate';
 import { statusOf as statusOfSnapshot } from '../../machines/matter.decide.ts';
-import { STAGE_VERBS, TAG, TERMINALS, type matterMachine, type MatterContext, type ReservedAct } from '../../machines/matter.ts';
+import { STAGE_VERBS, TAG, TERMINALS, type matterMachine, type MatterContext, type MatterStatus, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { ClientFixture } from './fixtures.ts';
 import type { Guardrails, Mandates } from './gate.ts';
@@ -45,16 +45,18 @@ export const factsOf = (entity: MatterRecord): MatterFacts => entity.opened.data
 export const contextOf = (entity: MatterRecord): MatterContext => entity.snapshot().context;
 
 /** The machine state as a status: a Stage Verb, waiting_on_signer, needs_client_direction or a terminal. */
-export const statusOf = (entity: MatterRecord): string => statusOfSnapshot(entity.snapshot());
+export const statusOf = (entity: MatterRecord): MatterStatus => statusOfSnapshot(entity.snapshot());
 
-export const isTerminal = (status: string) => (TERMINALS as readonly string[]).includes(status);
+export const isTerminal = (status: string): status is Terminal => (TERMINALS as readonly string[]).includes(status);
+
+const isStageVerb = (status: string): status is StageVerb => (STAGE_VERBS as readonly string[]).includes(status);
 
 /** The stage a reserved act is escalated from. */
-const STAGE_BEFORE: Record<ReservedAct, string> = { sign: 'review', file: 'sign' };
+const STAGE_BEFORE: Record<ReservedAct, StageVerb> = { sign: 'review', file: 'sign' };
 
-export function stageOf(entity: MatterRecord): string {
+export function stageOf(entity: MatterRecord): StageVerb | Terminal {
   const status = statusOf(entity);
-  if (isTerminal(status) || (STAGE_VERBS as readonly string[]).includes(status)) return status;
+  if (isTerminal(status) || isStageVerb(status)) return status;
   const ctx = contextOf(entity);
   const act = ctx.pendingGig?.reservedAct ?? ctx.declinedAct;
   return act ? STAGE_BEFORE[act] : 'intake';

@@ -5,6 +5,8 @@
  * never writes.
  */
 export type OutcomeType = 'OK' | 'EMPTY' | 'BLOCKED';
+/** A refusal is typed BLOCKED or EMPTY, never OK. */
+export type RefusalType = Exclude<OutcomeType, 'OK'>;
 
 export class Refusal extends Error {
   constructor(
@@ -12,7 +14,7 @@ export class Refusal extends Error {
     readonly code: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
-    readonly type?: OutcomeType,
+    readonly type?: RefusalType,
   ) {
     super(message);
   }

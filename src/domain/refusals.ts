@@ -9,14 +9,14 @@
  * wire; docs and tests walk `REFUSALS`. A refusal never writes.
  */
 import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
-import { Refusal, type OutcomeType } from './refusal.ts';
+import { Refusal, type RefusalType } from './refusal.ts';
 
-type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+type Status = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface RefusalEntry<A> {
   status: Status;
   /** The typed outcome, where the answer is one (a BLOCKED door, an EMPTY read). */
-  type?: OutcomeType;
+  type?: RefusalType;
   /** The rule a Gate refusal names (`rule` in the body). */
   rule?: string;
   /** What the caller does next; a refusal built with its own `fix` keeps that one. */
@@ -241,7 +241,9 @@ export const REFUSALS = {
   UNSUPPORTED_MEDIA_TYPE: entry({ status: 415, fix: 'send Content-Type: application/json', says: () => 'bodies are JSON: send Content-Type: application/json' }),
   BAD_CONTENT_LENGTH: entry<{ detail: string }>({ status: 400, fix: 'send a Content-Length that matches the body', says: (a) => a.detail }),
   INVALID_REQUEST: entry<{ detail: string }>({ status: 422, rule: 'schema', fix: 'send what the operation\'s schema in /openapi.json says', says: (a) => a.detail }),
+  BAD_REQUEST: entry<{ detail: string }>({ status: 400, fix: 'send a well-formed HTTP request with a JSON body', says: (a) => a.detail }),
   ROUTE_NOT_FOUND: entry<{ method: string; path: string }>({ status: 404, fix: 'see /openapi.json for the doors this service serves', says: (a) => `no route ${a.method} ${a.path}` }),
+  METHOD_NOT_ALLOWED: entry<{ method: string; path: string; allowed: string[] }>({ status: 405, fix: 'use one of the methods in the Allow header; /openapi.json lists each door', says: (a) => `${a.path} does not serve ${a.method}: it serves ${a.allowed.join(', ')}` }),
 
   // The service itself.
   INTERNAL: entry<{ requestId: string }>({ status: 500, fix: 'retry; if it persists, report the request-id', says: (a) => `internal error; quote request-id ${a.requestId} when reporting it` }),

@@ -45,15 +45,15 @@ export function ladderView(entity: LadderEntity) {
   const vacant = ctx.owner === null;
   const current = resolved
     ? ctx.resolution?.kind === 'terminal_rung'
-      ? [{ occurrence: ctx.resolution.occurrence, kind: 'resolved', outcome: ctx.resolution.outcome, evidenceRef: null }]
+      ? [{ occurrence: ctx.resolution.occurrence, kind: 'resolved' as const, outcome: ctx.resolution.outcome, evidenceRef: null }]
       : []
-    : [{ occurrence: ctx.occurrence, kind: 'open', evidenceRef: null, daysUntilDeadline: ctx.days }];
+    : [{ occurrence: ctx.occurrence, kind: 'open' as const, evidenceRef: null, daysUntilDeadline: ctx.days }];
   return {
     assetId: ctx.assetId,
     matterId: opened.matterId,
     obligation: opened.obligation,
-    status: resolved ? 'resolved' : 'open',
-    rung: resolved ? 'resolved' : rungOf(ctx.days),
+    status: resolved ? ('resolved' as const) : ('open' as const),
+    rung: resolved ? ('resolved' as const) : rungOf(ctx.days),
     daysUntilDeadline: ctx.days,
     alarm: vacant ? ('vacant' as const) : ('nominal' as const),
     vacant,

@@ -7,7 +7,7 @@
  * and posted after the commit, by the outbox.
  */
 import { advanceable, decideAdvance, decideClientDirection, decideConsent, decideDocument, decideGigAnswer, decideTerminal, reservedActOf, type Decision, type TerminalCommand } from '../../machines/matter.decide.ts';
-import { matterMachine, type Attestation, type ConsumerPattern, type ReservedAct } from '../../machines/matter.ts';
+import { matterMachine, type Attestation, type ConsumerPattern, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
 import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
 import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
 import { newId } from '../domain/ids.ts';
@@ -51,7 +51,7 @@ export type MintExtension = (ctx: { grain: string; matterId: string; assetId: st
 
 export interface AdvanceResult {
   entity: MatterEntity;
-  committed?: { advanceTo: string; by: string };
+  committed?: { advanceTo: StageVerb | Terminal; by: string };
   /** The Gig journaled for a reserved act; `answered` when the network answered its post at once, `pending` while the post waits for a retry. */
   escalated?: { reservedAct: ReservedAct; gigId: string; answered?: string; pending?: string };
 }

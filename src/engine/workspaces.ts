@@ -160,7 +160,7 @@ export function grainView(grains: SandboxGrains, record: GrainRecord) {
   return {
     id: record.id,
     tier: 'anonymous',
-    environment: 'sandbox',
+    environment: 'sandbox' as const,
     openedAt: record.openedAt,
     expiresAt: record.expiresAt,
     ttlSeconds: record.ttlSeconds,

@@ -19,6 +19,8 @@ import { conflictRoutes } from './routes/conflicts.ts';
 import { firmRoutes } from './routes/firms.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
+import { installReplyCheck } from './reply-check.ts';
+import { buildSerializer } from './serializers.ts';
 import { stampProvenance } from './sandbox.ts';
 import type { Services } from './services.ts';
 import { SseHub } from './sse.ts';
@@ -51,6 +53,8 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit'>
     onConstructorPoisoning: 'error',
     genReqId: requestIds(),
     return503OnClosing: true,
+    // Reply serializers compiled once per distinct schema (serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
   });
   installJsonBody(app);
   installValidation(app);
@@ -74,6 +78,8 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   app.addHook('onReady', async () => void services.outbox.resume());
   app.addHook('preClose', async () => services.outbox.close());
   app.addHook('preSerialization', stampProvenance);
+  // After the stamp: the reply is checked as it will be written.
+  installReplyCheck(app);
 
   await app.register(keyRoutes, { services });
   await app.register(discoveryRoutes, { services });

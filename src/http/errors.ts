@@ -6,6 +6,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
+import { AllowedMethods } from './allowed-methods.ts';
+import { ReplyViolation } from './reply-check.ts';
 
 /** Fastify's own refusals, by its error code, as the catalog words them. */
 const FRAMEWORK: Record<string, (detail: string) => Refusal> = {
@@ -19,18 +21,25 @@ const FRAMEWORK: Record<string, (detail: string) => Refusal> = {
 const send = (reply: FastifyReply, refused: Refusal) => reply.status(refused.status).send(refused.toBody());
 
 export function installErrorHandling(app: FastifyInstance) {
+  const allowed = new AllowedMethods(app);
   app.setErrorHandler((error: FastifyError | Refusal, request, reply) => {
     if (error instanceof Refusal) return send(reply, error);
     if (error.validation) return send(reply, refusal('INVALID_REQUEST', { detail: error.message }));
     const known = error.code ? FRAMEWORK[error.code] : undefined;
     if (known) return send(reply, known(error.message));
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      // Prototype-poisoned JSON and the like: the parser refuses it outright, with its own code.
-      return reply.status(error.statusCode).send({ error: error.message, code: error.code ?? 'BAD_REQUEST' });
-    }
+    // Prototype-poisoned JSON, an aborted upload and the like: the framework refuses the request itself.
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return send(reply, refusal('BAD_REQUEST', { detail: error.message }));
+    // A reply its schema would not write (on in tests only): said loudly, so the test that produced it fails with the reason.
+    if (error instanceof ReplyViolation) console.error(error.message);
     request.log.error({ err: error }, 'unhandled error');
     return send(reply, refusal('INTERNAL', { requestId: request.id }));
   });
 
-  app.setNotFoundHandler((request, reply) => send(reply, refusal('ROUTE_NOT_FOUND', { method: request.method, path: request.url.split('?')[0] })));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const methods = allowed.of(path);
+    if (methods.length === 0) return send(reply, refusal('ROUTE_NOT_FOUND', { method: request.method, path }));
+    reply.header('allow', methods.join(', '));
+    return send(reply, refusal('METHOD_NOT_ALLOWED', { method: request.method, path, allowed: methods }, { allowed: methods }));
+  });
 }

@@ -12,8 +12,10 @@
  *   copy.
  * - Prototype and constructor poisoning are refused, as Fastify's own parser
  *   does (it parses after the scan).
+ * - A door whose body is optional (`optionalBody`) sees `{}` when none was
+ *   sent, and the contract says so.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { refusal } from '../domain/refusals.ts';
 
 declare module 'fastify' {
@@ -25,6 +27,14 @@ declare module 'fastify' {
 
 /** Far above any body the contract describes (a handful of levels), far below a stack's limit. */
 export const MAX_BODY_DEPTH = 32;
+
+/** A door's `preValidation` when its body is optional: it sees `{}` when none was sent. */
+export async function optionalBody(request: FastifyRequest) {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+/** Whether a route leaves its body optional (so the contract does not mark it required). */
+export const isBodyOptional = (route: RouteOptions) => [route.preValidation].flat().includes(optionalBody);
 
 const OPEN_OBJECT = 0x7b; // {
 const OPEN_ARRAY = 0x5b; // [

@@ -5,14 +5,18 @@
  * before any route is registered: it collects every route as it is added, so
  * a route another module adds later is documented without anyone listing it.
  *
- * Response schemas document, they never filter: the serializer is plain
- * JSON.stringify, so a field a schema does not mention is still sent (Fastify's
- * default schema serializer would silently drop it).
+ * The response schemas write the replies: Fastify compiles each into a
+ * fast-json-stringify serializer, so a field a schema does not declare never
+ * leaves (the reply check, `reply-check.ts`, makes the tests fail on one
+ * instead of letting it drop silently).
  */
-import swagger from '@fastify/swagger';
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { needsKey } from './auth.ts';
-import { ErrorBody } from './schemas/responses.ts';
+import { declareRefusals, declaredCodes } from './declared-refusals.ts';
+import { isBodyOptional } from './json-body.ts';
+import { Id } from './schemas/common.ts';
+import { COMPONENTS } from './schemas/components.ts';
 
 export const CONTRACT_VERSION = '0.3.0';
 export const OPENAPI_VERSION = '3.1.0';
@@ -55,49 +59,109 @@ export function operationIdOf(method: string, url: string): string {
   return [method.toLowerCase(), ...parts].join('_') || method.toLowerCase();
 }
 
+/** The JSON Schema object the transform reads parameters from (FastifySchema types them as unknown; ours are TypeBox objects). */
+type ObjectSchema = { type?: string; properties?: Record<string, { default?: unknown }>; required?: string[] };
+
 /**
  * Adds what every operation shares, at generation time (route schemas stay
- * untouched): an operationId, a tag, the bearer requirement on writes that
- * need a key with its 401, and the catch-all refusal bodies.
+ * untouched): an operationId, a tag, its security (the bearer key on writes
+ * that need one, `[]` on every keyless door), the grain id of a prefixed door,
+ * and the request as enforced: a query parameter with a default is not
+ * required, and a body the door fills in when absent is marked optional.
  */
 function transform({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
   const method = String(route.method);
   // The route's schema as @fastify/swagger hands it, with the OpenAPI keys this transform reads and writes.
-  const s = { ...(schema ?? {}) } as FastifySchema & { operationId?: string; tags?: string[]; security?: unknown; response?: Record<string, unknown> };
+  const s = { ...(schema ?? {}) } as FastifySchema & { operationId?: string; tags?: string[]; security?: unknown; [BODY_OPTIONAL]?: boolean; [REFUSAL_CODES]?: Record<string, readonly string[]> };
   s.operationId ??= operationIdOf(method, url);
   s.tags ??= [tagOf(url)];
+  s.security = needsKey(method, url, route.config?.keyless) ? [{ bearer: [] }] : [];
   // A route's params schema names its own parameters; a grain prefix it is
   // mounted under (`/workspaces/:workspaceId`) adds one the schema cannot know.
-  // FastifySchema types params as unknown; ours are TypeBox objects.
-  const params = s.params as { type?: string; properties?: Record<string, unknown>; required?: string[] } | undefined;
-  if (params?.properties) {
-    const missing = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]).filter((name) => !(name in params.properties!));
-    if (missing.length) {
-      s.params = {
-        ...params,
-        properties: { ...params.properties, ...Object.fromEntries(missing.map((name) => [name, { type: 'string', description: `the ${name.replace(/Id$/, '')} grain's id` }])) },
-        required: [...(params.required ?? []), ...missing],
-      };
-    }
+  const params = s.params as ObjectSchema | undefined;
+  const missing = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]).filter((name) => !params?.properties || !(name in params.properties));
+  if (missing.length) {
+    s.params = {
+      type: 'object',
+      ...params,
+      properties: { ...params?.properties, ...Object.fromEntries(missing.map((name) => [name, { ...Id, description: `the ${name.replace(/Id$/, '')} grain's id` }])) },
+      required: [...(params?.required ?? []), ...missing],
+    };
   }
-  const response: Record<string, unknown> = { ...(s.response ?? {}) };
-  if (needsKey(method, url, route.config?.keyless)) {
-    s.security = [{ bearer: [] }];
-    response['401'] ??= { $ref: 'Refusal#', description: 'no key, or an unknown or malformed key: POST /keys issues one' };
+  // Ajv fills a defaulted parameter before it checks `required`: one left out is never refused.
+  const query = s.querystring as ObjectSchema | undefined;
+  if (query?.required) s.querystring = { ...query, required: query.required.filter((name) => query.properties?.[name]?.default === undefined) };
+  if (isBodyOptional(route)) s[BODY_OPTIONAL] = true;
+  // The refusal codes each status can carry: in its description for a reader, and as one map for a machine.
+  const response = { ...(s.response as Record<string, unknown> | undefined) };
+  const codes: Record<string, readonly string[]> = {};
+  for (const [status, answer] of Object.entries(response)) {
+    const declared = declaredCodes(answer);
+    if (!declared) continue;
+    codes[status] = declared;
+    response[status] = { ...(answer as object), description: `${(answer as { description: string }).description}. Codes: ${declared.join(', ')}` };
   }
-  response['4xx'] ??= { $ref: 'Refusal#', description: 'a worded refusal: nothing was written' };
-  response['5xx'] ??= { $ref: 'Refusal#', description: 'an internal error (never for bad input) or a refused supply-network post' };
   s.response = response;
+  s[REFUSAL_CODES] = codes;
   return { schema: s, url };
 }
 
+/** The operation's map of status → the refusal codes it can carry there. */
+const REFUSAL_CODES = 'x-refusal-codes';
+
+/** Marks an operation whose body may be left out; `finish` turns it into `requestBody.required: false`. */
+const BODY_OPTIONAL = 'x-body-optional';
+
+/** What only the whole document can say: each optional body (@fastify/swagger marks every body required). */
+const finish: SwaggerTransformObject = (document) => {
+  if (!('openapiObject' in document)) return document.swaggerObject;
+  const { openapiObject } = document;
+  for (const operations of Object.values(openapiObject.paths ?? {})) {
+    for (const operation of Object.values(operations ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !(BODY_OPTIONAL in operation)) continue;
+      delete operation[BODY_OPTIONAL];
+      if ('requestBody' in operation && operation.requestBody && !('$ref' in operation.requestBody)) operation.requestBody.required = false;
+    }
+  }
+  return openapiObject;
+};
+
+/**
+ * The contract's own reply: an OpenAPI 3.1.0 document, whose shape the OpenAPI
+ * Specification's schema owns (https://spec.openapis.org/oas/3.1/schema/2022-10-07);
+ * its top-level members are declared here as typed maps so the serializer writes them.
+ */
+const Members = { type: 'object', additionalProperties: { type: 'object', additionalProperties: true } };
+const OpenApiDocument = {
+  description: 'the OpenAPI 3.1.0 document',
+  type: 'object',
+  additionalProperties: false,
+  required: ['openapi', 'info', 'paths', 'components'],
+  properties: {
+    openapi: { const: OPENAPI_VERSION },
+    info: { type: 'object', additionalProperties: true },
+    servers: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    tags: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    security: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    paths: Members,
+    components: { type: 'object', additionalProperties: Members },
+  },
+};
+
+
 export async function installContract(app: FastifyInstance) {
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-  // One shared refusal body, referenced by every operation's error responses.
-  app.addSchema({ $id: 'Refusal', ...ErrorBody });
+  // The named components, each written once and referenced by every operation that answers it.
+  for (const component of COMPONENTS) app.addSchema(component);
+  // Every refusal a route can answer is declared on the route itself, not only
+  // in the document, so the refusal's schema writes it and the reply check holds it.
+  app.addHook('onRoute', (route) => {
+    if (route.schema) route.schema.response = declareRefusals(route);
+  });
   await app.register(swagger, {
     openapi: {
       openapi: OPENAPI_VERSION,
+      // Relative: the service that served this document.
+      servers: [{ url: '/', description: 'this service' }],
       info: { title: 'legalwork', version: CONTRACT_VERSION, description: DESCRIPTION },
       tags: TAGS,
       components: {
@@ -107,6 +171,9 @@ export async function installContract(app: FastifyInstance) {
       },
     },
     transform,
+    transformObject: finish,
+    // A component keeps its name: `#/components/schemas/Matter`, not `def-3`.
+    refResolver: { buildLocalReference: (json: { $id?: unknown }, _baseUri: unknown, _fragment: string, i: number) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
   app.get(
@@ -114,8 +181,9 @@ export async function installContract(app: FastifyInstance) {
     {
       schema: {
         summary: 'The OpenAPI 3.1 contract, generated from the route schemas',
+        description: 'This document: every operation, its parameters, request and response schemas and the refusal codes each status can carry, generated from the schemas that validate the requests and write the replies.',
         tags: ['discovery'],
-        response: { 200: { description: 'the OpenAPI 3.1.0 document', type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: OPENAPI_VERSION } } } },
+        response: { 200: OpenApiDocument },
       },
     },
     async () => app.swagger(),

@@ -5,15 +5,18 @@
  * protocol's).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ServiceUnreachable, type RequestOptions, type ServiceAnswer, type ServiceClient } from '../client/service-client.ts';
+import { ServiceUnreachable, type MethodOf, type PathTo, type RequestOptions, type Route, type RouteAnswer, type RouteRequestOptions, type ServiceAnswer, type ServiceClient } from '../client/service-client.ts';
 import { fromAnswer, fromUnreachable } from './tool-result.ts';
 
 export type Log = (line: string) => void;
 
+/** Each call may name its route and method, as `ServiceClient.request` takes them, to be typed from the contract. */
 export interface Caller {
   /** Calls the service and returns the answer as a tool result. */
+  call<R extends Route, M extends MethodOf<R>>(method: Uppercase<M>, path: PathTo<R>, options?: RouteRequestOptions<R, M>): Promise<CallToolResult>;
   call(method: string, path: string, options?: RequestOptions): Promise<CallToolResult>;
   /** Calls the service and returns the raw answer (for tools that need a read before their write). */
+  fetch<R extends Route, M extends MethodOf<R>>(method: Uppercase<M>, path: PathTo<R>, options?: RouteRequestOptions<R, M>): Promise<RouteAnswer<R, M> | CallToolResult>;
   fetch(method: string, path: string, options?: RequestOptions): Promise<ServiceAnswer | CallToolResult>;
 }
 
@@ -29,9 +32,10 @@ export function caller(client: ServiceClient, log: Log, tool: string): Caller {
       return fromUnreachable(error);
     }
   };
+  // The route-typed signatures only name types: each runs as the untyped one.
   return {
-    fetch: fetchAnswer,
-    async call(method, path, options) {
+    fetch: fetchAnswer as Caller['fetch'],
+    async call(method: string, path: string, options?: RequestOptions) {
       const answer = await fetchAnswer(method, path, options);
       return isToolResult(answer) ? answer : fromAnswer(answer);
     },

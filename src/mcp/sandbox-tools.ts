@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { FIXTURE } from '../domain/fixtures.ts';
 import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-types.ts';
 import { FEEDS, type Feed } from '../journal/store.ts';
-import { grainPrefix, seg } from '../client/service-client.ts';
+import { grainPrefix, seg, type PathTo, type RequestBody } from '../client/service-client.ts';
 import { isToolResult } from './call.ts';
 import type { RegisterTool } from './register.ts';
 import { anId, MatterId, READ, WorkspaceId, WRITE } from './schemas.ts';
@@ -33,7 +33,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       inputSchema: z.strictObject({}),
       hints: WRITE,
     },
-    (_, calls) => calls.call('POST', '/workspaces', { keyless: true }),
+    (_, calls) => calls.call<'/workspaces', 'post'>('POST', '/workspaces', { keyless: true }),
   );
 
   tool(
@@ -62,13 +62,14 @@ export function registerSandboxTools(tool: RegisterTool) {
       hints: WRITE,
     },
     (input, calls) => {
-      const body: Record<string, unknown> = { matterType: input.matterType };
+      const body: RequestBody<'/matters', 'post'> = { matterType: input.matterType };
       if (input.clientName !== undefined) body.client = { name: input.clientName };
       if (input.assetTitle !== undefined || input.assetKind !== undefined) body.asset = { ...(input.assetTitle !== undefined ? { title: input.assetTitle } : {}), ...(input.assetKind !== undefined ? { kind: input.assetKind } : {}) };
-      for (const key of ['consumerPattern', 'listFeeUsd', 'clientState', 'adverseParties'] as const) if (input[key] !== undefined) body[key] = input[key];
+      // Same names, same types on both sides; TypeScript cannot pair them up through a key union.
+      for (const key of ['consumerPattern', 'listFeeUsd', 'clientState', 'adverseParties'] as const) if (input[key] !== undefined) (body as Record<string, unknown>)[key] = input[key];
       if (input.settlementFloorUsd !== undefined) body.clientMandates = { settlementFloor: input.settlementFloorUsd };
       if (input.maxFeeUsd !== undefined) body.tenantGuardrails = { maxFeeUsd: input.maxFeeUsd };
-      return calls.call('POST', `${grainPrefix(input.workspaceId)}/matters`, { body, keyless: true });
+      return calls.call<'/matters', 'post'>('POST', `${grainPrefix(input.workspaceId)}/matters`, { body, keyless: true });
     },
   );
 
@@ -80,7 +81,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId }),
       hints: READ,
     },
-    ({ workspaceId, matterId }, calls) => calls.call('GET', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
+    ({ workspaceId, matterId }, calls) => calls.call<'/matters/{id}', 'get'>('GET', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}`, { keyless: true }),
   );
 
   tool(
@@ -91,7 +92,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId, note: z.string().min(1).max(2000).optional() }),
       hints: WRITE,
     },
-    ({ workspaceId, matterId, note }, calls) => calls.call('POST', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
+    ({ workspaceId, matterId, note }, calls) => calls.call<'/matters/{id}/advance', 'post'>('POST', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
   );
 
   tool(
@@ -116,22 +117,22 @@ export function registerSandboxTools(tool: RegisterTool) {
       hints: WRITE,
     },
     async ({ workspaceId, matterId, outcome, signer, memo, gigId }, calls) => {
-      const path = `${grainPrefix(workspaceId)}/matters/${seg(matterId)}`;
+      const path: PathTo<'/matters/{id}'> = `${grainPrefix(workspaceId)}/matters/${seg(matterId)}`;
       let gig = gigId;
       if (gig === undefined) {
-        const read = await calls.fetch('GET', path, { keyless: true });
+        const read = await calls.fetch<'/matters/{id}', 'get'>('GET', path, { keyless: true });
         if (isToolResult(read)) return read;
         if (!read.ok) return fromAnswer(read);
-        const matter = (read.body as { matter?: { pendingGigId?: string; status?: string } }).matter;
+        const matter = read.body.matter;
         if (!matter?.pendingGigId) {
           return refusal('NO_PENDING_GIG', `Matter ${matterId} holds no pending Gig (it is ${matter?.status ?? 'in an unknown state'}): advance it into a reserved act (sign, file) first`, { matterId, status: matter?.status });
         }
         gig = matter.pendingGigId;
       }
-      const body: Record<string, unknown> = { gigId: gig, outcome };
+      const body: RequestBody<'/matters/{id}/gig-result', 'post'> = { gigId: gig, outcome };
       body.attestation = outcome === 'attested' ? { signedBy: signer, credentialRef: fixtureCredential(signer), artifactHash: syntheticArtifactHash(matterId, gig) } : { signedBy: signer };
       if (memo !== undefined) body.memo = memo;
-      return calls.call('POST', `${path}/gig-result`, { body, keyless: true });
+      return calls.call<'/matters/{id}/gig-result', 'post'>('POST', `${path}/gig-result`, { body, keyless: true });
     },
   );
 
@@ -147,7 +148,7 @@ export function registerSandboxTools(tool: RegisterTool) {
       }),
       hints: WRITE,
     },
-    ({ workspaceId, assetId, days }, calls) => calls.call('POST', `${grainPrefix(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
+    ({ workspaceId, assetId, days }, calls) => calls.call<'/deadlines/{assetId}/tick', 'post'>('POST', `${grainPrefix(workspaceId)}/deadlines/${seg(assetId)}/tick`, { body: { days }, keyless: true }),
   );
 
   tool(
@@ -163,6 +164,6 @@ export function registerSandboxTools(tool: RegisterTool) {
       }),
       hints: READ,
     },
-    ({ workspaceId, after, limit, feed }, calls) => calls.call('GET', `${grainPrefix(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
+    ({ workspaceId, after, limit, feed }, calls) => calls.call<'/events', 'get'>('GET', `${grainPrefix(workspaceId)}/events`, { query: { after, limit, feed }, keyless: true }),
   );
 }

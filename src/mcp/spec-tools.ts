@@ -26,7 +26,7 @@ export function registerSpecTools(tool: RegisterTool) {
       inputSchema: z.strictObject({}),
       hints: READ,
     },
-    (_, calls) => calls.call('GET', '/healthz'),
+    (_, calls) => calls.call<'/healthz', 'get'>('GET', '/healthz'),
   );
 
   tool(
@@ -67,7 +67,7 @@ export function registerSpecTools(tool: RegisterTool) {
       inputSchema: z.strictObject({}),
       hints: READ,
     },
-    (_, calls) => calls.call('GET', '/matters'),
+    (_, calls) => calls.call<'/matters', 'get'>('GET', '/matters'),
   );
 
   tool(
@@ -78,7 +78,7 @@ export function registerSpecTools(tool: RegisterTool) {
       inputSchema: z.strictObject({ matterId: MatterId }),
       hints: READ,
     },
-    ({ matterId }, calls) => calls.call('GET', `/matters/${seg(matterId)}`),
+    ({ matterId }, calls) => calls.call<'/matters/{id}', 'get'>('GET', `/matters/${seg(matterId)}`),
   );
 
   tool(
@@ -94,7 +94,7 @@ export function registerSpecTools(tool: RegisterTool) {
       inputSchema: z.strictObject({ matterId: MatterId }),
       hints: WRITE,
     },
-    ({ matterId }, calls) => calls.call('POST', `/matters/${seg(matterId)}/advance`, { body: {} }),
+    ({ matterId }, calls) => calls.call<'/matters/{id}/advance', 'post'>('POST', `/matters/${seg(matterId)}/advance`, { body: {} }),
   );
 
   tool(
@@ -113,6 +113,6 @@ export function registerSpecTools(tool: RegisterTool) {
       }),
       hints: WRITE,
     },
-    ({ title, inventor, listFeeUsd }, calls) => calls.call('POST', '/orders', { body: { mint: MCP_MINT, offer: PROVISIONAL_OFFER, title, inventor, listFeeUsd } }),
+    ({ title, inventor, listFeeUsd }, calls) => calls.call<'/orders', 'post'>('POST', '/orders', { body: { mint: MCP_MINT, offer: PROVISIONAL_OFFER, title, inventor, listFeeUsd } }),
   );
 }

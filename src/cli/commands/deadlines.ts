@@ -12,7 +12,7 @@ const get: Command = {
   grain: true,
   remote: true,
   async run(ctx) {
-    return ctx.out.answer(await ctx.client().request('GET', `${ctx.prefix}/deadlines/${seg(ctx.args.assetId)}`));
+    return ctx.out.answer(await ctx.client().request<'/deadlines/{assetId}', 'get'>('GET', `${ctx.prefix}/deadlines/${seg(ctx.args.assetId)}`));
   },
 };
 
@@ -27,7 +27,7 @@ const tick: Command = {
   async run(ctx) {
     const days = optionalInt(ctx.values, 'days');
     if (days === undefined) throw new UsageError('--days is required');
-    return ctx.out.answer(await ctx.client().request('POST', `${ctx.prefix}/deadlines/${seg(ctx.args.assetId)}/tick`, { body: { days } }));
+    return ctx.out.answer(await ctx.client().request<'/deadlines/{assetId}/tick', 'post'>('POST', `${ctx.prefix}/deadlines/${seg(ctx.args.assetId)}/tick`, { body: { days } }));
   },
 };
 
@@ -41,7 +41,7 @@ const ack: Command = {
   options: { actor: { type: 'string', value: '<name>', description: 'who acknowledges (required)' } },
   async run(ctx) {
     const actor = requiredString(ctx.values, 'actor');
-    return ctx.out.answer(await ctx.client().request('POST', `${ctx.prefix}/deadlines/${seg(ctx.args.assetId)}/ack`, { body: { actor } }));
+    return ctx.out.answer(await ctx.client().request<'/deadlines/{assetId}/ack', 'post'>('POST', `${ctx.prefix}/deadlines/${seg(ctx.args.assetId)}/ack`, { body: { actor } }));
   },
 };
 

@@ -3,6 +3,7 @@ import { optionalInt, optionalString, UsageError, type Command } from '../comman
 import { EXIT } from '../exit-codes.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS, followEvents } from '../follow.ts';
 import { FEEDS } from '../../journal/store.ts';
+import type { Query } from '../../client/service-client.ts';
 
 const tail: Command = {
   path: ['events', 'tail'],
@@ -28,13 +29,14 @@ const tail: Command = {
   },
   async run(ctx) {
     const after = optionalInt(ctx.values, 'after', { min: 0 });
-    const feed = optionalString(ctx.values, 'feed');
+    // Passed as given: the service refuses, worded, a feed off its enum.
+    const feed = optionalString(ctx.values, 'feed') as Query<'/events', 'get'>['feed'];
     if (ctx.values.follow && ctx.values.limit !== undefined) throw new UsageError('--limit pages the tail without --follow; a follower takes every event');
     if (!ctx.values.follow && ctx.values['idle-timeout'] !== undefined) throw new UsageError('--idle-timeout applies only with --follow');
     const client = ctx.client();
     if (!ctx.values.follow) {
       const limit = optionalInt(ctx.values, 'limit', { min: 1, max: 500 });
-      return ctx.out.answer(await client.request('GET', `${ctx.prefix}/events`, { query: { after, limit, feed } }));
+      return ctx.out.answer(await client.request<'/events', 'get'>('GET', `${ctx.prefix}/events`, { query: { after, limit, feed } }));
     }
     const idleTimeoutMs = optionalInt(ctx.values, 'idle-timeout', { min: 100 });
     const stop = new AbortController();

@@ -22,7 +22,7 @@ const create: Command = {
       building: optionalString(ctx.values, 'building'),
       spendCeilingUsd: optionalNumber(ctx.values, 'spend-ceiling'),
     };
-    return ctx.out.answer(await ctx.client().request('POST', '/keys', { form, keyless: true }));
+    return ctx.out.answer(await ctx.client().request<'/keys', 'post'>('POST', '/keys', { form, keyless: true }));
   },
 };
 

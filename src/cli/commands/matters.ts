@@ -2,7 +2,7 @@
 import { CONSUMER_PATTERNS, MATTER_TYPES } from '../../domain/matter-types.ts';
 import { optionalInt, optionalNumber, optionalString, type Command } from '../command.ts';
 import { readJsonObject } from '../json-input.ts';
-import { seg } from '../../client/service-client.ts';
+import { seg, type RequestBody } from '../../client/service-client.ts';
 
 const matterArg = [{ name: 'matterId', description: 'the Matter id (mt_…)' }];
 
@@ -25,7 +25,7 @@ const list: Command = {
       after: optionalInt(ctx.values, 'after', { min: 0 }),
       limit: optionalInt(ctx.values, 'limit', { min: 1, max: 500 }),
     };
-    return ctx.out.answer(await ctx.client().request('GET', `${ctx.prefix}/matters`, { query }));
+    return ctx.out.answer(await ctx.client().request<'/matters', 'get'>('GET', `${ctx.prefix}/matters`, { query }));
   },
 };
 
@@ -37,7 +37,7 @@ const get: Command = {
   grain: true,
   remote: true,
   async run(ctx) {
-    return ctx.out.answer(await ctx.client().request('GET', `${ctx.prefix}/matters/${seg(ctx.args.matterId)}`));
+    return ctx.out.answer(await ctx.client().request<'/matters/{id}', 'get'>('GET', `${ctx.prefix}/matters/${seg(ctx.args.matterId)}`));
   },
 };
 
@@ -77,7 +77,8 @@ const create: Command = {
     if (v.title !== undefined || v['asset-kind'] !== undefined) {
       body.asset = { ...asObject(body.asset), ...(v.title !== undefined ? { title: v.title } : {}), ...(v['asset-kind'] !== undefined ? { kind: v['asset-kind'] } : {}) };
     }
-    return ctx.out.answer(await ctx.client().request('POST', `${ctx.prefix}/matters`, { body }));
+    // The caller's JSON goes as given: the service validates it and words what it refuses.
+    return ctx.out.answer(await ctx.client().request<'/matters', 'post'>('POST', `${ctx.prefix}/matters`, { body: body as RequestBody<'/matters', 'post'> }));
   },
 };
 
@@ -97,10 +98,10 @@ const advance: Command = {
     merits: { type: 'string', value: '<json|@file|->', description: 'the merits of the Proposal, e.g. {"settlementUsd": 5000}' },
   },
   async run(ctx) {
-    const body: Record<string, unknown> = {};
-    if (ctx.values.note !== undefined) body.note = ctx.values.note;
+    const body: RequestBody<'/matters/{id}/advance', 'post'> = {};
+    if (ctx.values.note !== undefined) body.note = ctx.values.note as string;
     if (ctx.values.merits !== undefined) body.merits = await readJsonObject(ctx.values.merits as string, '--merits');
-    return ctx.out.answer(await ctx.client().request('POST', `${ctx.prefix}/matters/${seg(ctx.args.matterId)}/advance`, { body }));
+    return ctx.out.answer(await ctx.client().request<'/matters/{id}/advance', 'post'>('POST', `${ctx.prefix}/matters/${seg(ctx.args.matterId)}/advance`, { body }));
   },
 };
 

@@ -33,9 +33,9 @@ const fileProvisional: Command = {
       title: requiredString(v, 'title'),
       inventor: requiredString(v, 'inventor'),
       listFeeUsd,
-      ...(v['client-state'] !== undefined ? { clientState: v['client-state'] } : {}),
+      ...(v['client-state'] !== undefined ? { clientState: v['client-state'] as string } : {}),
     };
-    return ctx.out.answer(await ctx.client().request('POST', `${ctx.prefix}/orders`, { body }));
+    return ctx.out.answer(await ctx.client().request<'/orders', 'post'>('POST', `${ctx.prefix}/orders`, { body }));
   },
 };
 

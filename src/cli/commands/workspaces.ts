@@ -11,7 +11,7 @@ const create: Command = {
   ].join('\n'),
   remote: true,
   async run(ctx) {
-    return ctx.out.answer(await ctx.client().request('POST', '/workspaces', { keyless: true }));
+    return ctx.out.answer(await ctx.client().request<'/workspaces', 'post'>('POST', '/workspaces', { keyless: true }));
   },
 };
 
@@ -22,7 +22,7 @@ const get: Command = {
   args: [{ name: 'workspaceId', description: 'the workspace id (ws_…)' }],
   remote: true,
   async run(ctx) {
-    return ctx.out.answer(await ctx.client().request('GET', `/workspaces/${seg(ctx.args.workspaceId)}`, { keyless: true }));
+    return ctx.out.answer(await ctx.client().request<'/workspaces/{workspaceId}', 'get'>('GET', `/workspaces/${seg(ctx.args.workspaceId)}`, { keyless: true }));
   },
 };
 

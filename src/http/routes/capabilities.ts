@@ -24,6 +24,7 @@ import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, se
 import * as drafts from '../../domain/capabilities/drafts.ts';
 import { newId } from '../../domain/ids.ts';
 import { refusal } from '../../domain/refusals.ts';
+import { refused } from '../declared-refusals.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
@@ -44,6 +45,33 @@ function priceOf(c: Capability): number {
   return c.priceUsd;
 }
 
+/** What a capability does, for its operation's description. */
+function describe(c: Capability): string {
+  if (c.gate.kind === 'requiresAccess') return `${c.purpose}. BLOCKED to every caller until the restricted upstream's credential (${c.gate.access}) is live: it is never degraded to a partial answer.`;
+  if (c.effect === 'read') return `${c.purpose}, from the synthetic data set (its date is in \`meta.asOf\`). A read: keyless, and it never meters; a record not in the data set is a typed EMPTY 404.`;
+  if (c.effect === 'record') return `${c.purpose}: a draft artifact (markdown) with its sha256; the journal keeps only its metadata. Not legal advice.`;
+  if (c.gate.kind === 'requiresSigner') return `${c.purpose}. Reserved to a licensed human: posted to the supply network as a Gig (202), and a Signer holding ${c.gate.credential} performs it, never the service. A paid act at its posted price ($${c.priceUsd}), counted against the key's spend ceiling.`;
+  return `${c.purpose}, completed on the simulated registry (the preview files nothing live). A paid act at its posted price ($${c.priceUsd}), counted against the key's spend ceiling.`;
+}
+
+/** A read of a record the data set does not hold. */
+const NOT_IN_DATASET = (code: 'PATENT_NOT_FOUND' | 'TRADEMARK_NOT_FOUND' | 'ENTITY_NOT_FOUND' | 'UCC_FILING_NOT_FOUND') => refused('a typed EMPTY: no such record in the synthetic data set (never meters)', [code]);
+const NAME_SUFFIX = refused('the entity name lacks the suffix its type needs (an LLC\'s "LLC", a corporation\'s "Inc." or "Corporation")', ['ENTITY_NAME_SUFFIX']);
+/** The refusals of each completed act beside its schema's. */
+const ACT_REFUSALS = {
+  '/entity/de/form': { 409: refused('this act was already taken', ['ACT_ALREADY_TAKEN']), 422: NAME_SUFFIX },
+  '/patent/file-provisional': { 409: refused('this act was already taken', ['ACT_ALREADY_TAKEN']) },
+  '/patent/pay-maintenance': {
+    404: NOT_IN_DATASET('PATENT_NOT_FOUND'),
+    409: refused('the window is not open, or this window was already paid', ['MAINTENANCE_WINDOW_NOT_OPEN', 'MAINTENANCE_ALREADY_PAID', 'ACT_ALREADY_TAKEN']),
+  },
+  '/patent/file-utility': {},
+  '/patent/record-assignment': {},
+  '/trademark/file-oa-response': {},
+  '/demand-letter/send': {},
+  '/contract/advise': {},
+} satisfies Record<keyof typeof ActBodies, object>;
+
 const metaOf = (c: Capability) => ({ gate: gateView(c.gate), effect: c.effect, metered: false, ...(c.effect === 'read' ? { dataset: 'synthetic', asOf: DATASET_AS_OF } : {}) });
 
 /** A not-found read: a typed EMPTY that never meters. */
@@ -60,11 +88,11 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
   /** Registers one catalog route; `schema` documents and validates it, `extra` adds route options drawn from its capability. */
   const route = <S extends FastifySchema>(path: string, method: 'GET' | 'POST', schema: S, handler: (request: Parameters<Handler<S>>[0], reply: Parameters<Handler<S>>[1], c: Capability) => ReturnType<Handler<S>>, extra?: (c: Capability) => Record<string, unknown>) => {
     const c = capabilityAt(method, path);
-    app.route<RouteGenericInterface, ContextConfigDefault, S>({ method, url: path, schema: { summary: c.purpose, tags: ['capabilities'], ...schema }, ...extra?.(c), handler: (request, reply) => handler(request, reply, c) });
+    app.route<RouteGenericInterface, ContextConfigDefault, S>({ method, url: path, schema: { summary: c.purpose, description: describe(c), tags: ['capabilities'], ...schema }, ...extra?.(c), handler: (request, reply) => handler(request, reply, c) });
   };
 
   const patentRead = (suffix: string, response: unknown, answer: (p: PatentRecord, c: Capability) => unknown) =>
-    route(`/patent/:number${suffix}`, 'GET', { params: PatentParams, response: { 200: response } }, async (request, _reply, c) => {
+    route(`/patent/:number${suffix}`, 'GET', { params: PatentParams, response: { 200: response, 404: NOT_IN_DATASET('PATENT_NOT_FOUND') } }, async (request, _reply, c) => {
       const p = patentOf(request.params.number);
       if (!p) throw missing(c, `patent ${request.params.number}`, 'PATENT_NOT_FOUND');
       return answer(p, c);
@@ -87,18 +115,18 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
   patentRead('/ptab', ReadResponses.ptab, (p, c) => listed(p.ptab, `no trial proceeding names ${p.number}`, { number: p.number, meta: metaOf(c) }));
   patentRead('/maintenance', ReadResponses.maintenance, (p, c) => ok({ number: p.number, windows: p.maintenance, meta: metaOf(c) }));
 
-  route('/trademark/:serial/status', 'GET', { params: TrademarkParams, response: { 200: ReadResponses.trademark } }, async (request, _reply, c) => {
+  route('/trademark/:serial/status', 'GET', { params: TrademarkParams, response: { 200: ReadResponses.trademark, 404: NOT_IN_DATASET('TRADEMARK_NOT_FOUND') } }, async (request, _reply, c) => {
     const t = trademarkOf(request.params.serial);
     if (!t) throw missing(c, `trademark serial ${request.params.serial}`, 'TRADEMARK_NOT_FOUND');
     return ok({ trademark: t, meta: metaOf(c) });
   });
-  route('/entity/:state/:id/standing', 'GET', { params: EntityParams, response: { 200: ReadResponses.entity } }, async (request, _reply, c) => {
+  route('/entity/:state/:id/standing', 'GET', { params: EntityParams, response: { 200: ReadResponses.entity, 404: NOT_IN_DATASET('ENTITY_NOT_FOUND') } }, async (request, _reply, c) => {
     const { state, id } = request.params;
     const e = entityOf(state, id);
     if (!e) throw missing(c, `entity ${id} in ${state.toUpperCase()}`, 'ENTITY_NOT_FOUND');
     return ok({ entity: e, meta: metaOf(c) });
   });
-  route('/lien/ucc/:state/:filing', 'GET', { params: UccParams, response: { 200: ReadResponses.ucc } }, async (request, _reply, c) => {
+  route('/lien/ucc/:state/:filing', 'GET', { params: UccParams, response: { 200: ReadResponses.ucc, 404: NOT_IN_DATASET('UCC_FILING_NOT_FOUND') } }, async (request, _reply, c) => {
     const { state, filing } = request.params;
     const f = uccFilingOf(state, filing);
     if (!f) throw missing(c, `UCC filing ${filing} in ${state.toUpperCase()}`, 'UCC_FILING_NOT_FOUND');
@@ -111,7 +139,7 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
   const blocked = (c: Capability) => async () => {
     if (c.gate.kind === 'requiresAccess') throw accessBlocked(c.gate.access, nameOf(c));
   };
-  const blockedResponses = { 403: { $ref: 'Refusal#', description: 'BLOCKED: the restricted upstream needs a live credential (credential_verified, not live)' } };
+  const blockedResponses = { 403: refused('BLOCKED: the restricted upstream needs a live credential (credential_verified, not live)', ['ACCESS_REQUIRED']) };
   route('/court/:district/:case/docket', 'GET', { params: DocketParams, response: blockedResponses }, async () => undefined, (c) => ({ preValidation: blocked(c) }));
   for (const path of ['/docket-watch', '/patent/docket-watch'] as const) {
     route(path, 'POST', { body: RecordBodies[path], response: blockedResponses }, async () => undefined, (c) => ({
@@ -122,7 +150,7 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
 
   // Records: a draft artifact, its metadata journaled.
   const record = <P extends keyof typeof RecordBodies>(path: P, make: NoInfer<(body: BodyOf<(typeof RecordBodies)[P]>) => drafts.Draft>) =>
-    route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse } }, async (request, reply, c) => {
+    route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse, ...(path === '/entity/de/formation-docs' ? { 422: NAME_SUFFIX } : {}) } }, async (request, reply, c) => {
       const { kind, title, content, ...extra } = make(request.body);
       const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
       const recordedSeq = await services.catalogActs.record(request.grain, nameOf(c), artifact, provenanceData(request));
@@ -150,7 +178,8 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
     return { config: { paidAct: () => ({ priceUsd, act: nameOf(c) }) } };
   };
   const act = <P extends keyof typeof ActBodies>(path: P, receiptOf: NoInfer<(body: BodyOf<(typeof ActBodies)[P]>, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>>) =>
-    route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse } }, async (request, reply, c) => {
+    // The act's own refusals ride along untyped: indexed by a generic path, they would leave the reply's type unresolvable; the handler sends only the 201.
+    route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse, ...ACT_REFUSALS[path] } as { 201: typeof ActResponse } }, async (request, reply, c) => {
       const { stream, ...receipt } = await receiptOf(request.body, request, c);
       const actId = await services.catalogActs.complete(request.grain, nameOf(c), { priceUsd: c.priceUsd, receipt, stream }, provenanceData(request));
       return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
@@ -184,7 +213,7 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
     if (c.gate.kind !== 'requiresSigner' || !c.reservedAct) throw new Error(`${path} is listed as a reserved act without its Signer gate`);
     const { credential } = c.gate;
     const reservedAct = c.reservedAct;
-    route(path, 'POST', { body: ActBodies[path], response: { 202: PendingResponse, 403: { $ref: 'Refusal#', description: 'BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)' } } }, async (request, reply) => {
+    route(path, 'POST', { body: ActBodies[path], response: { 202: PendingResponse, 403: refused('BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)', ['SIGNER_CREDENTIAL_NOT_LIVE']) } }, async (request, reply) => {
       const body = request.body;
       if (body.signerId !== undefined) {
         const verdict = await services.signersOf(request.grain).verify(body.signerId);

@@ -20,7 +20,7 @@ import { resolveGrain } from '../grain.ts';
 import { param } from '../params.ts';
 import { Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
-import { ConflictResponses as R } from '../schemas/responses.ts';
+import { ConflictDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 const LEDGER_PAGE = 100;
@@ -56,12 +56,12 @@ export async function conflictRoutes(fastify: FastifyInstance, { services }: { s
     });
   };
 
-  app.get('/conflicts', { schema: { response: R.pooled } }, async (request) => {
+  app.get('/conflicts', { schema: { ...R.pooled } }, async (request) => {
     const at = `${where(request)}/conflicts/{practitionerId}`;
     throw refusal('CONFLICTS_NOT_POOLED', { at }, { address: at });
   });
 
-  app.get('/conflicts/:practitionerId', { schema: { params: PractitionerParams, querystring: LedgerQuery, response: R.ledger }, preValidation: refuseTopLevel }, async (request) => {
+  app.get('/conflicts/:practitionerId', { schema: { params: PractitionerParams, querystring: LedgerQuery, ...R.ledger }, preValidation: refuseTopLevel }, async (request) => {
     const { practitionerId } = request.params;
     const owner: LedgerOwner = { kind: 'practitioner', id: practitionerId };
     const entries = await conflicts.entries(request.grain, owner);
@@ -69,7 +69,7 @@ export async function conflictRoutes(fastify: FastifyInstance, { services }: { s
   });
 
   // At the top level this door is BLOCKED to every caller and a key cannot open it: asking for one first would only mislead.
-  app.post('/conflicts/:practitionerId/entries', { config: { keyless: 'blocked to every caller at the top level until practitioner credential verification is live' }, schema: { params: PractitionerParams, body: ConflictEntryBody, response: R.record }, preValidation: refuseTopLevel }, async (request, reply) => {
+  app.post('/conflicts/:practitionerId/entries', { config: { keyless: 'blocked to every caller at the top level until practitioner credential verification is live' }, schema: { params: PractitionerParams, body: ConflictEntryBody, ...R.record }, preValidation: refuseTopLevel }, async (request, reply) => {
     const { practitionerId } = request.params;
     const entry = await conflicts.record(request.grain, { kind: 'practitioner', id: practitionerId }, request.body.nameHash);
     return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { practitioner: practitionerId } }));
@@ -87,17 +87,17 @@ export async function firmConflictRoutes(fastify: FastifyInstance, { services }:
   const { conflicts } = services;
   const ownerOf = (request: FastifyRequest): LedgerOwner => ({ kind: 'firm', id: request.grain });
 
-  app.get('/firms/:firmId/conflicts', { schema: { params: FirmParams, querystring: LedgerQuery, response: R.firmLedger } }, async (request) => {
+  app.get('/firms/:firmId/conflicts', { schema: { params: FirmParams, querystring: LedgerQuery, ...R.firmLedger } }, async (request) => {
     const entries = await conflicts.entries(request.grain, ownerOf(request));
     return page(entries, request.query, { firm: request.grain }, `no entries on firm ${request.grain}'s ledger: POST /firms/${request.grain}/conflicts/entries {"nameHash": <sha256 hex>} records one`);
   });
 
-  app.post('/firms/:firmId/conflicts/entries', { schema: { params: FirmParams, body: ConflictEntryBody, response: R.firmRecord }, preValidation: refuseNonHash }, async (request, reply) => {
+  app.post('/firms/:firmId/conflicts/entries', { schema: { params: FirmParams, body: ConflictEntryBody, ...R.firmRecord }, preValidation: refuseNonHash }, async (request, reply) => {
     const entry = await conflicts.record(request.grain, ownerOf(request), request.body.nameHash);
     return reply.status(201).send(ok({ entry, appendOnly: true, ledger: { firm: request.grain } }));
   });
 
-  app.post('/firms/:firmId/conflicts/prescreen', { schema: { params: FirmParams, body: PrescreenBody, response: R.prescreen }, preValidation: refuseNonHash }, async (request) => {
+  app.post('/firms/:firmId/conflicts/prescreen', { schema: { params: FirmParams, body: PrescreenBody, ...R.prescreen }, preValidation: refuseNonHash }, async (request) => {
     const verdict = await conflicts.prescreen(request.grain, ownerOf(request), request.body.nameHashes);
     return ok({ ...verdict, ledger: { firm: request.grain }, caveat: PRESCREEN_CAVEAT });
   });

@@ -14,7 +14,7 @@ import { ladderView } from '../../engine/ladders.ts';
 import { ok } from '../envelopes.ts';
 import { ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { AckBody, DeadlineParams, MonitorBody, ResolveBody, SatisfyBody, TickBody } from '../schemas/deadlines.ts';
-import { DeadlineResponses as R } from '../schemas/responses.ts';
+import { DeadlineDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 /** A string that is present but blank names nobody: 422, like a missing one. */
@@ -28,36 +28,36 @@ export async function deadlineRoutes(fastify: FastifyInstance, { services }: { s
   const { ladders } = services;
   app.addHook('preHandler', resolveGrain(services));
 
-  app.get('/deadlines/:assetId', { config: { reachesAnyKey: ID_IS_CAPABILITY }, schema: { params: DeadlineParams, response: R.get } }, async (request) => {
+  app.get('/deadlines/:assetId', { config: { reachesAnyKey: ID_IS_CAPABILITY }, schema: { params: DeadlineParams, ...R.get } }, async (request) => {
     const entity = await ladders.get(request.grain, request.params.assetId);
     return ok(ladderView(entity));
   });
 
-  app.post('/deadlines/:assetId/tick', { schema: { params: DeadlineParams, body: TickBody, response: R.tick } }, async (request) => {
+  app.post('/deadlines/:assetId/tick', { schema: { params: DeadlineParams, body: TickBody, ...R.tick } }, async (request) => {
     const { entity, rungs, seq } = await ladders.tick(request.grain, request.params.assetId, request.body.days);
     const view = ladderView(entity);
     return ok({ assetId: view.assetId, daysUntilDeadline: view.daysUntilDeadline, alarm: view.alarm, ackRequiredToday: view.ackRequiredToday, events: rungs, seq });
   });
 
-  app.post('/deadlines/:assetId/ack', { schema: { params: DeadlineParams, body: AckBody, response: R.ack } }, async (request) => {
+  app.post('/deadlines/:assetId/ack', { schema: { params: DeadlineParams, body: AckBody, ...R.ack } }, async (request) => {
     const actor = requireNamed(request.body.actor, 'actor', 'ACTOR_MISSING', 'the human who acknowledges');
     const { atDaysRemaining, seq } = await ladders.ack(request.grain, request.params.assetId, actor);
     return ok({ acked: true as const, atDaysRemaining, actor, seq });
   });
 
-  app.post('/deadlines/:assetId/monitor', { schema: { params: DeadlineParams, body: MonitorBody, response: R.monitor } }, async (request) => {
+  app.post('/deadlines/:assetId/monitor', { schema: { params: DeadlineParams, body: MonitorBody, ...R.monitor } }, async (request) => {
     const { entity, seq } = await ladders.monitor(request.grain, request.params.assetId, request.body.signerId);
     const view = ladderView(entity);
     return ok({ monitoring: view.monitoring, vacant: view.vacant, alarm: view.alarm, seq });
   });
 
-  app.post('/deadlines/:assetId/satisfy', { schema: { params: DeadlineParams, body: SatisfyBody, response: R.satisfy } }, async (request) => {
+  app.post('/deadlines/:assetId/satisfy', { schema: { params: DeadlineParams, body: SatisfyBody, ...R.satisfy } }, async (request) => {
     const evidenceRef = requireNamed(request.body.evidenceRef, 'evidenceRef', 'EVIDENCE_MISSING', 'the evidence: closure is by evidence, never by assertion');
     const { entity, seq } = await ladders.satisfy(request.grain, request.params.assetId, evidenceRef);
     return ok({ ...ladderView(entity), seq });
   });
 
-  app.post('/deadlines/:assetId/resolve', { schema: { params: DeadlineParams, body: ResolveBody, response: R.resolve } }, async (request) => {
+  app.post('/deadlines/:assetId/resolve', { schema: { params: DeadlineParams, body: ResolveBody, ...R.resolve } }, async (request) => {
     const { entity, seq } = await ladders.resolve(request.grain, request.params.assetId, request.body.outcome);
     const view = ladderView(entity);
     return ok({ resolved: view.resolution, ladder: view, seq });

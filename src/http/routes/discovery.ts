@@ -6,6 +6,7 @@
  * suite), never hand-copied.
  */
 import { Type } from '@sinclair/typebox';
+import { Strict } from '../schemas/common.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TIER_LADDER } from '../../domain/access.ts';
 import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';
@@ -16,7 +17,8 @@ import { SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
 import { empty, ok } from '../envelopes.ts';
 import { NO_GRAIN } from '../../engine/grains.ts';
 import { CONTRACT_VERSION, OPENAPI_VERSION } from '../openapi.ts';
-import { Any, Media, Ok, Str } from '../schemas/responses.ts';
+import { AgentCard, CapabilityCard, Health, IdealCustomerProfile, Pricing, SkuCatalog } from '../schemas/discovery.ts';
+import { Media } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 const SUMMARY = 'An HTTP service through which software agents open, advance and settle legal work: a Matter moves through six stages (intake, prepare, examine, review, sign, file); acts reserved to licensed humans are posted as Gigs to a supply network, where an independent Signer attests, sends back or declines. Every answer is typed OK, EMPTY or BLOCKED; a 2xx means the journal committed. This build is a preview: synthetic supply network, no live filings, nothing is legal advice.';
@@ -32,8 +34,6 @@ const AGENT_CLASSES = [
 /** The base address the caller reached us at, for absolute links in cards. */
 const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.headers.host ?? 'localhost'}`;
 
-const Document = (description: string) => Type.Object({}, { description, additionalProperties: true });
-
 export async function discoveryRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const started = Date.now();
 
@@ -42,13 +42,13 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
     return Object.entries(app.swagger().paths ?? {}).flatMap(([path, ops]) => Object.keys(ops ?? {}).map((method) => ({ method: method.toUpperCase(), path })));
   };
 
-  app.get('/healthz', { schema: { summary: 'Typed liveness', tags: ['discovery'], response: { 200: Ok({ status: Type.Literal('live'), service: Str, version: Str, build: Str, journal: Type.Object({ reachable: Type.Boolean() }), uptimeSeconds: Type.Integer() }, 'the service is live and its journal answers') } } }, async () => {
+  app.get('/healthz', { schema: { summary: 'Typed liveness', description: 'OK while the service is live and its journal answers a real read; says nothing about anyone\'s records.', tags: ['discovery'], response: { 200: Health } } }, async () => {
     // A real read of the journal, of a grain nothing is written to: it proves the journal answers and reveals no one's count.
     await services.journal.latestSeq(NO_GRAIN);
     return ok({ status: 'live', service: 'legalwork', version: CONTRACT_VERSION, build: 'preview', journal: { reachable: true }, uptimeSeconds: Math.floor((Date.now() - started) / 1000) });
   });
 
-  app.get('/pricing', { schema: { summary: 'The Pricing Document', tags: ['discovery'], response: { 200: Ok({ $type: Type.Literal('PricingDocument'), currency: Type.Literal('USD'), model: Str, feeShape: Type.Literal('flat'), postedPrices: Type.Object({ provisionalFilingUsd: Type.Number(), utilityFilingUsd: Type.Number() }), matterTypes: Type.Array(Any), acts: Type.Array(Any) }, 'posted flat prices; the preview charges nothing') } } }, async () =>
+  app.get('/pricing', { schema: { summary: 'The Pricing Document', description: 'The posted flat prices per matter type and per act, who is merchant of record for each fee, and how the key\'s spend ceiling counts. Never hourly, never a percent of an outcome; this preview charges nothing.', tags: ['discovery'], response: { 200: Pricing } } }, async () =>
     ok({
       $type: 'PricingDocument',
       currency: 'USD',
@@ -77,11 +77,11 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
     }),
   );
 
-  app.get('/icp.json', { schema: { summary: 'Agent classes and the access-tier ladder', tags: ['discovery'], response: { 200: Ok({ agentClasses: Type.Array(Any), accessTiers: Type.Array(Type.Object({ tier: Str, live: Type.Boolean() })) }, 'who the service is for, and how access rises') } } }, async () =>
+  app.get('/icp.json', { schema: { summary: 'Agent classes and the access-tier ladder', description: 'Who the service is for (each consumer pattern), and the access tiers with what each grants and whether it is live.', tags: ['discovery'], response: { 200: IdealCustomerProfile } } }, async () =>
     ok({ $type: 'IdealCustomerProfile', service: 'legalwork', agentClasses: AGENT_CLASSES.filter((a) => CONSUMER_PATTERNS.includes(a.consumerPattern)), accessTiers: TIER_LADDER, reservedActs: 'a filing signature, a demand letter on attorney letterhead, legal advice: never performed by the agent or the service; posted as Gigs to licensed Signers' }),
   );
 
-  app.get('/.well-known/agents.json', { schema: { summary: 'The capability card and probe manifest', tags: ['discovery'], response: { 200: Document('capability card: HTTP routes, the MCP command, the tier ladder, probes') } } }, async (request) => {
+  app.get('/.well-known/agents.json', { schema: { summary: 'The capability card and probe manifest', description: 'Everything an agent needs to start: the contract and its pin, how to authenticate, the tier ladder, every HTTP route, the capability catalog with gates and prices, the MCP command and the probes to run.', tags: ['discovery'], response: { 200: CapabilityCard } } }, async (request) => {
     const base = baseOf(request);
     return {
       $type: 'AgentCapabilityCard',
@@ -100,7 +100,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
     };
   });
 
-  app.get('/.well-known/agent-card.json', { schema: { summary: 'The capability card in the A2A AgentCard shape', tags: ['discovery'], response: { 200: Document('an A2A AgentCard') } } }, async (request) => {
+  app.get('/.well-known/agent-card.json', { schema: { summary: 'The capability card in the A2A AgentCard shape', description: 'The same card in the A2A AgentCard shape: skills, transports and security. The interface itself is the HTTP+JSON contract, not A2A tasks.', tags: ['discovery'], response: { 200: AgentCard } } }, async (request) => {
     const base = baseOf(request);
     return {
       protocolVersion: '0.3.0',
@@ -125,7 +125,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
     };
   });
 
-  app.get('/llms.txt', { schema: { summary: 'Plain-text overview for models (llms.txt)', tags: ['discovery'], response: { 200: Media('text/plain', 'the llms.txt overview') } } }, async (request, reply) => {
+  app.get('/llms.txt', { schema: { summary: 'Plain-text overview for models (llms.txt)', description: 'A short plain-text map of the service for language models, linking the contract, the card and the docs.', tags: ['discovery'], response: { 200: Media('text/plain', 'the llms.txt overview') } } }, async (request, reply) => {
     const base = baseOf(request);
     reply.type('text/plain; charset=utf-8');
     return [
@@ -156,7 +156,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
     ].join('\n');
   });
 
-  app.get('/catalog', { schema: { summary: 'The SKU catalog (typed EMPTY: zero SKUs) and the SKU declaration contract', tags: ['discovery'], response: { 200: Type.Object({ type: Type.Literal('EMPTY'), skus: Type.Array(Any, { maxItems: 0 }), message: Str, meterPromise: Type.Object({ promise: Str }), skuContract: Type.Object({ fields: Type.Array(Any) }) }, { description: 'no SKU is declared yet' }) } } }, async () => ({
+  app.get('/catalog', { schema: { summary: 'The SKU catalog (typed EMPTY: zero SKUs) and the SKU declaration contract', description: 'No SKU is declared in this preview, so nothing meters: a typed EMPTY, with the meter\'s promise and the fields a SKU will declare.', tags: ['discovery'], response: { 200: SkuCatalog } } }, async () => ({
     ...empty('no SKU is declared in this preview: nothing meters. A SKU appears here once declared under the contract below.'),
     skus: [],
     meterPromise: {

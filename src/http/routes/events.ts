@@ -13,7 +13,7 @@ import { empty, ok } from '../envelopes.ts';
 import { NO_GRAIN } from '../../engine/grains.ts';
 import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
-import { EventResponses as R } from '../schemas/responses.ts';
+import { EventDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import type { SseHub } from '../sse.ts';
 import { KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../../domain/sse-wire.ts';
@@ -34,13 +34,13 @@ export async function eventRoutes(fastify: FastifyInstance, { services, sse }: {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', resolveGrain(services));
 
-  app.get('/events', { schema: { querystring: EventsQuery, response: R.tail } }, async (request) => {
+  app.get('/events', { schema: { querystring: EventsQuery, ...R.tail } }, async (request) => {
     const query = request.query;
     const envelope = tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
     return request.grain === NO_GRAIN ? { ...envelope, message: KEYLESS_LISTING } : envelope;
   });
 
-  app.get('/events/stream', { schema: { querystring: EventStreamQuery, response: R.stream } }, async (request, reply) => {
+  app.get('/events/stream', { schema: { querystring: EventStreamQuery, ...R.stream } }, async (request, reply) => {
     const { after, feed } = request.query;
     const cursor = cursorOf(request.headers['last-event-id'], after);
     // A top-level stream without a key has no records to follow: the typed EMPTY names the fix, never a stream that stays silent.
@@ -51,11 +51,11 @@ export async function eventRoutes(fastify: FastifyInstance, { services, sse }: {
         latestSeq: await services.journal.latestSeq(request.grain),
         subscription: {
           path,
-          method: 'GET',
-          accept: 'text/event-stream',
+          method: 'GET' as const,
+          accept: 'text/event-stream' as const,
           feed,
           after: cursor,
-          feeds: FEEDS,
+          feeds: [...FEEDS],
           order: 'the backlog after the cursor first, then each new event as it commits, in seq order',
           frame: { event: SSE_EVENT_NAME, id: 'the event seq', data: 'the tail entry as JSON: {seq, at, kind, subject, summary, verb?, by?, actor?, deliverTo?, data}' },
           resume: 'reconnect with the header Last-Event-ID: <last seq received> (EventSource does this itself), or with ?after=<seq>; nothing is skipped or repeated',

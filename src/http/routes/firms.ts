@@ -14,17 +14,17 @@ import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { Type } from '@sinclair/typebox';
 import { Strict, Text } from '../schemas/common.ts';
 import { actorKeyRefusal, EnrollmentBody, FirmMemberParams, FirmParams, FirmRoutingBody, meritsKeyRefusal } from '../schemas/grains.ts';
-import { FirmResponses as R } from '../schemas/responses.ts';
+import { FirmDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { firmConflictRoutes } from './conflicts.ts';
-import { defaultBody } from './matters.ts';
+import { optionalBody } from '../json-body.ts';
 
 const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
 
 export async function firmRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { firms } = services;
 
-  app.post('/firms', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
+  app.post('/firms', { config: { keyless: SANDBOX_PROVISIONING }, schema: { ...R.open } }, async (request, reply) => {
     admitCreation(services, 'firm', request, reply);
     const grain = await firms.open();
     request.grain = grain.record.id;
@@ -36,45 +36,45 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
     const firm = scope.withTypeProvider<TypeBoxTypeProvider>();
     firm.addHook('preValidation', resolveGrain(services));
 
-    firm.get('/firms/:firmId', { schema: { params: FirmParams, response: R.get } }, async (request) => {
+    firm.get('/firms/:firmId', { schema: { params: FirmParams, ...R.get } }, async (request) => {
       const grain = request.sandbox!;
       return ok({ firm: { ...grainView(firms, grain.record), enrollments: await firms.counts(grain.record.id) } });
     });
 
-    firm.get('/firms/:firmId/enrollments', { schema: { params: FirmParams, response: R.enrollments } }, async (request) => {
+    firm.get('/firms/:firmId/enrollments', { schema: { params: FirmParams, ...R.enrollments } }, async (request) => {
       const rows = (await firms.currentEnrollments(request.grain)).map(enrollmentRow);
       return listed(rows, `no member has enrolled: POST /firms/${request.grain}/enrollments {"memberId": …} executes an Enrollment (members: GET /firms/${request.grain}/fixtures)`, { firmId: request.grain });
     });
 
-    firm.post('/firms/:firmId/enrollments', { schema: { params: FirmParams, body: EnrollmentBody, response: R.enroll } }, async (request, reply) => {
+    firm.post('/firms/:firmId/enrollments', { schema: { params: FirmParams, body: EnrollmentBody, ...R.enroll } }, async (request, reply) => {
       const body = request.body;
       const result = await firms.enroll(request.grain, body.memberId, body.grants);
       return reply.status(201).send(ok({ act: result.act, enrollment: enrollmentRow(result.entity), ceremony: result.ceremony, ...('then' in result && result.then ? { then: result.then } : {}) }));
     });
 
     firm.post('/firms/:firmId/enrollments/:memberId/revoke', {
-      schema: { params: FirmMemberParams, body: RevokeBody, response: R.revoke },
-      preValidation: defaultBody,
+      schema: { params: FirmMemberParams, body: RevokeBody, ...R.revoke },
+      preValidation: optionalBody,
     }, async (request) => {
       const { entity, revocation } = await firms.revoke(request.grain, request.params.memberId);
       return ok({ enrollment: enrollmentRow(entity), revocation });
     });
 
-    firm.get('/firms/:firmId/roster', { schema: { params: FirmParams, response: R.roster } }, async (request) => {
+    firm.get('/firms/:firmId/roster', { schema: { params: FirmParams, ...R.roster } }, async (request) => {
       const { rows, blanked } = await firms.roster(request.grain);
       const extra = { firmId: request.grain, probe: ROSTER_PROBE, blanked };
       return rows.length ? ok({ results: rows, ...extra }) : empty(`no member holds a live Enrollment with the roster grant: POST /firms/${request.grain}/enrollments {"memberId": "mb_fixture_eligible", "grants": ["roster"]}`, { ...extra, fix: `POST /firms/${request.grain}/enrollments` });
     });
 
-    firm.get('/firms/:firmId/fixtures', { schema: { params: FirmParams, response: R.fixtures } }, async () => ok({ fixtures: FIRM_FIXTURE_LISTING }));
+    firm.get('/firms/:firmId/fixtures', { schema: { params: FirmParams, ...R.fixtures } }, async () => ok({ fixtures: FIRM_FIXTURE_LISTING }));
 
-    firm.get('/firms/:firmId/routing', { schema: { params: FirmParams, response: R.routing } }, async (request) => {
+    firm.get('/firms/:firmId/routing', { schema: { params: FirmParams, ...R.routing } }, async (request) => {
       const declared = await firms.routingOf(request.sandbox!);
       return declared ? ok({ firmId: request.grain, ...declared }) : empty(`no routing preferences declared: PUT /firms/${request.grain}/routing`, { firmId: request.grain });
     });
 
     firm.put('/firms/:firmId/routing', {
-      schema: { params: FirmParams, body: FirmRoutingBody, response: R.declareRouting },
+      schema: { params: FirmParams, body: FirmRoutingBody, ...R.declareRouting },
       // Ahead of the schema, so a merits-bearing or actor-shaped key is refused by name.
       preValidation: async (request: FastifyRequest) => {
         const refusal = meritsKeyRefusal(request.body, 'firm') ?? actorKeyRefusal(request.body);
@@ -85,10 +85,10 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
       return ok({ firmId: request.grain, routing, declaredSeq: seq });
     });
 
-    firm.get('/firms/:firmId/remittances', { schema: { params: FirmParams, response: R.remittances } }, async (request) => {
+    firm.get('/firms/:firmId/remittances', { schema: { params: FirmParams, ...R.remittances } }, async (request) => {
       const { rows, totals } = await firms.remittances(request.grain);
       const note = 'aggregation only: each line\'s Merchant of Record is the platform (patent rail) or the individual Signer (state rail), never the firm';
-      return rows.length ? ok({ firmId: request.grain, results: rows, totals, merchantOfRecord: note, synthetic: true }) : empty(`no member has granted remittance: a member executes it with POST /firms/${request.grain}/enrollments {"memberId": …, "grants": ["remittance"]}`, { firmId: request.grain });
+      return rows.length ? ok({ firmId: request.grain, results: rows, totals, merchantOfRecord: note, synthetic: true as const }) : empty(`no member has granted remittance: a member executes it with POST /firms/${request.grain}/enrollments {"memberId": …, "grants": ["remittance"]}`, { firmId: request.grain });
     });
 
     // The firm's own conflicts ledger and prescreen, behind the same resolution.

@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../envelopes.ts';
 import { Money, Strict, Text } from '../schemas/common.ts';
-import { ErrorBody, KeyIssued } from '../schemas/responses.ts';
+import { KeyIssued } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 const IssueKeyBody = Strict(
@@ -51,10 +51,11 @@ export async function keyRoutes(fastify: FastifyInstance, { services }: { servic
       config: { keyless: 'the key door itself' },
       schema: {
         summary: 'Issue an API key (shown once, stored hashed)',
+        description: 'Issues a key bound to the email given (JSON or a form). The key is shown once and stored hashed; one key covers every top-level write, and the records it creates are its own. An optional spend ceiling is hard: a paid act past it is BLOCKED.',
         tags: ['keys'],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: IssueKeyBody,
-        response: { 201: KeyIssued, '4xx': ErrorBody },
+        response: { 201: KeyIssued },
       },
       preValidation: normalizeForm,
     },

@@ -12,12 +12,13 @@ import { refusal } from '../../domain/refusals.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
+import { optionalBody } from '../json-body.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { SIGNED_CALLBACK, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
 import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
-import { MatterResponses as R } from '../schemas/responses.ts';
+import { MatterDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 declare module 'fastify' {
@@ -41,7 +42,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   const assetWithLadder = async (minted: JournalEvent, entity: MatterEntity) => ({ ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) });
   const withAsset = async (entity: MatterEntity) => assetWithLadder(await matters.mintingOf(entity), entity);
 
-  app.get('/matters', { schema: { querystring: ListMattersQuery, response: R.list } }, async (request) => {
+  app.get('/matters', { schema: { querystring: ListMattersQuery, ...R.list } }, async (request) => {
     const q = request.query;
     if (q.scope !== undefined) {
       throw refusal('SCOPE_RESERVED', { scope: q.scope }, { scope: q.scope });
@@ -53,7 +54,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   });
 
   app.post('/matters', {
-    schema: { body: mintBody, response: R.create },
+    schema: { body: mintBody, ...R.create },
     config: { door: 'mint', paidAct: (request) => matterOpeningOf(request.body, 'POST /matters') },
     // A missing or unratified matterType is 400, ahead of any other body check.
     preValidation: async (request: FastifyRequest) => {
@@ -70,19 +71,19 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
-  app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, response: R.get } }, async (request) => {
+  app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request) => {
     const entity = await matters.get(request.grain, request.params.id);
     return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
   });
 
-  app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody, response: R.advance }, preValidation: defaultBody }, async (request) => {
+  app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request) => {
     const result = await matters.advance(request.grain, request.params.id, request.body);
     return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
-  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, response: R.consent }, config: { door: 'client' } }, async (request) => {
+  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, ...R.consent }, config: { door: 'client' } }, async (request) => {
     const { entity, consentSeq } = await matters.consent(request.grain, request.params.id, request.body);
-    return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true }, consentSeq });
+    return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true as const }, consentSeq });
   });
 
   // The supply network's callback. At the top level it is signed, not keyed,
@@ -90,25 +91,25 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   app.post('/matters/:id/gig-result', {
     ...(topLevel
       ? {
-          schema: { params: MatterParams, headers: SignedCallbackHeaders, body: GigResultBody, response: R.signedGigResult, description: SIGNED_CALLBACK },
+          schema: { params: MatterParams, headers: SignedCallbackHeaders, body: GigResultBody, ...R.signedGigResult, description: SIGNED_CALLBACK },
           config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED },
           preValidation: verifySupplySignature(services.supplySecret),
         }
-      : { schema: { params: MatterParams, body: GigResultBody, response: R.gigResult } }),
+      : { schema: { params: MatterParams, body: GigResultBody, ...R.gigResult } }),
   }, async (request, reply) => {
     const { entity, replayed } = await matters.gigResult(request.grain, request.params.id, request.body, request.delivery);
     if (replayed) reply.header('idempotent-replayed', 'true');
     return ok({ matter: matterView(entity) });
   });
 
-  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, response: R.clientDirection }, config: { door: 'client' } }, async (request) => {
+  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, ...R.clientDirection }, config: { door: 'client' } }, async (request) => {
     const body = request.body;
     if (!body.instruction.trim()) throw refusal('INSTRUCTION_MISSING', {});
     const result = await matters.clientDirection(request.grain, request.params.id, body);
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
-  app.get('/matters/:id/settlement', { ...BY_ID, schema: { params: MatterParams, response: R.settlement } }, async (request) => {
+  app.get('/matters/:id/settlement', { ...BY_ID, schema: { params: MatterParams, ...R.settlement } }, async (request) => {
     const entity = await matters.get(request.grain, request.params.id);
     if (statusOf(entity) !== 'fulfilled') {
       throw refusal('MATTER_NOT_FULFILLED', { matterId: entity.id, status: statusOf(entity) }, { matterId: entity.id });
@@ -116,52 +117,47 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return ok({ matterId: entity.id, settlement: settlementOf(entity) });
   });
 
-  app.get('/matters/:id/journal', { ...BY_ID, schema: { params: MatterParams, response: R.journal } }, async (request) => {
+  app.get('/matters/:id/journal', { ...BY_ID, schema: { params: MatterParams, ...R.journal } }, async (request) => {
     const entity = await matters.get(request.grain, request.params.id);
-    return ok({ matterId: entity.id, stage: stageOf(entity), appendOnly: true, events: journalView(entity) });
+    return ok({ matterId: entity.id, stage: stageOf(entity), appendOnly: true as const, events: journalView(entity) });
   });
 
-  app.get('/matters/:id/attestations', { ...BY_ID, schema: { params: MatterParams, response: R.attestations } }, async (request) => {
+  app.get('/matters/:id/attestations', { ...BY_ID, schema: { params: MatterParams, ...R.attestations } }, async (request) => {
     const entity = await matters.get(request.grain, request.params.id);
     return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, response: R.terminal }, config: { door: 'client' } }, async (request) => {
+  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, ...R.terminal }, config: { door: 'client' } }, async (request) => {
     const { entity, terminal } = await matters.terminal(request.grain, request.params.id, request.body);
     return ok({ matter: matterView(entity), terminal });
   });
 
-  app.get('/matters/:id/documents', { ...BY_ID, schema: { params: MatterParams, response: R.documents } }, async (request) => {
+  app.get('/matters/:id/documents', { ...BY_ID, schema: { params: MatterParams, ...R.documents } }, async (request) => {
     const entity = await matters.get(request.grain, request.params.id);
     return listed(documentRows(entity), 'no document is recorded on this Matter', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody, response: R.recordDocument } }, async (request, reply) => {
+  app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody, ...R.recordDocument } }, async (request, reply) => {
     const document = await matters.recordDocument(request.grain, request.params.id, request.body);
     return reply.status(201).send(ok({ document }));
   });
 
-  app.post('/orders', { schema: { body: OrderBody, response: R.order }, config: { door: 'order', paidAct: () => matterOpening(ORDER_MATTER_TYPE, 'POST /orders') } }, async (request, reply) => {
+  app.post('/orders', { schema: { body: OrderBody, ...R.order }, config: { door: 'order', paidAct: () => matterOpening(ORDER_MATTER_TYPE, 'POST /orders') } }, async (request, reply) => {
     const body = request.body;
     const { entity, stoppedBy } = await matters.order(request.grain, body);
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
 
-  app.get('/assets', { schema: { response: R.assets } }, async (request) => {
+  app.get('/assets', { schema: { ...R.assets } }, async (request) => {
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
     return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, 'no Assets yet: each Matter mints one'));
   });
 
-  app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, response: R.asset } }, async (request) => {
+  app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, ...R.asset } }, async (request) => {
     const id = request.params.id;
     const [minted] = await services.journal.readStream(id);
     if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refusal('ASSET_NOT_FOUND', { assetId: id });
     const entity = await matters.get(request.grain, String(minted.data.matterId));
     return ok({ asset: await assetWithLadder(minted, entity) });
   });
-}
-
-/** Doors whose body is optional see `{}` when none was sent. */
-export async function defaultBody(request: FastifyRequest) {
-  if (request.body === undefined || request.body === null) request.body = {};
 }

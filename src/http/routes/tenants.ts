@@ -22,9 +22,10 @@ import { meritsKeyRefusal, OffersBody, percentRefusal, TenantParams, TenantRouti
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.ts';
 import { TenantMintBody } from '../schemas/matters.ts';
-import { TenantResponses as R } from '../schemas/responses.ts';
+import { TenantDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { matterRoutes } from './matters.ts';
+import { addRefusals } from '../declared-refusals.ts';
 
 const PREFIX = '/tenants/:tenantId';
 
@@ -48,7 +49,7 @@ export async function tenantRoutes(fastify: FastifyInstance, { services }: { ser
   const resolveFirst = resolveGrain(services);
 
   // No request schema to type, and the hook in `sandbox.ts` stamps the reply's `provenance` after the handler.
-  fastify.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
+  fastify.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { ...R.open } }, async (request, reply) => {
     admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;
@@ -56,10 +57,10 @@ export async function tenantRoutes(fastify: FastifyInstance, { services }: { ser
   });
 
   // A preHandler, so the params check answers ahead of the 404.
-  app.get(PREFIX, { schema: { params: TenantParams, response: R.get }, preHandler: resolveFirst }, async (request) => ok({ tenant: await view(request.sandbox!) }));
+  app.get(PREFIX, { schema: { params: TenantParams, ...R.get }, preHandler: resolveFirst }, async (request) => ok({ tenant: await view(request.sandbox!) }));
 
   app.put(`${PREFIX}/offers`, {
-    schema: { params: TenantParams, body: Type.Union([OffersBody, Strict({ offers: OffersBody })]), response: R.offers },
+    schema: { params: TenantParams, body: Type.Union([OffersBody, Strict({ offers: OffersBody })]), ...R.offers },
     preValidation: async (request) => {
       await resolveFirst(request);
       const refusal = percentRefusal(request.body, ['priceUsd']);
@@ -74,7 +75,7 @@ export async function tenantRoutes(fastify: FastifyInstance, { services }: { ser
   });
 
   app.put(`${PREFIX}/routing`, {
-    schema: { params: TenantParams, body: TenantRoutingBody, response: R.routing },
+    schema: { params: TenantParams, body: TenantRoutingBody, ...R.routing },
     preValidation: async (request) => {
       await resolveFirst(request);
       const refusal = meritsKeyRefusal(request.body, 'Tenant') ?? percentRefusal(request.body, ['maxFeeUsd']);
@@ -88,6 +89,11 @@ export async function tenantRoutes(fastify: FastifyInstance, { services }: { ser
   // The Tenant's Matters: the shared Matter doors, behind the Tenant's own rules.
   await app.register(async (scoped) => {
     // The Matter routes mark their doors (`config.door`): only POST doors are marked.
+    scoped.addHook('onRoute', (route) => {
+      const door = route.config?.door;
+      if (door === 'mint' || door === 'order') addRefusals(route, 422, 'the Offer is missing, unknown or does not fit the body', ['OFFER_REQUIRED', 'UNKNOWN_OFFER', 'OFFER_MATTER_TYPE', 'OFFER_PRICE', 'TENANT_MISMATCH']);
+      if (door === 'client') addRefusals(route, 422, 'only the Client speaks through this door', ['ACTOR_NOT_CLIENT']);
+    });
     scoped.addHook('preValidation', async (request) => {
       const { door } = request.routeOptions.config;
       if (door === 'mint' || door === 'order') return applyOffer(services, request, door === 'order');

@@ -3,20 +3,28 @@
  * exact bytes (the pin is their sha256), `GET /verify` the page naming it.
  */
 import { Type } from '@sinclair/typebox';
+import { Strict } from '../schemas/common.ts';
 import type { FastifyInstance } from 'fastify';
 import { SUITE_BYTES, SUITE_PIN } from '../../verify/suite.ts';
 import { sendPage } from '../pages/layout.ts';
 import { verifyPage } from '../pages/verify.ts';
 import { Media } from '../schemas/responses.ts';
 
-const Requirement = Type.Object({ id: Type.String(), method: Type.Literal('GET'), path: Type.String(), status: Type.Integer(), expect: Type.Object({ contentType: Type.String() }), why: Type.String() });
-const Suite = Type.Object({ $type: Type.Literal('Suite'), name: Type.String(), version: Type.Integer(), requirements: Type.Array(Requirement, { minItems: 1 }) }, { description: 'the suite; its pin is the sha256 of these exact bytes' });
+const Expectation = Strict({
+  contentType: Type.String(),
+  type: Type.Optional(Type.Union([Type.Literal('OK'), Type.Literal('EMPTY'), Type.Literal('BLOCKED')], { description: 'the typed outcome the body must carry' })),
+  equals: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'body fields (dotted paths) and the values they must equal' })),
+  has: Type.Optional(Type.Array(Type.String(), { description: 'body fields (dotted paths) that must be present' })),
+  contains: Type.Optional(Type.Array(Type.String(), { description: 'strings the body must contain' })),
+});
+const Requirement = Strict({ id: Type.String(), method: Type.Literal('GET'), path: Type.String(), status: Type.Integer(), expect: Expectation, why: Type.String() });
+const Suite = Strict({ $type: Type.Literal('Suite'), name: Type.String(), version: Type.Integer(), description: Type.String(), requirements: Type.Array(Requirement, { minItems: 1 }) }, { description: 'the suite; its pin is the sha256 of these exact bytes' });
 
 export async function verifyRoutes(app: FastifyInstance) {
-  app.get('/verify/suite.json', { schema: { summary: 'The contract suite (declarative GET rows over live doors)', tags: ['discovery'], response: { 200: Suite } } }, async (_request, reply) => {
+  app.get('/verify/suite.json', { schema: { summary: 'The contract suite (declarative GET rows over live doors)', description: 'The suite\'s exact bytes; its pin (in the capability card and the ETag) is their sha256. `legalwork verify --url <base>` runs it against any service.', tags: ['discovery'], response: { 200: Suite } } }, async (_request, reply) => {
     reply.type('application/json; charset=utf-8').header('etag', `"${SUITE_PIN}"`);
     return reply.send(SUITE_BYTES);
   });
 
-  app.get('/verify', { schema: { summary: 'The suite page, naming the suite and its digest pin', tags: ['discovery'], response: { 200: Media('text/html', 'the suite page') } } }, async (_request, reply) => sendPage(reply, verifyPage()));
+  app.get('/verify', { schema: { summary: 'The suite page, naming the suite and its digest pin', description: 'An HTML page for people naming the suite and its pin.', tags: ['discovery'], response: { 200: Media('text/html', 'the suite page') } } }, async (_request, reply) => sendPage(reply, verifyPage()));
 }

@@ -6,13 +6,13 @@ import { ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { WorkspaceParams } from '../schemas/common.ts';
-import { WorkspaceResponses as R } from '../schemas/responses.ts';
+import { WorkspaceDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 export async function workspaceRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { workspaces, journal } = services;
 
-  app.post('/workspaces', { config: { keyless: SANDBOX_PROVISIONING }, schema: { response: R.open } }, async (request, reply) => {
+  app.post('/workspaces', { config: { keyless: SANDBOX_PROVISIONING }, schema: { ...R.open } }, async (request, reply) => {
     admitCreation(services, 'workspace', request, reply);
     const { record } = await workspaces.open();
     request.grain = record.id;
@@ -21,11 +21,11 @@ export async function workspaceRoutes(app: FastifyInstance, { services }: { serv
 
   const resolve = resolveGrain(services);
 
-  app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, response: R.get }, preHandler: resolve }, async (request) => {
+  app.get('/workspaces/:workspaceId', { schema: { params: WorkspaceParams, ...R.get }, preHandler: resolve }, async (request) => {
     const { record } = request.sandbox!;
     const [matters, assets, events] = await Promise.all([journal.countStreams(record.id, 'matter.opened'), journal.countStreams(record.id, 'asset.minted'), journal.latestSeq(record.id)]);
     return ok({ workspace: { ...grainView(workspaces, record), counts: { matters, assets, events } } });
   });
 
-  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, response: R.fixtures }, preHandler: resolve }, async () => ok({ fixtures: FIXTURE_LISTING }));
+  app.get('/workspaces/:workspaceId/fixtures', { schema: { params: WorkspaceParams, ...R.fixtures }, preHandler: resolve }, async () => ok({ fixtures: FIXTURE_LISTING }));
 }

@@ -2,6 +2,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Enum, Money, Sha256Hex, Strict, Text } from './common.ts';
 import { Any, Bool, Int, Listed, Num, Ok, Str } from './responses.ts';
+import { CapabilityMeta, ref } from './components.ts';
 
 const Opt = Type.Optional;
 
@@ -62,35 +63,50 @@ export const ActBodies = {
 } as const;
 
 // Responses.
-const Gate = Type.Union([Type.Literal('none'), Type.Object({ requiresAccess: Str }), Type.Object({ requiresSigner: Str })]);
-const Meta = Type.Object({ gate: Gate, effect: Enum(['read', 'record', 'act'] as const), metered: Bool, dataset: Opt(Str), asOf: Opt(Str) }, { description: 'how the answer was gated, its effect, and whether it metered' });
+const Meta = ref(CapabilityMeta);
 
 const read = (props: Record<string, TSchema>, description: string) => Ok({ ...props, meta: Meta }, description);
 
-const PatentSummary = Type.Object({ number: Str, title: Str, assignee: Str, grantedOn: Str });
+const PatentSummary = Strict({ number: Str, title: Str, assignee: Str, grantedOn: Str });
 export const ReadResponses = {
-  search: Listed(Type.Object({ ...PatentSummary.properties, matched: Type.Array(Str) }), { q: Str, meta: Meta }, 'patents matching every word of q, or a typed EMPTY'),
-  patent: read({ patent: Type.Object({ number: Str, title: Str, abstract: Str, assignee: Str, inventors: Type.Array(Str), filedOn: Str, grantedOn: Str, cpc: Type.Array(Str) }) }, 'the bibliographic record'),
-  family: read({ number: Str, family: Type.Object({ familyId: Str, members: Type.Array(Type.Object({ number: Str, relation: Str, title: Str })) }) }, 'the patent family'),
-  status: read({ number: Str, status: Type.Object({ current: Str, history: Type.Array(Type.Object({ on: Str, status: Str })) }) }, 'legal status and its history'),
-  assignment: Listed(Type.Object({ recordedOn: Str, reelFrame: Str, assignor: Str, assignee: Str, conveyance: Str }), { number: Str, meta: Meta }, 'recorded assignments, or a typed EMPTY'),
+  search: Listed(Strict({ ...PatentSummary.properties, matched: Type.Array(Str) }), { q: Str, meta: Meta }, 'patents matching every word of q, or a typed EMPTY'),
+  patent: read({ patent: Strict({ number: Str, title: Str, abstract: Str, assignee: Str, inventors: Type.Array(Str), filedOn: Str, grantedOn: Str, cpc: Type.Array(Str) }) }, 'the bibliographic record'),
+  family: read({ number: Str, family: Strict({ familyId: Str, members: Type.Array(Strict({ number: Str, relation: Str, title: Str })) }) }, 'the patent family'),
+  status: read({ number: Str, status: Strict({ current: Str, history: Type.Array(Strict({ on: Str, status: Str })) }) }, 'legal status and its history'),
+  assignment: Listed(Strict({ recordedOn: Str, reelFrame: Str, assignor: Str, assignee: Str, conveyance: Str }), { number: Str, meta: Meta }, 'recorded assignments, or a typed EMPTY'),
   citations: read({ number: Str, cites: Type.Array(PatentSummary), citedBy: Type.Array(PatentSummary) }, 'references cited and citing, within the data set'),
-  ptab: Listed(Type.Object({ proceeding: Str, type: Str, filedOn: Str, petitioner: Str, status: Str }), { number: Str, meta: Meta }, 'trial proceedings, or a typed EMPTY'),
-  maintenance: read({ number: Str, windows: Type.Array(Type.Object({ window: Str, opensOn: Str, dueOn: Str, surchargeUntil: Str, state: Str })) }, 'maintenance-fee windows'),
-  trademark: read({ trademark: Type.Object({ serial: Str, mark: Str, owner: Str, classes: Type.Array(Int), status: Str, statusDate: Str, history: Type.Array(Type.Object({ on: Str, event: Str })) }) }, 'a trademark application\'s status'),
-  entity: read({ entity: Type.Object({ state: Str, id: Str, name: Str, kind: Str, formedOn: Str, standing: Str, registeredAgent: Str, lastAnnualFiling: Type.Union([Str, Type.Null()]) }) }, 'an entity\'s standing'),
-  ucc: read({ filing: Type.Object({ state: Str, number: Str, filedOn: Str, lapsesOn: Str, debtor: Str, securedParty: Str, collateral: Str, status: Str }) }, 'a UCC financing statement'),
+  ptab: Listed(Strict({ proceeding: Str, type: Str, filedOn: Str, petitioner: Str, status: Str }), { number: Str, meta: Meta }, 'trial proceedings, or a typed EMPTY'),
+  maintenance: read({ number: Str, windows: Type.Array(Strict({ window: Str, opensOn: Str, dueOn: Str, surchargeUntil: Str, state: Str })) }, 'maintenance-fee windows'),
+  trademark: read({ trademark: Strict({ serial: Str, mark: Str, owner: Str, classes: Type.Array(Int), status: Str, statusDate: Str, history: Type.Array(Strict({ on: Str, event: Str })) }) }, 'a trademark application\'s status'),
+  entity: read({ entity: Strict({ state: Str, id: Str, name: Str, kind: Str, formedOn: Str, standing: Str, registeredAgent: Str, lastAnnualFiling: Type.Union([Str, Type.Null()]) }) }, 'an entity\'s standing'),
+  ucc: read({ filing: Strict({ state: Str, number: Str, filedOn: Str, lapsesOn: Str, debtor: Str, securedParty: Str, collateral: Str, status: Str }) }, 'a UCC financing statement'),
 };
 
-const ArtifactSchema = Type.Object({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Sha256Hex, bytes: Int });
+const ArtifactSchema = Strict({ id: Str, kind: Str, title: Str, mediaType: Type.Literal('text/markdown'), content: Str, sha256: Sha256Hex, bytes: Int });
 
 export const RecordResponse = Ok(
-  { effect: Type.Literal('record'), gate: Type.Literal('none'), artifact: ArtifactSchema, advice: Type.Literal(false), notice: Str, recordedSeq: Int, meta: Meta, extra: Opt(Any) },
+  { effect: Type.Literal('record'), gate: Type.Literal('none'), artifact: ArtifactSchema, advice: Type.Literal(false), notice: Str, recordedSeq: Int,
+    meta: Meta,
+    extra: Opt(Strict({
+      references: Opt(Type.Array(Strict({ number: Str, title: Str, shared: Type.Array(Str) }), { description: 'a prior-art report\'s references, with the words each shares with the query' })),
+      clauses: Opt(Type.Array(Strict({ clause: Str, present: Bool }), { description: 'a contract review\'s clause checklist: mentioned or not, never assessed' })),
+    }, { description: 'what a draft yields beside its artifact' })),
+  },
   'a draft artifact with its sha256; the journal holds only its metadata',
 );
 
 export const ActResponse = Ok(
-  { effect: Type.Literal('act'), gate: Type.Literal('none'), status: Type.Literal('completed'), act: Type.Object({ id: Str, route: Str, priceUsd: Num }), receipt: Type.Object({ id: Str, registry: Str, synthetic: Type.Literal(true) }), preview: Type.Literal(true), note: Str, meta: Meta },
+  { effect: Type.Literal('act'), gate: Type.Literal('none'), status: Type.Literal('completed'), act: Strict({ id: Str, route: Str, priceUsd: Num }), receipt: Strict({
+    id: Str,
+    registry: Str,
+    synthetic: Type.Literal(true),
+    entityName: Opt(Str),
+    entityType: Opt(Str),
+    title: Opt(Str),
+    inventors: Opt(Type.Array(Str)),
+    patentNumber: Opt(Str),
+    window: Opt(Str),
+  }, { description: 'the simulated registry\'s receipt, naming what it received' }), preview: Type.Literal(true), note: Str, meta: Meta },
   'the act, completed on the simulated registry (the preview files nothing live)',
 );
 
@@ -98,13 +114,13 @@ export const PendingResponse = Ok(
   {
     status: Type.Literal('waiting_on_signer'),
     effect: Type.Literal('act'),
-    gate: Type.Object({ requiresSigner: Str }),
-    act: Type.Object({ id: Str, route: Str, priceUsd: Num }),
+    gate: Strict({ requiresSigner: Str }),
+    act: Strict({ id: Str, route: Str, priceUsd: Num }),
     gigId: Str,
     pending: Type.Optional(Type.String({ description: 'the Gig is journaled but the supply network has not taken its post yet: it is retried' })),
-    signer: Type.Object({ routed: Bool, credential: Str, verification: Type.Object({ mode: Str, liveness: Str }) }),
+    signer: Strict({ routed: Bool, credential: Str, verification: Strict({ mode: Str, liveness: Str }) }),
     eta: Type.Literal('PT24H'),
-    then: Type.Object({ attestation: Str, receipt: Str, webhook: Str }),
+    then: Strict({ attestation: Str, receipt: Str, webhook: Str }),
     meta: Meta,
   },
   'the reserved act, posted to the supply network: a licensed Signer performs it, never the service',

@@ -1,13 +1,14 @@
 /** Schema pieces shared by every route. One source: they validate and they document. */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
 import { SHA256_HEX_PATTERN } from '../../domain/hash.ts';
 
 export const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
 export const Money = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
 export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description: '64 lowercase hex characters' });
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
-export const Strict = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
-  Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
+/** A closed object: a request body refuses a field it does not name, a reply never carries one. */
+export const Strict = <T extends Record<string, TSchema>>(properties: T, options?: string | ObjectOptions) =>
+  Type.Object(properties, { additionalProperties: false, ...(typeof options === 'string' ? { description: options } : options) });
 /** A string enum typed as its values' union (a plain `enum`, not TypeBox's `anyOf` of literals). */
 export const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 

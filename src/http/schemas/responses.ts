@@ -1,12 +1,16 @@
 /**
- * Response schemas. They document; they never filter: the app serializes with
- * plain JSON.stringify, so a field missing from a schema is still sent, and
- * the contract test holds every real response to these schemas with Ajv.
- * Objects stay open (extra fields allowed) so the documents describe what a
- * client may rely on without forbidding additions.
+ * Response schemas of each operation, built from the named components
+ * (`components.ts`). They write the replies: Fastify compiles each into a
+ * serializer that sends exactly the declared fields, and the reply check
+ * (`reply-check.ts`) fails a test on any field a schema does not declare.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Sha256Hex } from './common.ts';
+import { Sha256Hex, Strict } from './common.ts';
+import { refused } from '../declared-refusals.ts';
+import {
+  Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, GrainFields, Grant, LadderFields, LadderOutcome,
+  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, MatterStatus, JournalEntry, ref,
+} from './components.ts';
 
 const Opt = Type.Optional;
 const Str = Type.String();
@@ -14,30 +18,23 @@ const Int = Type.Integer();
 const Num = Type.Number();
 const Bool = Type.Boolean();
 const Any = Type.Unknown();
-const AnyObject = Type.Object({});
+const Obj = Strict;
+const Arr = Type.Array;
+const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 
-/** Every refusal: a worded `error`, a machine `code`, a `type` where the outcome is typed. */
-export const ErrorBody = Type.Object(
-  {
-    type: Opt(Type.Union([Type.Literal('BLOCKED'), Type.Literal('EMPTY')])),
-    error: Str,
-    code: Str,
-    rule: Opt(Str),
-    fix: Opt(Str),
-  },
-  { description: 'a refusal: nothing was written' },
-);
+/** Inside a sandbox grain every JSON answer carries the grain's stamp. */
+const Stamp = { provenance: Opt(ref(Provenance)) };
 
 /** A typed OK body with the given fields. */
 export const Ok = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
-  Type.Object({ type: Type.Literal('OK'), ...properties }, description ? { description } : {});
+  Strict({ type: Type.Literal('OK'), ...properties, ...Stamp }, description ? { description } : {});
 
 /** A typed EMPTY body: a truthful empty set with a message saying why. */
-const Empty = (extra: Record<string, TSchema>) => Type.Object({ type: Type.Literal('EMPTY'), results: Type.Array(Any, { maxItems: 0 }), message: Str, ...extra });
+const Empty = (extra: Record<string, TSchema>) => Strict({ type: Type.Literal('EMPTY'), results: Arr(Any, { maxItems: 0 }), message: Str, ...extra, ...Stamp });
 
 /** A list answer: OK with its results, or a typed EMPTY. */
 export const Listed = (item: TSchema, extra: Record<string, TSchema> = {}, description?: string) =>
-  Type.Union([Ok({ results: Type.Array(item, { minItems: 1 }), ...extra }), Empty(extra)], description ? { description } : {});
+  Type.Union([Ok({ results: Arr(item, { minItems: 1 }), ...extra }), Empty(extra)], description ? { description } : {});
 
 /** A body that is not JSON (HTML, plain text), documented by media type. */
 export const Media = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: Type.String() } } });
@@ -50,171 +47,289 @@ export const KeyIssued = Ok(
     tier: Type.Literal('identified'),
     email: Str,
     building: Opt(Str),
-    spendCeilingUsd: Type.Union([Num, Type.Null()]),
+    spendCeilingUsd: Nullable(Num),
     issuedAt: Str,
-    use: Type.Object({ header: Str, scheme: Str, example: Str }),
+    use: Strict({ header: Str, scheme: Str, example: Str }),
+    covers: Str,
+    notice: Str,
   },
   'the key, shown once; it is stored hashed',
 );
 
-const Obj = Type.Object;
-const Arr = Type.Array;
-const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
-const ref = (description: string) => ({ $ref: 'Refusal#', description });
+/** A page cursor: the `after` to ask for next, or null at the end. */
+const NextAfter = Nullable(Type.Integer({ description: 'pass as `after` for the next page; null: this was the last' }));
 
-// Matters and assets.
-const MatterView = Obj(
-  {
-    id: Str,
-    stage: Str,
-    status: Str,
-    rail: Type.Union([Type.Literal('patent'), Type.Literal('state')]),
-    matterType: Str,
-    jurisdiction: Str,
-    assetId: Str,
-    needsClientDirection: Bool,
-    pendingGigId: Opt(Str),
-    client: Obj({ id: Str }),
-    consented: Opt(Bool),
-  },
-  { description: 'a Matter; on keyless reads the Client is only an opaque id' },
-);
-const JournalEntry = Obj({ seq: Int, at: Str, kind: Str, verb: Opt(Str), by: Str, actor: Opt(Str), note: Opt(Str), data: AnyObject });
-const AssetView = Obj({ id: Str, kind: Str, title: Str, registryId: Nullable(Str), statusHistory: Arr(Obj({ status: Str, at: Str, seq: Int, matterId: Str })), docket: Arr(Obj({ seq: Int, at: Str, kind: Str, matterId: Str })), lineage: Arr(Str) });
-const DocumentRecord = Obj({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Sha256Hex });
-const Committed = Obj({ advanceTo: Str, by: Str });
-const Escalated = Obj({
-  reservedAct: Str,
-  gigId: Str,
-  answered: Opt(Str),
-  pending: Opt(Type.String({ description: 'the Gig is journaled but the supply network has not taken its post yet: it is retried, and the Matter waits on its Signer meanwhile' })),
-}, { description: 'the reserved act, journaled as a Gig (whose id is ours) and then posted to the supply network' });
+/** One operation's documentation: what it is for, what it does, and every answer it gives (refusals with their codes). */
+export const door = <R extends Record<string, unknown>>(summary: string, description: string, response: R) => ({ summary, description, response });
 
-const MATTER_ERRORS = { 404: ref('no such Matter here'), 409: ref('the Matter waits on a Signer, is terminal, or was stopped by a Declination'), 422: ref('the Gate refuses (naming the rule), or a field is missing or malformed') };
+const NO_MATTER = refused('no such Matter here (another key\'s Matter answers the same)', ['MATTER_NOT_FOUND']);
+const MATTER_STATE = refused('the Matter waits on a Signer or on the Client\'s direction, or is terminal: this door does not apply now', ['MATTER_WAITING_ON_SIGNER', 'MATTER_NEEDS_CLIENT_DIRECTION', 'MATTER_TERMINAL', 'STATE_REFUSES']);
+const UNREADABLE = refused('the Matter\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']);
 
-export const MatterResponses = {
-  list: { 200: Listed(Obj({ id: Str, status: Str, matterType: Str }), { nextAfter: Opt(Nullable(Int)) }, 'the Matters of this grain, or a typed EMPTY'), 403: ref('BLOCKED: reserved scope') },
-  create: { 201: Ok({ matter: MatterView, asset: AssetView }, 'the Matter, opened in intake, and its minted Asset'), 400: ref('matterType missing or not ratified'), 403: ref('BLOCKED: the key\'s spend ceiling'), 422: ref('malformed body or facts; the Gate refuses on mechanics') },
-  get: { 200: Ok({ matter: MatterView, asset: AssetView, journal: Arr(JournalEntry) }, 'the Matter, its Asset and its journal'), 404: ref('no such Matter here') },
-  advance: { 200: Ok({ matter: MatterView, committed: Opt(Committed), escalated: Opt(Escalated) }, 'the stage committed, or the reserved act escalated as a Gig'), ...MATTER_ERRORS },
-  consent: { 200: Ok({ matter: Obj({ id: Str, stage: Str, consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'), ...MATTER_ERRORS },
-  gigResult: { 200: Ok({ matter: MatterView }, 'the Matter after the Signer\'s answer'), ...MATTER_ERRORS },
+export const MatterDoors = {
+  list: door('List the Matters', 'The Matters of this grain, oldest first, paged by `after` (a Matter\'s seq) and `limit`. At the top level, only the calling key\'s own Matters; without a key, a typed EMPTY naming how to get one.', {
+    200: Listed(ref(Matter), { nextAfter: Opt(NextAfter) }, 'the Matters of this grain, or a typed EMPTY'),
+    403: refused('BLOCKED: a reserved listing scope (`scope`) is not served', ['SCOPE_RESERVED']),
+  }),
+  create: door('Open a Matter', 'Opens a Matter of a ratified matter type in `intake`, mints its Asset and opens the Asset\'s Deadline Ladder, in one journal transaction. The Gate checks the mechanics (fee cap, jurisdictions) and refuses naming the rule; nothing is written on a refusal.', {
+    201: Ok({ matter: ref(Matter), asset: ref(Asset) }, 'the Matter, opened in intake, and its minted Asset'),
+    400: refused('`matterType` is missing or not ratified (the ratified list is in `ratified`)', ['MATTER_TYPE_NOT_RATIFIED']),
+    422: refused('the Gate refuses on mechanics, or the rail does not match the matter type', ['GATE_MECHANICS', 'RAIL_MISMATCH']),
+  }),
+  get: door('Read a Matter', 'The Matter, its Asset (with its Deadline Ladder) and its append-only journal. Keyless: the id is the capability.', {
+    200: Ok({ matter: ref(Matter), asset: ref(Asset), journal: Arr(ref(JournalEntry)) }, 'the Matter, its Asset and its journal'),
+    404: NO_MATTER,
+    500: UNREADABLE,
+  }),
+  advance: door('Advance a Matter', 'Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional.', {
+    200: Ok({ matter: ref(Matter), committed: Opt(Obj({ advanceTo: ref(Stage), by: Str })), escalated: Opt(ref(Escalation)) }, 'the stage committed, or the reserved act escalated as a Gig'),
+    404: NO_MATTER,
+    409: MATTER_STATE,
+    422: refused('the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics', ['GATE_CONSENT', 'GATE_MERITS', 'GATE_MECHANICS']),
+    500: UNREADABLE,
+  }),
+  consent: door('Record the Client\'s consent', 'Journals the Client\'s consent to this Matter (B2A2D Matters need it before they pass intake). Only the Client speaks through this door: `actor` must be `client`.', {
+    200: Ok({ matter: Obj({ id: Str, stage: ref(Stage), consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'),
+    404: NO_MATTER,
+    409: MATTER_STATE,
+    422: refused('the actor is not the Client', ['ACTOR_NOT_CLIENT', 'GATE_ACTOR']),
+    500: UNREADABLE,
+  }),
+  gigResult: door('Answer a Gig (a Signer\'s result)', 'The supply network\'s answer to the Matter\'s pending Gig: attested (with the Signer\'s Attestation, checked by the Gate, which never authors one), sent back, or declined.', {
+    200: Ok({ matter: ref(Matter) }, 'the Matter after the Signer\'s answer'),
+    404: NO_MATTER,
+    409: refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']),
+    422: refused('the Gate refuses the Attestation or the Signer', ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL']),
+    500: UNREADABLE,
+  }),
   /** The top level's gig-result is the supply network's signed callback. */
-  signedGigResult: {
-    200: Ok({ matter: MatterView }, 'the Matter after the Signer\'s answer; a callback whose webhook-id was already accepted is answered as the first time (header Idempotent-Replayed: true) and writes nothing'),
-    ...MATTER_ERRORS,
-    401: ref('the callback is unsigned, its signature does not match the exact body (SIGNATURE_INVALID), or its timestamp is more than 5 minutes off (SIGNATURE_EXPIRED)'),
-    403: ref('BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set)'),
-    503: ref('the Signer registry cannot be read; nothing was applied, send the result again'),
-  },
-  clientDirection: { 200: Ok({ matter: MatterView, directionSeq: Int, escalated: Opt(Escalated) }, 'the Client\'s direction, journaled'), ...MATTER_ERRORS },
-  settlement: { 200: Ok({ matterId: Str, settlement: Obj({ rail: Str, merchantOfRecord: Str, productFeeToCustomerUsd: Num, legalFeeToSignerUsd: Num, attestedActs: Int, perActInsuranceUsd: Num, insuranceTotalUsd: Num, platformNetUsd: Num }) }, 'the settlement of a fulfilled Matter'), 404: ref('no such Matter here'), 409: ref('the Matter is not fulfilled: no filing, no charge') },
-  journal: { 200: Ok({ matterId: Str, stage: Str, appendOnly: Type.Literal(true), events: Arr(JournalEntry) }, 'the Matter\'s journal, append-only'), 404: ref('no such Matter here') },
-  attestations: { 200: Listed(Obj({ seq: Int, act: Str, attestation: Obj({ signedBy: Str, credentialRef: Str, artifactHash: Str }) }), { matterId: Str }, 'the attestations landed, or a typed EMPTY'), 404: ref('no such Matter here') },
-  terminal: { 200: Ok({ matter: MatterView, terminal: Obj({ outcome: Str, seq: Int, at: Str }) }, 'the terminal, forever'), ...MATTER_ERRORS },
-  documents: { 200: Listed(DocumentRecord, { matterId: Str }, 'the document records, or a typed EMPTY'), 404: ref('no such Matter here') },
-  recordDocument: { 201: Ok({ document: DocumentRecord }, 'the document record (metadata only; no blob door exists)'), ...MATTER_ERRORS },
-  order: { 201: Ok({ matterId: Str, status: Str, stage: Str, matter: MatterView, stoppedBy: Opt(AnyObject) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'), 403: ref('BLOCKED: the key\'s spend ceiling'), 422: ref('malformed order') },
-  assets: { 200: Listed(Obj({ id: Str, kind: Str, title: Str, lineage: Arr(Str) }), {}, 'the Assets of this grain, or a typed EMPTY') },
-  asset: { 200: Ok({ asset: AssetView }, 'the Asset, its status history, docket and lineage'), 404: ref('no such Asset here') },
+  signedGigResult: door('The supply network\'s signed callback: a Signer\'s result', 'At the top level a Signer\'s answer arrives only as the supply network\'s callback, signed per Standard Webhooks with the network\'s secret; an API key never stands in for the signature. A callback whose webhook-id was already accepted is answered as the first time, with `Idempotent-Replayed: true`, and writes nothing.', {
+    200: Ok({ matter: ref(Matter) }, 'the Matter after the Signer\'s answer'),
+    401: refused('the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off', ['SIGNATURE_INVALID', 'SIGNATURE_EXPIRED']),
+    403: refused('BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set)', ['SUPPLY_NETWORK_NOT_CONNECTED']),
+    404: NO_MATTER,
+    409: refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']),
+    422: refused('the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body', ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL', 'WEBHOOK_ID_REUSED']),
+    500: UNREADABLE,
+    503: refused('the Signer registry cannot be read; nothing was applied, send the result again', ['SIGNER_REGISTRY_UNAVAILABLE']),
+  }),
+  clientDirection: door('Give the Client\'s direction', 'After a Signer declines, the Matter waits on the Client: an instruction journaled here reopens the declined act (a new Gig) or records the Client\'s choice.', {
+    200: Ok({ matter: ref(Matter), directionSeq: Int, escalated: Opt(ref(Escalation)) }, 'the Client\'s direction, journaled'),
+    404: NO_MATTER,
+    409: MATTER_STATE,
+    422: refused('the instruction is empty, or the actor is not the Client', ['INSTRUCTION_MISSING', 'ACTOR_NOT_CLIENT']),
+    500: UNREADABLE,
+  }),
+  settlement: door('Read a fulfilled Matter\'s settlement', 'Who is paid what once the Matter is fulfilled: the Product Fee, the Signer\'s Legal Fee per attested act, insurance and the platform\'s net. No filing, no charge: before `fulfilled` it is a 409.', {
+    200: Ok({ matterId: Str, settlement: ref(Settlement) }, 'the settlement of a fulfilled Matter'),
+    404: NO_MATTER,
+    409: refused('the Matter is not fulfilled: no filing, no charge', ['MATTER_NOT_FULFILLED']),
+    500: UNREADABLE,
+  }),
+  journal: door('Read a Matter\'s journal', 'Every fact of the Matter, in order, append-only.', {
+    200: Ok({ matterId: Str, stage: ref(Stage), appendOnly: Type.Literal(true), events: Arr(ref(JournalEntry)) }, 'the Matter\'s journal, append-only'),
+    404: NO_MATTER,
+    500: UNREADABLE,
+  }),
+  attestations: door('List a Matter\'s Attestations', 'The Signers\' Attestations that landed on the Matter, one per attested reserved act.', {
+    200: Listed(Obj({ seq: Int, act: ref(ReservedAct), attestation: ref(Attestation) }), { matterId: Str }, 'the attestations landed, or a typed EMPTY'),
+    404: NO_MATTER,
+    500: UNREADABLE,
+  }),
+  terminal: door('End a Matter', 'Ends the Matter for good (withdrawn, lapsed or referred out) when its Gate predicate holds; a terminal is forever.', {
+    200: Ok({ matter: ref(Matter), terminal: Obj({ outcome: Str, seq: Int, at: Str }) }, 'the terminal, forever'),
+    404: NO_MATTER,
+    409: MATTER_STATE,
+    422: refused('the terminal\'s predicate does not hold (naming it)', ['GATE_PREDICATE', 'ACTOR_NOT_CLIENT']),
+    500: UNREADABLE,
+  }),
+  documents: door('List a Matter\'s documents', 'The document records journaled on the Matter: metadata and a sha256, never the bytes.', {
+    200: Listed(ref(DocumentRecord), { matterId: Str }, 'the document records, or a typed EMPTY'),
+    404: NO_MATTER,
+    500: UNREADABLE,
+  }),
+  recordDocument: door('Record a document on a Matter', 'Journals a document\'s name, kind and sha256 on the Matter; no blob is stored or accepted.', {
+    201: Ok({ document: ref(DocumentRecord) }, 'the document record (metadata only; no blob door exists)'),
+    404: NO_MATTER,
+    409: MATTER_STATE,
+    500: UNREADABLE,
+  }),
+  order: door('Order a provisional filing', 'Mints a patent-rail provisional Matter and advances it until it waits on a Signer or a refusal stops it (then `stoppedBy` names the refusal). A paid act: it counts against the key\'s spend ceiling.', {
+    201: Ok({ matterId: Str, status: ref(MatterStatus), stage: ref(Stage), matter: ref(Matter), stoppedBy: Opt(ref(Refusal, 'the refusal that stopped the order before it reached a Signer')) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'),
+    422: refused('the Gate refuses on mechanics', ['GATE_MECHANICS']),
+  }),
+  assets: door('List the Assets', 'The Assets of this grain: each Matter mints one.', {
+    200: Listed(Obj({ id: Str, kind: Str, title: Str, lineage: Arr(Str) }), {}, 'the Assets of this grain, or a typed EMPTY'),
+  }),
+  asset: door('Read an Asset', 'The Asset, its status history, its docket, its lineage of Matters and its Deadline Ladder. Keyless: the id is the capability.', {
+    200: Ok({ asset: ref(Asset) }, 'the Asset, its status history, docket and lineage'),
+    404: refused('no such Asset here', ['ASSET_NOT_FOUND']),
+    500: UNREADABLE,
+  }),
 };
 
-// Sandbox grains.
-const GrainView = { id: Str, tier: Str, environment: Type.Literal('sandbox'), openedAt: Str, expiresAt: Str, ttlSeconds: Int, graduation: Obj({ tier: Str, how: Str }) };
-const Provenance = Obj({ environment: Type.Literal('sandbox'), synthetic: Type.Literal(true) }, { description: 'synthetic state can never pass for real state' });
-const GONE = ref('unknown or expired: a typed EMPTY naming the fix');
-const BOUND = ref('BLOCKED: the per-caller creation bound');
+// Sandbox grains. (An unknown or expired grain's 404 is implied by the grain prefix: declared-refusals.ts.)
+const BOUND = refused('BLOCKED: the per-caller creation bound (Retry-After says when)', ['CREATION_BOUND']);
+const GRAIN_OPENED = (kind: string) => `Opens a keyless, synthetic, TTL-bound ${kind} grain: everything inside it is rehearsal state that can never pass for real (each answer carries \`provenance\`). Bounded per caller address.`;
 
-export const WorkspaceResponses = {
-  open: { 201: Ok({ workspace: Obj(GrainView), provenance: Provenance }, 'the workspace, its TTL and graduation path'), 429: BOUND },
-  get: { 200: Ok({ workspace: Obj({ ...GrainView, counts: Obj({ matters: Int, assets: Int, events: Int }) }), provenance: Provenance }, 'tier, TTL, counts, graduation path'), 404: GONE },
-  fixtures: { 200: Ok({ fixtures: Arr(Obj({ name: Str, use: Obj({ field: Str, value: Str }), promise: Str }), { minItems: 1 }), provenance: Provenance }, 'the magic fixtures'), 404: GONE },
+export const WorkspaceDoors = {
+  open: door('Open a sandbox workspace', GRAIN_OPENED('workspace'), { 201: Ok({ workspace: Obj(GrainFields) }, 'the workspace, its TTL and graduation path'), 429: BOUND }),
+  get: door('Read a sandbox workspace', 'The workspace\'s tier, TTL, counts and graduation path.', { 200: Ok({ workspace: Obj({ ...GrainFields, counts: Obj({ matters: Int, assets: Int, events: Int }) }) }, 'tier, TTL, counts, graduation path') }),
+  fixtures: door('List the workspace\'s magic fixtures', 'The fixture names that make a workspace behave deterministically (a Client whose Signer always attests, one who declines, an ack-due ladder).', { 200: Ok({ fixtures: Arr(Obj({ name: Str, use: Obj({ field: Str, value: Str }), promise: Str }), { minItems: 1 }) }, 'the magic fixtures') }),
 };
 
-const Offer = Obj({ id: Str, title: Str, priceUsd: Num, matterType: Opt(Str), proofPredicate: Opt(Any) });
-const TenantView = Obj({ ...GrainView, offers: Arr(Offer), routing: Obj({ maxFeeUsd: Nullable(Num) }), counts: Obj({ offers: Int, matters: Int, events: Int }) });
-export const TenantResponses = {
-  open: { 201: Ok({ tenant: TenantView, provenance: Provenance }, 'the tenant, its TTL and graduation path'), 429: BOUND },
-  get: { 200: Ok({ tenant: TenantView, provenance: Provenance }, 'Offers, routing, tier, TTL'), 404: GONE },
-  offers: { 200: Type.Union([Ok({ tenantId: Str, offers: Arr(Offer), declaredSeq: Int }), Empty({ tenantId: Str, offers: Arr(Offer, { maxItems: 0 }) })], { description: 'the declared Offers' }), 404: GONE, 422: ref('malformed, or a percentage member') },
-  routing: { 200: Ok({ tenantId: Str, routing: Obj({ maxFeeUsd: Num }), declaredSeq: Int }, 'the routing mechanics'), 404: GONE, 422: ref('a merits-bearing field or a malformed cap') },
+const TenantRouting = Obj({ maxFeeUsd: Nullable(Num), jurisdictions: Opt(Arr(Str)) }, { description: 'the routing mechanics: a fee cap, and the jurisdictions served' });
+const TenantView = Obj({ ...GrainFields, offers: Arr(ref(Offer)), routing: TenantRouting, counts: Obj({ offers: Int, matters: Int, events: Int }) });
+const Declared = { declaredSeq: Opt(Nullable(Type.Integer({ description: 'the seq of the declaration in force; null: none yet' }))), declaredAt: Opt(Nullable(Str)) };
+export const TenantDoors = {
+  open: door('Open a sandbox tenant', GRAIN_OPENED('tenant'), { 201: Ok({ tenant: TenantView }, 'the tenant, its TTL and graduation path'), 429: BOUND }),
+  get: door('Read a sandbox tenant', 'The tenant\'s Offers, routing mechanics, tier and TTL.', { 200: Ok({ tenant: TenantView }, 'Offers, routing, tier, TTL') }),
+  offers: door('Declare the tenant\'s Offers', 'Replaces the tenant\'s Offers: each a flat price for a matter type. Percentages of an outcome are refused (flat fees only).', {
+    200: Type.Union([Ok({ tenantId: Str, offers: Arr(ref(Offer)), ...Declared }), Empty({ tenantId: Str, offers: Arr(ref(Offer), { maxItems: 0 }), ...Declared })], { description: 'the declared Offers' }),
+    422: refused('a duplicate Offer id, or a percentage price', ['DUPLICATE_OFFER', 'PERCENTAGE_PRICE', 'OFFER_PRICE']),
+  }),
+  routing: door('Declare the tenant\'s routing', 'Declares the routing mechanics (a fee cap, the jurisdictions served); merits-bearing fields are refused.', {
+    200: Ok({ tenantId: Str, routing: Nullable(TenantRouting), ...Declared }, 'the routing mechanics'),
+    422: refused('a merits-bearing field, or a percentage', ['MERITS_BEARING_KEY', 'PERCENTAGE_PRICE']),
+  }),
 };
 
-const Ceremony = Obj({ instrument: Str }, { description: 'the journaled instrument naming what was granted and who executed it' });
-const EnrollmentRow = Obj({ memberId: Str, enrollmentId: Str, status: Str, grants: Arr(Str), eligible: Bool, failingPredicate: Opt(Str), enrolledAt: Str });
-const FirmView = Obj({ ...GrainView, enrollments: Obj({ enrolled: Int, revoked: Int }) });
-export const FirmResponses = {
-  open: { 201: Ok({ firm: FirmView, provenance: Provenance }, 'the firm grain, its TTL and graduation path'), 429: BOUND },
-  get: { 200: Ok({ firm: FirmView, provenance: Provenance }, 'enrollment counts, tier, TTL'), 404: GONE },
-  enrollments: { 200: Listed(EnrollmentRow, { firmId: Str }, 'current standing per member, or a typed EMPTY'), 404: GONE },
-  enroll: { 201: Ok({ act: Str, enrollment: EnrollmentRow, ceremony: Ceremony, then: Opt(Ceremony) }, 'the executed grant'), 404: GONE, 422: ref('unknown member or unknown grant') },
-  revoke: { 200: Ok({ enrollment: EnrollmentRow, revocation: AnyObject }, 'the revocation record'), 404: ref('firm unknown, or no enrollment'), 409: ref('already revoked'), 422: ref('unknown member') },
-  roster: { 200: Listed(Obj({ memberId: Str, eligible: Bool, status: Str, grants: Arr(Str), facts: AnyObject }), { firmId: Str, probe: AnyObject, blanked: Int }, 'derived rows plus the declared synthetic probe act, or EMPTY naming the fix'), 404: GONE },
-  fixtures: { 200: Ok({ fixtures: Arr(Obj({ name: Str, memberId: Str, promise: Str }), { minItems: 1 }) }, 'the fixture members'), 404: GONE },
-  routing: { 200: Type.Union([Ok({ firmId: Str }), Empty({ firmId: Str })], { description: 'the declared routing preferences, or a typed EMPTY' }), 404: GONE },
-  declareRouting: { 200: Ok({ firmId: Str, routing: AnyObject, declaredSeq: Int }, 'the declared preferences'), 403: ref('BLOCKED: remittanceDesignation firm'), 404: GONE, 422: ref('a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned') },
-  remittances: { 200: Listed(AnyObject, { firmId: Str }, 'per-member lines plus totals, or a typed EMPTY'), 404: GONE },
+const FirmView = Obj({ ...GrainFields, enrollments: Obj({ enrolled: Int, revoked: Int }) });
+const FirmRouting = OpenMap('the firm\'s declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused)');
+export const FirmDoors = {
+  open: door('Open a sandbox firm', GRAIN_OPENED('firm'), { 201: Ok({ firm: FirmView }, 'the firm grain, its TTL and graduation path'), 429: BOUND }),
+  get: door('Read a sandbox firm', 'The firm\'s enrollment counts, tier and TTL.', { 200: Ok({ firm: FirmView }, 'enrollment counts, tier, TTL') }),
+  enrollments: door('List the firm\'s Enrollments', 'Each member\'s current Enrollment and standing.', { 200: Listed(ref(Enrollment), { firmId: Str }, 'current standing per member, or a typed EMPTY') }),
+  enroll: door('Enroll a member', 'A member executes grants to the firm (roster, remittance, routing): a new Enrollment, or an amendment adding grants. The ceremony is journaled.', {
+    201: Ok({ act: Type.Union([Type.Literal('enrolled'), Type.Literal('amended')]), enrollment: ref(Enrollment), ceremony: ref(Ceremony), then: Opt(ref(Ceremony)) }, 'the executed grant'),
+    409: refused('the member already holds every grant asked', ['NOTHING_TO_AMEND']),
+    422: refused('an unknown member, an unknown grant, or no grant', ['UNKNOWN_MEMBER', 'UNKNOWN_GRANT', 'NO_GRANT']),
+  }),
+  revoke: door('Revoke a member\'s Enrollment', 'The member revokes its grants; the revocation is journaled and the roster blanks the row.', {
+    200: Ok({ enrollment: ref(Enrollment), revocation: ref(Ceremony) }, 'the revocation record'),
+    404: refused('the member holds no Enrollment here', ['ENROLLMENT_NOT_FOUND']),
+    409: refused('already revoked', ['ALREADY_REVOKED']),
+    422: refused('an unknown member', ['UNKNOWN_MEMBER']),
+  }),
+  roster: door('Read the firm\'s roster', 'Rows derived from members\' live Enrollments with the roster grant, each with its eligibility, plus the declared synthetic probe act.', {
+    200: Listed(
+      Obj({ memberId: Str, eligible: Bool, status: Str, grants: Arr(ref(Grant)), facts: Obj({ credentialLive: Bool, standingFresh: Bool, coverageInForce: Bool }), failingPredicate: Opt(Str) }),
+      { firmId: Str, probe: Obj({ act: Str, effect: Str, synthetic: Type.Literal(true), checks: Arr(Str), source: Str, registerConsulted: Bool, scored: Bool }), blanked: Int, fix: Opt(Str) },
+      'derived rows plus the declared synthetic probe act, or EMPTY naming the fix',
+    ),
+  }),
+  fixtures: door('List the firm\'s fixture members', 'The synthetic members a firm grain can enroll, with what each always does.', { 200: Ok({ fixtures: Arr(Obj({ name: Str, memberId: Str, promise: Str }), { minItems: 1 }) }, 'the fixture members') }),
+  routing: door('Read the firm\'s routing', 'The routing preferences in force, or a typed EMPTY.', { 200: Type.Union([Ok({ firmId: Str, routing: FirmRouting, ...Declared }), Empty({ firmId: Str })], { description: 'the declared routing preferences, or a typed EMPTY' }) }),
+  declareRouting: door('Declare the firm\'s routing', 'Declares routing mechanics; merits-bearing or actor-shaped keys are refused, remittance to the firm is BLOCKED, and an opt-in needs the member\'s countersignature.', {
+    200: Ok({ firmId: Str, routing: FirmRouting, ...Declared }, 'the declared preferences'),
+    403: refused('BLOCKED: remittance to the firm', ['REMITTANCE_TO_FIRM']),
+    422: refused('a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned', ['MERITS_BEARING_KEY', 'ACTOR_SHAPED_KEY', 'PERCENTAGE_PRICE', 'MALFORMED_MECHANICS', 'OPT_IN_NOT_COUNTERSIGNED']),
+  }),
+  remittances: door('Read the firm\'s remittances', 'Per-member Legal Fee lines for members who granted remittance, aggregated only: each line\'s Merchant of Record is the platform or the individual Signer, never the firm.', {
+    200: Type.Union([
+      Ok({
+        firmId: Str,
+        results: Arr(Obj({ memberId: Str, lines: Arr(Obj({ matterType: ref(MatterType), rail: ref(Rail), attestedActs: Int, legalFeePerActUsd: Num, legalFeeUsd: Num, merchantOfRecord: Str })), attestedActs: Int, legalFeeUsd: Num }), { minItems: 1 }),
+        totals: Obj({ members: Int, attestedActs: Int, legalFeeUsd: Num }),
+        merchantOfRecord: Str,
+        synthetic: Type.Literal(true),
+      }),
+      Empty({ firmId: Str }),
+    ], { description: 'per-member lines plus totals, or a typed EMPTY' }),
+  }),
 };
 
 const ConflictEntry = Obj({ seq: Int, nameHash: Sha256Hex, recordedAt: Str });
-const LedgerPage = Listed(ConflictEntry, { appendOnly: Type.Literal(true), ledger: AnyObject, ledgerEntries: Int }, 'the ledger\'s entries, append-only, or a typed EMPTY');
-const Appended = Ok({ entry: ConflictEntry, appendOnly: Type.Literal(true), ledger: AnyObject }, 'the entry, appended');
-export const ConflictResponses = {
-  pooled: { 403: ref('BLOCKED: ledgers are never pooled; the per-practitioner address is named') },
-  ledger: { 200: LedgerPage, 403: ref('BLOCKED: the top-level surface needs credential_verified (not live)'), 404: GONE },
-  record: { 201: Appended, 403: ref('BLOCKED: the top-level surface needs credential_verified (not live)'), 404: GONE, 422: ref('nameHash is not sha256 hex') },
-  firmLedger: { 200: LedgerPage, 404: GONE },
-  firmRecord: { 201: Appended, 404: GONE, 422: ref('nameHash is not sha256 hex') },
-  prescreen: { 200: Ok({ hit: Bool, matched: Arr(Str), checked: Int, ledgerEntries: Int, caveat: Str }, 'the prescreen verdict over this one ledger'), 404: GONE, 422: ref('nameHashes empty or not sha256 hex') },
+const Ledger = Obj({ practitioner: Opt(Str), firm: Opt(Str) }, { description: 'whose ledger: one practitioner\'s, or one firm\'s' });
+const LedgerPage = Listed(ConflictEntry, { appendOnly: Type.Literal(true), ledger: Ledger, ledgerEntries: Int, nextAfter: Opt(NextAfter) }, 'the ledger\'s entries, append-only, or a typed EMPTY');
+const Appended = Ok({ entry: ConflictEntry, appendOnly: Type.Literal(true), ledger: Ledger }, 'the entry, appended');
+const NOT_A_HASH = refused('nameHash is not sha256 hex: hash the name yourself, the service never sees it', ['NAME_HASH_NOT_SHA256']);
+const UNVERIFIED = refused('BLOCKED: the top-level surface needs credential_verified (not live)', ['CREDENTIAL_VERIFICATION_REQUIRED']);
+const HASH_ONLY = 'Hash-only: entries are sha256 digests of names, never names.';
+export const ConflictDoors = {
+  pooled: door('The pooled conflicts ledger (never served)', 'Ledgers are never pooled across practitioners: this answers BLOCKED naming the per-practitioner address.', { 403: refused('BLOCKED: ledgers are never pooled', ['CONFLICTS_NOT_POOLED']) }),
+  ledger: door('Read a practitioner\'s conflicts ledger', `One practitioner's append-only ledger, paged. ${HASH_ONLY}`, { 200: LedgerPage, 403: UNVERIFIED }),
+  record: door('Append to a practitioner\'s conflicts ledger', `Appends a name hash to one practitioner's ledger. ${HASH_ONLY}`, { 201: Appended, 403: UNVERIFIED, 422: NOT_A_HASH }),
+  firmLedger: door('Read the firm\'s conflicts ledger', `The firm's own append-only ledger, paged. ${HASH_ONLY}`, { 200: LedgerPage }),
+  firmRecord: door('Append to the firm\'s conflicts ledger', `Appends a name hash to the firm's ledger. ${HASH_ONLY}`, { 201: Appended, 422: NOT_A_HASH }),
+  prescreen: door('Prescreen names against the firm\'s ledger', `Checks name hashes against this one ledger: a hit or not, which matched. ${HASH_ONLY}`, {
+    200: Ok({ hit: Bool, matched: Arr(Str), checked: Int, ledger: Ledger, ledgerEntries: Int, caveat: Str }, 'the prescreen verdict over this one ledger'),
+    422: refused('nameHashes empty or not sha256 hex', ['NAME_HASHES_EMPTY', 'NAME_HASH_NOT_SHA256']),
+  }),
 };
 
 // Deadline Ladders.
-const Monitoring = Obj({ assetId: Str, signerId: Nullable(Str) });
-const LadderView = Obj({
-  assetId: Str,
-  daysUntilDeadline: Int,
-  alarm: Type.Union([Type.Literal('nominal'), Type.Literal('vacant')]),
-  vacant: Bool,
-  monitoring: Monitoring,
-  ackRequiredToday: Bool,
-  terminalOutcomes: Arr(Str),
-  occurrences: Arr(AnyObject),
-  acks: Arr(Any),
-  resolution: Nullable(AnyObject),
-  recurEveryDays: Opt(Int),
-  nextOccurrenceInDays: Opt(Nullable(Int)),
-});
-const NO_LADDER = ref('no ladder for that Asset here');
-export const DeadlineResponses = {
-  get: { 200: Type.Intersect([Obj({ type: Type.Literal('OK') }), LadderView], { description: 'the ladder view' }), 404: NO_LADDER },
-  tick: { 200: Ok({ assetId: Str, daysUntilDeadline: Int, alarm: Str, ackRequiredToday: Bool, events: Arr(Obj({ rung: Str, atDaysRemaining: Int })), seq: Int }, 'days remaining after the tick and the rung events it fired'), 404: NO_LADDER, 409: ref('the ladder refuses the tick') },
-  ack: { 200: Ok({ acked: Type.Literal(true), atDaysRemaining: Int, actor: Str, seq: Int }, 'the acknowledgment, journaled'), 404: NO_LADDER, 409: ref('resolved, or no ack due'), 422: ref('no named actor') },
-  monitor: { 200: Ok({ monitoring: Monitoring, vacant: Bool, alarm: Str, seq: Int }, 'the Monitoring owner, named'), 404: NO_LADDER, 422: ref('signerId missing') },
-  satisfy: { 200: Type.Intersect([Obj({ type: Type.Literal('OK'), seq: Int }), LadderView], { description: 'the ladder after the evidence' }), 404: NO_LADDER, 409: ref('already closed'), 422: ref('no evidenceRef') },
-  resolve: { 200: Ok({ resolved: AnyObject, ladder: LadderView, seq: Int }, 'resolved at the terminal rung'), 404: NO_LADDER, 409: ref('not at the terminal rung'), 422: ref('outcome off the enum') },
+const NO_LADDER = refused('no ladder for that Asset here', ['LADDER_NOT_FOUND']);
+const LADDER_UNREADABLE = refused('the ladder\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']);
+const Alarm = Type.Union([Type.Literal('nominal'), Type.Literal('vacant')]);
+const EXPLICIT = 'Ladders never move on wall time: only explicit ticks move them.';
+export const DeadlineDoors = {
+  get: door('Read a Deadline Ladder', `The Asset's ladder: days to the deadline, the rung, who monitors it, acks and occurrences. Keyless: the Asset id is the capability. ${EXPLICIT}`, { 200: Ok(LadderFields, 'the ladder view'), 404: NO_LADDER, 500: LADDER_UNREADABLE }),
+  tick: door('Tick a Deadline Ladder', `Moves the ladder the given days toward its deadline and fires the rungs it crosses (each a reminder event). ${EXPLICIT}`, {
+    200: Ok({ assetId: Str, daysUntilDeadline: Int, alarm: Alarm, ackRequiredToday: Bool, events: Arr(Obj({ rung: Str, atDaysRemaining: Int, kind: Str, seq: Int, deliverTo: Opt(Str) })), seq: Int }, 'days remaining after the tick and the rung events it fired'),
+    404: NO_LADDER,
+    409: refused('the ladder refuses the tick: resolved, or past the deadline', ['TICK_REFUSED', 'LADDER_RESOLVED']),
+    500: LADDER_UNREADABLE,
+  }),
+  ack: door('Acknowledge today\'s rung', 'A named human acknowledges the daily rung in the final week.', {
+    200: Ok({ acked: Type.Literal(true), atDaysRemaining: Int, actor: Str, seq: Int }, 'the acknowledgment, journaled'),
+    404: NO_LADDER,
+    409: refused('resolved, or no ack due today', ['NO_ACK_DUE', 'LADDER_RESOLVED']),
+    422: refused('no named actor', ['ACTOR_MISSING']),
+    500: LADDER_UNREADABLE,
+  }),
+  monitor: door('Name the ladder\'s monitoring owner', 'Names who watches the ladder (a Signer id, or `platform`); until then its alarm is vacant.', {
+    200: Ok({ monitoring: ref(Monitoring), vacant: Bool, alarm: Alarm, seq: Int }, 'the Monitoring owner, named'),
+    404: NO_LADDER,
+    409: refused('the ladder is resolved', ['LADDER_RESOLVED']),
+    500: LADDER_UNREADABLE,
+  }),
+  satisfy: door('Satisfy a Deadline Ladder', 'Closes the open occurrence by evidence (a receipt, a docket entry); a recurring ladder opens its next occurrence.', {
+    200: Ok({ ...LadderFields, seq: Int }, 'the ladder after the evidence'),
+    404: NO_LADDER,
+    409: refused('already closed', ['LADDER_RESOLVED']),
+    422: refused('no evidenceRef', ['EVIDENCE_MISSING']),
+    500: LADDER_UNREADABLE,
+  }),
+  resolve: door('Resolve a ladder at its terminal rung', 'Closes the ladder for good at its terminal rung with one of the four terminal outcomes.', {
+    200: Ok({ resolved: Nullable(ref(LadderResolution)), ladder: ref(DeadlineLadder), seq: Int }, 'resolved at the terminal rung'),
+    404: NO_LADDER,
+    409: refused('not at the terminal rung, or already resolved', ['NOT_AT_TERMINAL_RUNG', 'LADDER_RESOLVED']),
+    500: LADDER_UNREADABLE,
+  }),
 };
 
 // The event tail.
-const TailEntry = Obj({ seq: Int, at: Str, kind: Str, subject: Str, summary: Str, data: AnyObject });
-const TailBase = { appendOnly: Type.Literal(true), feed: Str, after: Int, latestSeq: Int };
-const TailEmpty = Obj({ type: Type.Literal('EMPTY'), ...TailBase, results: Arr(Any, { maxItems: 0 }), message: Str });
-export const EventResponses = {
-  tail: {
-    200: Type.Union([Obj({ type: Type.Literal('OK'), ...TailBase, results: Arr(TailEntry, { minItems: 1 }), nextAfter: Int }), TailEmpty], { description: 'a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix)' }),
-    404: GONE,
-    422: ref('feed off the enum'),
-  },
-  stream: {
+const TailBase = { appendOnly: Type.Literal(true), feed: ref(Feed), after: Int, latestSeq: Int };
+const TailEmpty = Empty({ ...TailBase, nextAfter: Opt(NextAfter) });
+const Subscription = Obj({
+  path: Str,
+  method: Type.Literal('GET'),
+  accept: Type.Literal('text/event-stream'),
+  feed: ref(Feed),
+  after: Int,
+  feeds: Arr(ref(Feed)),
+  order: Str,
+  frame: Obj({ event: Str, id: Str, data: Str }),
+  resume: Str,
+  keepAlive: Obj({ comment: Str, everySeconds: Num }),
+  slowSubscribers: Str,
+  example: Str,
+}, { description: 'how to follow the tail over Server-Sent Events' });
+export const EventDoors = {
+  tail: door('Page the event tail', 'The grain\'s events in seq order after `after`, on one feed. At the top level, only the calling key\'s records; without a key, a typed EMPTY naming the fix.', {
+    200: Type.Union([Ok({ ...TailBase, results: Arr(ref(TailEntry), { minItems: 1 }), nextAfter: Int }), TailEmpty], { description: 'a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix)' }),
+  }),
+  stream: door('Follow the event tail (Server-Sent Events)', 'With `Accept: text/event-stream`, the backlog after the cursor and then each event as it commits, as `grain-event` frames; resume with `Last-Event-ID`. Otherwise the subscription contract as JSON.', {
     200: {
       description: 'with Accept: text/event-stream, the stream (backlog, then live `grain-event` frames); otherwise the subscription contract as JSON',
       content: {
-        'application/json': { schema: Type.Union([Ok({ latestSeq: Int, subscription: Obj({ path: Str, accept: Type.Literal('text/event-stream'), feed: Str, after: Int }) }), TailEmpty], { description: 'the subscription contract; at the top level without a key, a typed EMPTY naming the fix (there is nothing of yours to follow)' }) },
+        'application/json': { schema: Type.Union([Ok({ latestSeq: Int, subscription: Subscription }), TailEmpty], { description: 'the subscription contract; at the top level without a key, a typed EMPTY naming the fix (there is nothing of yours to follow)' }) },
         'text/event-stream': { schema: Type.String({ description: 'frames: event grain-event, id <seq>, data <tail entry JSON>' }) },
       },
     },
-    404: GONE,
-    422: ref('feed off the enum, or a malformed Last-Event-ID'),
-  },
+    422: refused('a malformed Last-Event-ID', ['INVALID_LAST_EVENT_ID']),
+  }),
 };
 
 export { Any, Bool, Int, Num, Str };

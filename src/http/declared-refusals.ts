@@ -1,0 +1,82 @@
+/**
+ * Which refusals each operation can answer, by status and catalog code, set
+ * on the route itself (so they are serialized by the refusal's schema and the
+ * reply check holds them) and published in the contract as `x-refusal-codes`.
+ *
+ * Two sources, merged per status:
+ * - what the route's shape implies: any door refuses a malformed or unknown
+ *   key (401) or a malformed X-Actor/X-Mandate (422), and answers 500 on an
+ *   internal fault; a door that takes a body can refuse it (400, 413, 415);
+ *   a door with a schema refuses what breaks it (422); a keyed door refuses
+ *   no key (401); a paid act refuses past the key's ceiling (403); a door in
+ *   a sandbox grain answers 404 when the grain is unknown or expired;
+ * - what the route declares beside its success (`refused(description, codes)`
+ *   in its response map): the refusals of its own logic.
+ * No catch-all: a status neither source names is one the operation never
+ * answers, and the reply check fails a test that sees one.
+ */
+import type { RouteOptions } from 'fastify';
+import { REFUSALS } from '../domain/refusals.ts';
+import { needsKey } from './auth.ts';
+import { Refusal, ref } from './schemas/components.ts';
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+/** A refusal an operation answers at one status, with the catalog codes it can carry there. */
+export const refused = (description: string, codes: RefusalCode[]) => ({ ...ref(Refusal, description), 'x-refusal-codes': codes });
+
+type Declared = ReturnType<typeof refused>;
+const isDeclared = (answer: unknown): answer is Declared => typeof answer === 'object' && answer !== null && 'x-refusal-codes' in answer;
+
+const GRAIN_GONE: Array<[RegExp, RefusalCode]> = [
+  [/^\/workspaces\/:workspaceId(\/|$)/, 'WORKSPACE_NOT_FOUND'],
+  [/^\/tenants\/:tenantId(\/|$)/, 'TENANT_NOT_FOUND'],
+  [/^\/firms\/:firmId(\/|$)/, 'FIRM_NOT_FOUND'],
+];
+
+/** The refusals the route's shape implies, as catalog codes. */
+function impliedBy(route: RouteOptions): RefusalCode[] {
+  const method = String(route.method);
+  const schema = route.schema ?? {};
+  const codes: RefusalCode[] = ['KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'INTERNAL'];
+  // Every door that takes a request body parses it, whether or not a schema then reads it.
+  if (!['GET', 'HEAD'].includes(method)) codes.push('MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (schema.body || schema.params || schema.querystring || schema.headers) codes.push('INVALID_REQUEST');
+  if (needsKey(method, route.url, route.config?.keyless)) codes.push('KEY_REQUIRED');
+  if (route.config?.paidAct) codes.push('SPEND_CEILING');
+  for (const [prefix, code] of GRAIN_GONE) if (prefix.test(route.url)) codes.push(code);
+  return codes;
+}
+
+/** The route's responses with every refusal it can answer declared by status (each once, codes merged). */
+export function declareRefusals(route: RouteOptions): Record<string, unknown> {
+  const response: Record<string, unknown> = { ...(route.schema?.response as Record<string, unknown> | undefined) };
+  for (const code of impliedBy(route)) {
+    const status = String(REFUSALS[code].status);
+    const answer = response[status];
+    if (answer === undefined) response[status] = refused('a worded refusal: nothing was written', [code]);
+    else if (isDeclared(answer) && !answer['x-refusal-codes'].includes(code)) response[status] = { ...answer, 'x-refusal-codes': [...answer['x-refusal-codes'], code] };
+  }
+  return response;
+}
+
+/** What a request no route serves is answered: the path unknown, the method not served, or the refusals every door shares. */
+export const UNROUTED = {
+  401: refused('an unknown or malformed key', ['KEY_MALFORMED', 'KEY_UNKNOWN']),
+  404: refused('no route serves this path', ['ROUTE_NOT_FOUND']),
+  405: refused('the path is served, under other methods (named in Allow)', ['METHOD_NOT_ALLOWED']),
+  422: refused('a malformed X-Actor or X-Mandate', ['INVALID_PROVENANCE']),
+  500: refused('an internal error', ['INTERNAL']),
+};
+
+/** Adds refusals a scope puts in front of routes it mounts (a Tenant's rules on the shared Matter doors) to what the route declares. */
+export function addRefusals(route: RouteOptions, status: number, description: string, codes: RefusalCode[]): void {
+  const response = (route.schema!.response ?? {}) as Record<string, unknown>;
+  const answer = response[status];
+  const known = isDeclared(answer) ? answer['x-refusal-codes'] : [];
+  const added = codes.filter((code) => !known.includes(code));
+  route.schema!.response = { ...response, [status]: isDeclared(answer) ? { ...answer, 'x-refusal-codes': [...known, ...added] } : refused(description, codes) };
+}
+
+/** The codes an operation declares at a status (undefined: the status is not a refusal it declares). */
+export const declaredCodes = (answer: unknown): readonly string[] | undefined => (isDeclared(answer) ? answer['x-refusal-codes'] : undefined);

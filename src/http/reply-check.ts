@@ -1,0 +1,70 @@
+/**
+ * The reply check: every JSON reply is held to the schema its route declares
+ * for that status, before the schema-compiled serializer writes it. That
+ * serializer (fast-json-stringify) silently drops a field its schema does not
+ * declare, so without this check an incomplete schema would lose a field with
+ * no error; with it, the reply is a 500 naming the violation and the test that
+ * produced it fails.
+ *
+ * On when LEGALWORK_REPLY_CHECK=1 (the test suite sets it for every test and
+ * every service process a test spawns); off in production, where validating
+ * each reply would cost what the compiled serializer saves.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { appendFileSync } from 'node:fs';
+import { declaredCodes, UNROUTED } from './declared-refusals.ts';
+import { COMPONENTS } from './schemas/components.ts';
+
+export const replyCheckOn = () => process.env.LEGALWORK_REPLY_CHECK === '1' || process.env.LEGALWORK_REPLY_CHECK === 'collect';
+
+/** The schema a route declares for a status: exact, then its class (`4xx`), then `default`. */
+export function declaredFor(response: Record<string, unknown> | undefined, status: number): unknown {
+  if (!response) return undefined;
+  const chosen = [String(status), `${String(status)[0]}xx`, `${String(status)[0]}XX`, 'default'].find((key) => key in response);
+  if (chosen === undefined) return undefined;
+  const declared = response[chosen] as { content?: Record<string, { schema: unknown }> };
+  // A status documented per media type (the event stream's JSON or SSE answer) is checked as JSON.
+  return declared.content ? declared.content['application/json']?.schema : declared;
+}
+
+export class ReplyViolation extends Error {
+  constructor(readonly where: string, readonly errors: unknown) {
+    super(`the reply of ${where} breaks its declared schema: ${JSON.stringify(errors)}`);
+  }
+}
+
+/** One validator per distinct schema, for the whole process (tests build many apps over the same contract). */
+let ajv: Ajv2020 | undefined;
+const compiled = new Map<string, ValidateFunction>();
+function validatorOf(schema: object): ValidateFunction {
+  if (!ajv) {
+    ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    for (const component of COMPONENTS) ajv.addSchema(component);
+  }
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) compiled.set(key, (validate = ajv.compile(schema)));
+  return validate;
+}
+
+export function installReplyCheck(app: FastifyInstance) {
+  if (!replyCheckOn()) return;
+  app.addHook('preSerialization', async (request: FastifyRequest, reply, payload: unknown) => {
+    const response = request.is404 ? UNROUTED : (request.routeOptions.schema?.response as Record<string, unknown> | undefined);
+    const schema = declaredFor(response, reply.statusCode);
+    const where = `${request.method} ${request.routeOptions.url ?? request.url} -> ${reply.statusCode}`;
+    if (schema === undefined) throw new ReplyViolation(where, 'no schema declared for this status');
+    if (process.env.LEGALWORK_REPLY_RECORD) appendFileSync(process.env.LEGALWORK_REPLY_RECORD, JSON.stringify({ m: request.method, u: request.routeOptions.url, s: reply.statusCode, c: (payload as { code?: string })?.code }) + '\n');
+    const validate = validatorOf(schema as object);
+    const codes = declaredCodes(schema);
+    const code = (payload as { code?: unknown } | null)?.code;
+    const violation = !validate(payload) ? validate.errors : codes && !codes.includes(String(code)) ? `refusal code ${String(code)} is not among those declared for this status (${codes.join(', ')})` : null;
+    if (violation === null) return payload;
+    if (process.env.LEGALWORK_REPLY_CHECK === 'collect') {
+      console.error(new ReplyViolation(where, violation).message);
+      return payload;
+    }
+    throw new ReplyViolation(where, violation);
+  });
+}

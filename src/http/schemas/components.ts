@@ -1,0 +1,297 @@
+/**
+ * The named components of the contract: every resource the service answers,
+ * written once, closed (a field not declared here never leaves: the schemas
+ * write the replies), and referenced by every operation under every grain
+ * prefix as `#/components/schemas/<Name>`.
+ *
+ * `ref(Component)` is how an operation points at one: a `$ref` for Fastify's
+ * serializer and for the document, typed as the component for the handlers.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
+import { RESERVED_ACTS, STAGE_VERBS, TERMINALS } from '../../../machines/matter.ts';
+import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
+import { CONSUMER_PATTERNS, DEFAULT_ASSET_KIND, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
+import { FEEDS } from '../../journal/store.ts';
+import { Enum, Sha256Hex, Strict } from './common.ts';
+
+const Opt = Type.Optional;
+const Str = Type.String();
+const Int = Type.Integer();
+const Num = Type.Number();
+const Bool = Type.Boolean();
+const Arr = Type.Array;
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+/** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
+export const OpenMap = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+
+/** A named component: its `$id` is its name in `#/components/schemas`. */
+const named = <T extends TSchema>(name: string, schema: T): T & { $id: string } => ({ ...schema, $id: name });
+
+/** Points at a component: `{$ref}` on the wire and in the document, the component's type in the handlers. */
+export const ref = <T extends TSchema & { $id?: string }>(component: T, description?: string) =>
+  Type.Unsafe<Static<T>>({ $ref: `${component.$id}#`, ...(description ? { description } : {}) });
+
+// Closed sets.
+export const MatterStatus = named('MatterStatus', Enum([...STAGE_VERBS, 'waiting_on_signer', 'needs_client_direction', ...TERMINALS] as const, 'a Stage Verb, waiting on a Signer, needing the Client\'s direction, or a terminal'));
+export const Stage = named('Stage', Enum([...STAGE_VERBS, ...TERMINALS] as const, 'the stage a Matter stands at (a terminal once it ends)'));
+export const ReservedAct = named('ReservedAct', Enum(RESERVED_ACTS, 'an act the law reserves to a licensed human: a Signer performs it, never the agent or the service'));
+export const MatterType = named('MatterType', Enum(MATTER_TYPES, 'a ratified matter type'));
+export const Rail = named('Rail', Enum(RAILS, 'the settlement rail'));
+export const ConsumerPattern = named('ConsumerPattern', Enum(CONSUMER_PATTERNS, 'who the agent serves: B2A (the business itself), B2H2A (through a human), B2A2D (to a downstream client)'));
+export const AssetKind = named('AssetKind', Enum([...new Set(Object.values(DEFAULT_ASSET_KIND))] as const, 'what an Asset is; each matter type mints its own kind unless the body names one'));
+export const GigOutcome = named('GigOutcome', Enum(GIG_OUTCOMES, 'a Signer\'s answer to a Gig'));
+export const Feed = named('Feed', Enum(FEEDS, 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor'));
+export const LadderOutcome = named('LadderOutcome', Enum(TERMINAL_OUTCOMES, 'how a ladder closes at its terminal rung'));
+export const Grant = named('Grant', Enum(ENROLLMENT_GRANTS, 'what a member grants its firm'));
+
+export const LadderResolution = named('LadderResolution', Type.Union([
+  Strict({ kind: Type.Literal('satisfied'), evidenceRef: Str, occurrence: Int, atDaysRemaining: Int }),
+  Strict({ kind: Type.Literal('terminal_rung'), outcome: ref(LadderOutcome), occurrence: Int }),
+], { description: 'how a ladder closed: by evidence, or at its terminal rung' }));
+
+/** How a capability is gated: not at all, behind an access tier, or behind a Signer. */
+export const Gate = named('Gate', Type.Union([Type.Literal('none'), Strict({ requiresAccess: Str }), Strict({ requiresSigner: Str })], { description: 'none, requiresAccess (a tier) or requiresSigner (a reserved act)' }));
+export const CapabilityMeta = named('CapabilityMeta', Strict({
+  gate: ref(Gate),
+  effect: Enum(['read', 'record', 'act'] as const),
+  metered: Bool,
+  dataset: Opt(Str),
+  asOf: Opt(Str),
+}, 'how the answer was gated, its effect, and whether it metered'));
+
+/** The sandbox stamp on every JSON answer of a grain, success or refusal. */
+export const Provenance = named('Provenance', Strict({
+  environment: Type.Literal('sandbox'),
+  legalwork: Type.Literal(true),
+  synthetic: Type.Literal(true),
+  workspace: Opt(Str),
+  tenant: Opt(Str),
+  firm: Opt(Str),
+}, 'synthetic state can never pass for real state: the grain that answered, by kind'));
+const Stamped = { provenance: Opt(ref(Provenance)) };
+
+export const Offer = named('Offer', Strict({ id: Str, title: Str, priceUsd: Num, matterType: Opt(ref(MatterType)), proofPredicate: Opt(Type.String({ description: 'the data predicate that proves the Offer was served' })) }, 'a Tenant\'s Offer: a flat price for a matter type'));
+
+/** Every refusal: a worded `error`, a machine `code` from the catalog, a fix, and the facts the refusal names. */
+export const Refusal = named('Refusal', Strict({
+  type: Opt(Enum(['BLOCKED', 'EMPTY'] as const, 'BLOCKED: refused by policy; EMPTY: nothing of that id here')),
+  error: Type.String({ description: 'the refusal, worded for a reader' }),
+  code: Type.String({ description: 'the machine code, one of the refusal catalog\'s' }),
+  rule: Opt(Type.String({ description: 'the rule that refused' })),
+  fix: Opt(Type.String({ description: 'what to do instead' })),
+  results: Opt(Arr(Type.Unknown(), { maxItems: 0, description: 'on a typed EMPTY: the empty set' })),
+  matterId: Opt(Str),
+  status: Opt(ref(MatterStatus)),
+  pendingGigId: Opt(Str),
+  assetId: Opt(Str),
+  daysUntilDeadline: Opt(Int),
+  resolution: Opt(ref(LadderResolution)),
+  field: Opt(Type.String({ description: 'the field that is missing or malformed' })),
+  memberId: Opt(Str),
+  enrollmentId: Opt(Str),
+  grants: Opt(Arr(Str)),
+  allowed: Opt(Arr(Str)),
+  accepted: Opt(Arr(Str)),
+  ratified: Opt(Arr(Str)),
+  declaredOffers: Opt(Arr(Str)),
+  offer: Opt(Type.Union([Str, ref(Offer)])),
+  key: Opt(Str),
+  actor: Opt(Str),
+  scope: Opt(Str),
+  address: Opt(Str),
+  header: Opt(Str),
+  window: Opt(Type.Union([Str, Strict({ window: Str, opensOn: Str, dueOn: Str, surchargeUntil: Str, state: Str })], { description: 'the maintenance window: its name, or the window itself' })),
+  webhookId: Opt(Str),
+  limit: Opt(OpenMap('the mechanical limit the Gate applied')),
+  requiresAccess: Opt(Str),
+  upgrade: Opt(Strict({ tier: Str, how: Str, live: Opt(Bool) })),
+  sandbox: Opt(Str),
+  then: Opt(Str),
+  predicate: Opt(Type.String({ description: 'the Signer predicate that failed' })),
+  credential: Opt(Str),
+  cure: Opt(Type.String({ description: 'how the Signer cures it' })),
+  spendCeilingUsd: Opt(Num),
+  committedUsd: Opt(Num),
+  priceUsd: Opt(Num),
+  act: Opt(Str),
+  retryAfterSeconds: Opt(Int),
+  bound: Opt(Strict({ kind: Str, limit: Int, windowSeconds: Int, caller: Str })),
+  stream: Opt(Str),
+  seq: Opt(Int),
+  event: Opt(Str),
+  state: Opt(Str),
+  requestId: Opt(Str),
+  detail: Opt(Type.String({ description: 'what the framework reported' })),
+  meta: Opt(ref(CapabilityMeta)),
+  ...Stamped,
+}, 'a refusal: nothing was written'));
+
+// Matters.
+export const Matter = named('Matter', Strict({
+  id: Str,
+  stage: ref(Stage),
+  status: ref(MatterStatus),
+  rail: ref(Rail),
+  matterType: ref(MatterType),
+  jurisdiction: Str,
+  assetId: Str,
+  consumerPattern: ref(ConsumerPattern),
+  needsClientDirection: Bool,
+  pendingGigId: Opt(Type.String({ description: 'the Gig the Matter waits on' })),
+  pendingAct: Opt(ref(ReservedAct)),
+  client: Strict({ id: Str }, 'the Client, only as an opaque id: the service never stores a name'),
+  consented: Bool,
+  signals: Arr(Str, { description: 'what the Gate noticed in the opening facts' }),
+  attestedActs: Type.Integer({ minimum: 0, description: 'reserved acts a Signer attested so far' }),
+  offer: Opt(Str),
+  tenant: Opt(Str),
+  mint: Opt(Str),
+  listFeeUsd: Opt(Num),
+  openedAt: Str,
+  version: Type.Integer({ minimum: 1, description: 'the Matter stream\'s version: it grows with every fact' }),
+}, 'a Matter: a unit of legal work driven through the six stages'));
+
+/** One fact of a journal, as a Matter's journal and an Asset's docket show it. */
+export const JournalEntry = named('JournalEntry', Strict({
+  seq: Type.Integer({ description: 'the grain\'s global position' }),
+  at: Str,
+  kind: Type.String({ description: 'what happened (matter.opened, stage, gig.posted, …)' }),
+  verb: Opt(Type.String({ description: 'the Stage Verb or terminal it records' })),
+  by: Type.String({ description: 'who the fact is by: gate, agent, signer, client' }),
+  actor: Opt(Type.String({ description: 'the named human, where one acted' })),
+  note: Str,
+  data: OpenMap('the fact\'s journaled data'),
+}, 'one fact of a Matter\'s append-only journal'));
+
+export const Attestation = named('Attestation', Strict({
+  signedBy: Type.String({ description: 'the Signer\'s id' }),
+  credentialRef: Opt(Type.String({ description: 'the Signer\'s credential, `<registry>:<number>`' })),
+  artifactHash: Opt(Type.String({ description: '`sha256:` and 64 hex digits: the artifact the Signer attested' })),
+}, 'a Signer\'s attestation of a reserved act'));
+
+export const DocumentRecord = named('DocumentRecord', Strict({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Sha256Hex, recordedAt: Opt(Str) }, 'a document record: metadata only, no blob'));
+
+export const Escalation = named('Escalation', Strict({
+  reservedAct: ref(ReservedAct),
+  gigId: Str,
+  answered: Opt(Type.String({ description: 'how the supply network answered at once, in a sandbox' })),
+  pending: Opt(Type.String({ description: 'the Gig is journaled but the supply network has not taken its post yet: it is retried, and the Matter waits on its Signer meanwhile' })),
+}, 'the reserved act, journaled as a Gig (whose id is ours) and then posted to the supply network'));
+
+export const Settlement = named('Settlement', Strict({
+  rail: ref(Rail),
+  merchantOfRecord: Str,
+  legalFeeMerchantOfRecord: Str,
+  productFeeToCustomerUsd: Num,
+  legalFeeToSignerUsd: Num,
+  attestedActs: Int,
+  perActInsuranceUsd: Num,
+  insuranceTotalUsd: Num,
+  platformNetUsd: Num,
+}, 'who is paid what for a fulfilled Matter'));
+
+// Deadline Ladders.
+export const Monitoring = named('Monitoring', Strict({ assetId: Str, signerId: Nullable(Str) }, 'who watches the ladder; null: nobody (the alarm is vacant)'));
+const LadderProperties = {
+  assetId: Str,
+  matterId: Str,
+  obligation: Str,
+  status: Enum(['open', 'resolved'] as const),
+  rung: Enum(['before_notice', 'notice', 'daily_ack', 'terminal', 'resolved'] as const, 'where the count stands: which rung comes next'),
+  daysUntilDeadline: Int,
+  alarm: Enum(['nominal', 'vacant'] as const),
+  vacant: Bool,
+  monitoring: ref(Monitoring),
+  ackRequiredToday: Bool,
+  terminalOutcomes: Arr(ref(LadderOutcome)),
+  occurrences: Arr(Strict({
+    occurrence: Int,
+    kind: Enum(['open', 'satisfied', 'resolved'] as const),
+    evidenceRef: Nullable(Str),
+    daysUntilDeadline: Opt(Type.Integer({ description: 'on the open occurrence: days left' })),
+    atDaysRemaining: Opt(Type.Integer({ description: 'on a satisfied occurrence: days left when it was satisfied' })),
+    outcome: Opt(ref(LadderOutcome)),
+  }), { description: 'satisfied occurrences, then the open (or resolved) one' }),
+  acks: Arr(Strict({ actor: Str, atDaysRemaining: Int, occurrence: Int })),
+  resolution: Nullable(ref(LadderResolution)),
+  recurEveryDays: Opt(Int),
+  nextOccurrenceInDays: Opt(Nullable(Int)),
+  fixture: Opt(Str),
+  version: Int,
+};
+export const DeadlineLadder = named('DeadlineLadder', Strict(LadderProperties, 'a Deadline Ladder: days to a deadline, moved only by explicit ticks'));
+/** The ladder's fields beside a typed result (GET and satisfy answer them flat). */
+export const LadderFields = LadderProperties;
+
+export const Asset = named('Asset', Strict({
+  id: Str,
+  kind: Str,
+  title: Str,
+  registryId: Nullable(Type.String({ description: 'the registry receipt, once filed' })),
+  statusHistory: Arr(Strict({ status: Str, at: Str, seq: Int, matterId: Str })),
+  docket: Arr(Strict({ seq: Int, at: Str, kind: Str, summary: Str, matterId: Str })),
+  lineage: Arr(Str, { description: 'the Matters that acted on it, oldest first' }),
+  deadlineLadder: Opt(Nullable(ref(DeadlineLadder))),
+}, 'an Asset: the perpetual noun Matters act on'));
+
+// Sandbox grains.
+const GrainProperties = {
+  id: Str,
+  tier: Str,
+  environment: Type.Literal('sandbox'),
+  openedAt: Str,
+  expiresAt: Str,
+  ttlSeconds: Int,
+  expiresInSeconds: Int,
+  graduation: Strict({ tier: Str, how: Str }),
+};
+export const GrainFields = GrainProperties;
+
+
+export const Ceremony = named('Ceremony', Strict({
+  instrument: Str,
+  enrollmentId: Str,
+  firmId: Str,
+  memberId: Str,
+  granted: Opt(Arr(ref(Grant))),
+  revoked: Opt(Arr(ref(Grant))),
+  grants: Opt(Arr(ref(Grant))),
+  executedBy: Str,
+  executedAt: Str,
+  seq: Int,
+}, 'the journaled instrument naming what was granted or revoked and who executed it'));
+
+export const Enrollment = named('Enrollment', Strict({
+  memberId: Str,
+  enrollmentId: Str,
+  status: Str,
+  grants: Arr(ref(Grant)),
+  standing: Strict({ credentialLive: Bool, standingFresh: Bool, coverageInForce: Bool }),
+  eligible: Bool,
+  failingPredicate: Opt(Str),
+  enrolledAt: Str,
+  revokedAt: Opt(Str),
+  ceremonies: Arr(ref(Ceremony)),
+}, 'a member\'s current standing in a firm'));
+
+// The event tail.
+export const TailEntry = named('TailEntry', Strict({
+  seq: Int,
+  at: Str,
+  kind: Str,
+  subject: Type.String({ description: 'the stream the event is about' }),
+  summary: Str,
+  verb: Opt(Str),
+  by: Opt(Str),
+  actor: Opt(Str),
+  deliverTo: Opt(Type.String({ description: 'a reminder\'s addressee: the monitoring owner, or the vacancy alarm' })),
+  data: OpenMap('the event\'s journaled data'),
+}, 'one event of a grain\'s tail'));
+
+/** Every component, in the order the contract lists them. */
+export const COMPONENTS = [
+  MatterStatus, Stage, ReservedAct, MatterType, Rail, ConsumerPattern, AssetKind, GigOutcome, Feed, LadderOutcome, Grant,
+  Gate, CapabilityMeta, Provenance, Refusal, Matter, JournalEntry, Attestation, DocumentRecord, Escalation, Settlement, LadderResolution, Monitoring, DeadlineLadder, Asset,
+  Offer, Ceremony, Enrollment, TailEntry,
+];
