@@ -81,11 +81,25 @@ describe('unknown routes', () => {
     for (const [method, url] of [
       ['GET', '/no-such-thing'],
       ['POST', `${ws}/matters/${matterId}/frobnicate`],
-      ['DELETE', `${ws}/matters/${matterId}`],
-      ['PUT', `${ws}/matters/${matterId}/advance`],
     ] as const) {
       const body = await refusedWithoutWrite(404, () => raw(method, url, '{}'));
       expect(body.error).toContain(url.split('?')[0]);
+      expect(body.code).toBe('ROUTE_NOT_FOUND');
+    }
+  });
+
+  it('answers 405 with Allow when the path is served under other methods, writing nothing', async () => {
+    for (const [method, url, allow] of [
+      ['DELETE', `${ws}/matters/${matterId}`, 'GET, HEAD'],
+      ['PUT', `${ws}/matters/${matterId}/advance`, 'POST'],
+      ['PATCH', '/matters', 'GET, HEAD, POST'],
+    ] as const) {
+      const res = await app.inject({ method, url, payload: '{}', headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode, `${method} ${url}`).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', allowed: allow.split(', ') });
+      expect(res.json().error).toContain(url);
+      await refusedWithoutWrite(405, () => raw(method, url, '{}'));
     }
   });
 });

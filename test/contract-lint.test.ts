@@ -8,14 +8,16 @@
  * rule, with a few places each, so it says what to fix.
  */
 import { execFile } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT as root } from '../src/paths.ts';
-import { call, tempDir, testApp } from './helpers/app.ts';
+import { call, testApp } from './helpers/app.ts';
 
 /** The CLIs start slowly (Spectral bundles its ruleset on every run), and the document is large. */
 const LINT_TIMEOUT_MS = 120_000;
+/** Where the served document is written for the linters (gitignored). */
+const LINT_DIR = join(root, '.contract-lint');
 
 let dir: string;
 let file: string;
@@ -24,7 +26,9 @@ beforeAll(async () => {
   try {
     const res = await call(app, 'GET', '/openapi.json');
     if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}: ${res.raw.slice(0, 300)}`);
-    dir = tempDir('legalwork-lint-');
+    // Inside the project: Spectral resolves the per-operation overrides of .spectral.yaml relative to the ruleset.
+    mkdirSync(LINT_DIR, { recursive: true });
+    dir = mkdtempSync(join(LINT_DIR, 'run-'));
     file = join(dir, 'openapi.json');
     writeFileSync(file, res.raw);
   } finally {

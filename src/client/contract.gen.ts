@@ -14,7 +14,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The OpenAPI 3.1 contract, generated from the route schemas */
+        /**
+         * The OpenAPI 3.1 contract, generated from the route schemas
+         * @description This document: every operation, its parameters, request and response schemas and the refusal codes each status can carry, generated from the schemas that validate the requests and write the replies.
+         */
         get: operations["get_openapi_json"];
         put?: never;
         post?: never;
@@ -33,7 +36,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue an API key (shown once, stored hashed) */
+        /**
+         * Issue an API key (shown once, stored hashed)
+         * @description Issues a key bound to the email given (JSON or a form). The key is shown once and stored hashed; one key covers every top-level write, and the records it creates are its own. An optional spend ceiling is hard: a paid act past it is BLOCKED.
+         */
         post: operations["post_keys"];
         delete?: never;
         options?: never;
@@ -48,7 +54,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Typed liveness */
+        /**
+         * Typed liveness
+         * @description OK while the service is live and its journal answers a real read; says nothing about anyone's records.
+         */
         get: operations["get_healthz"];
         put?: never;
         post?: never;
@@ -65,7 +74,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The Pricing Document */
+        /**
+         * The Pricing Document
+         * @description The posted flat prices per matter type and per act, who is merchant of record for each fee, and how the key's spend ceiling counts. Never hourly, never a percent of an outcome; this preview charges nothing.
+         */
         get: operations["get_pricing"];
         put?: never;
         post?: never;
@@ -82,7 +94,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Agent classes and the access-tier ladder */
+        /**
+         * Agent classes and the access-tier ladder
+         * @description Who the service is for (each consumer pattern), and the access tiers with what each grants and whether it is live.
+         */
         get: operations["get_icp_json"];
         put?: never;
         post?: never;
@@ -99,7 +114,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The capability card and probe manifest */
+        /**
+         * The capability card and probe manifest
+         * @description Everything an agent needs to start: the contract and its pin, how to authenticate, the tier ladder, every HTTP route, the capability catalog with gates and prices, the MCP command and the probes to run.
+         */
         get: operations["get__well_known_agents_json"];
         put?: never;
         post?: never;
@@ -116,7 +134,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The capability card in the A2A AgentCard shape */
+        /**
+         * The capability card in the A2A AgentCard shape
+         * @description The same card in the A2A AgentCard shape: skills, transports and security. The interface itself is the HTTP+JSON contract, not A2A tasks.
+         */
         get: operations["get__well_known_agent_card_json"];
         put?: never;
         post?: never;
@@ -133,7 +154,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plain-text overview for models (llms.txt) */
+        /**
+         * Plain-text overview for models (llms.txt)
+         * @description A short plain-text map of the service for language models, linking the contract, the card and the docs.
+         */
         get: operations["get_llms_txt"];
         put?: never;
         post?: never;
@@ -150,7 +174,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The SKU catalog (typed EMPTY: zero SKUs) and the SKU declaration contract */
+        /**
+         * The SKU catalog (typed EMPTY: zero SKUs) and the SKU declaration contract
+         * @description No SKU is declared in this preview, so nothing meters: a typed EMPTY, with the meter's promise and the fields a SKU will declare.
+         */
         get: operations["get_catalog"];
         put?: never;
         post?: never;
@@ -167,7 +194,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The contract suite (declarative GET rows over live doors) */
+        /**
+         * The contract suite (declarative GET rows over live doors)
+         * @description The suite's exact bytes; its pin (in the capability card and the ETag) is their sha256. `legalwork verify --url <base>` runs it against any service.
+         */
         get: operations["get_verify_suite_json"];
         put?: never;
         post?: never;
@@ -184,7 +214,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The suite page, naming the suite and its digest pin */
+        /**
+         * The suite page, naming the suite and its digest pin
+         * @description An HTML page for people naming the suite and its pin.
+         */
         get: operations["get_verify"];
         put?: never;
         post?: never;
@@ -201,7 +234,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The docs page for people */
+        /**
+         * The docs page for people
+         * @description An HTML page: what the service is, how to start, and the diagrams of its machines.
+         */
         get: operations["get_docs"];
         put?: never;
         post?: never;
@@ -218,7 +254,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The sandbox page: walk a Matter in the browser */
+        /**
+         * The sandbox page: walk a Matter in the browser
+         * @description An HTML page that opens a sandbox workspace and walks a Matter through its stages by clicking.
+         */
         get: operations["get_sandbox"];
         put?: never;
         post?: never;
@@ -235,7 +274,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A generated state diagram (SVG) */
+        /**
+         * A generated state diagram (SVG)
+         * @description The state diagram of one machine (Matter, Deadline Ladder, Enrollment), generated from the machine itself.
+         */
         get: operations["get_docs_diagrams_file"];
         put?: never;
         post?: never;
@@ -3481,7 +3523,14 @@ export interface components {
             scope?: string;
             address?: string;
             header?: string;
-            window?: string;
+            /** @description the maintenance window: its name, or the window itself */
+            window?: string | {
+                window: string;
+                opensOn: string;
+                dueOn: string;
+                surchargeUntil: string;
+                state: string;
+            };
             webhookId?: string;
             /** @description the mechanical limit the Gate applied */
             limit?: {
@@ -3516,6 +3565,8 @@ export interface components {
             event?: string;
             state?: string;
             requestId?: string;
+            /** @description what the framework reported */
+            detail?: string;
             meta?: components["schemas"]["CapabilityMeta"];
             provenance?: components["schemas"]["Provenance"];
         };
@@ -3803,7 +3854,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3812,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3821,7 +3872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3890,7 +3941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3899,7 +3950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,7 +3959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +3968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +3986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3977,7 +4028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3986,7 +4037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3995,7 +4046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4074,7 +4125,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4083,7 +4134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4092,7 +4143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4141,7 +4192,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4150,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4159,7 +4210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4250,7 +4301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4259,7 +4310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4268,7 +4319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4333,7 +4384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4342,7 +4393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4351,7 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4380,7 +4431,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4389,7 +4440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4398,7 +4449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4444,7 +4495,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4453,7 +4504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4462,7 +4513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4518,7 +4569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4527,7 +4578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4536,7 +4587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4565,7 +4616,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4574,7 +4625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4583,7 +4634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4612,7 +4663,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4621,7 +4672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4630,7 +4681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4659,7 +4710,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,7 +4719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4677,7 +4728,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4708,7 +4759,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4717,7 +4768,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a typed EMPTY: no diagram of that name was generated. Codes: DIAGRAM_NOT_GENERATED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4726,7 +4786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4762,6 +4822,7 @@ export interface operations {
                             environment: "sandbox";
                             openedAt: string;
                             expiresAt: string;
+                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
                             ttlSeconds: number;
                             expiresInSeconds: number;
                             graduation: {
@@ -4773,7 +4834,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4782,7 +4852,25 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4791,7 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the per-caller creation bound (Retry-After says when) */
+            /** @description BLOCKED: the per-caller creation bound (Retry-After says when). Codes: CREATION_BOUND */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4800,7 +4888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,6 +4926,7 @@ export interface operations {
                             environment: "sandbox";
                             openedAt: string;
                             expiresAt: string;
+                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
                             ttlSeconds: number;
                             expiresInSeconds: number;
                             graduation: {
@@ -4854,7 +4943,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4863,7 +4952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4872,7 +4961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4881,7 +4970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4924,7 +5013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,7 +5022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4942,7 +5031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4951,7 +5040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4987,6 +5076,7 @@ export interface operations {
                             environment: "sandbox";
                             openedAt: string;
                             expiresAt: string;
+                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
                             ttlSeconds: number;
                             expiresInSeconds: number;
                             graduation: {
@@ -5009,7 +5099,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5018,7 +5117,25 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5027,7 +5144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the per-caller creation bound (Retry-After says when) */
+            /** @description BLOCKED: the per-caller creation bound (Retry-After says when). Codes: CREATION_BOUND */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5036,7 +5153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5074,6 +5191,7 @@ export interface operations {
                             environment: "sandbox";
                             openedAt: string;
                             expiresAt: string;
+                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
                             ttlSeconds: number;
                             expiresInSeconds: number;
                             graduation: {
@@ -5096,7 +5214,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5105,7 +5223,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5114,7 +5232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5123,7 +5241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5199,7 +5317,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5208,7 +5326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5217,7 +5335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5226,7 +5344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5235,7 +5353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5244,7 +5362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a duplicate Offer id, or a percentage price */
+            /** @description a duplicate Offer id, or a percentage price. Codes: DUPLICATE_OFFER, PERCENTAGE_PRICE, OFFER_PRICE, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5253,7 +5371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5302,7 +5420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5311,7 +5429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5320,7 +5438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5329,7 +5447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5338,7 +5456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5347,7 +5465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a merits-bearing field, or a percentage */
+            /** @description a merits-bearing field, or a percentage. Codes: MERITS_BEARING_KEY, PERCENTAGE_PRICE, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5356,7 +5474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5407,7 +5525,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5416,7 +5534,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: a reserved listing scope (`scope`) is not served */
+            /** @description BLOCKED: a reserved listing scope (`scope`) is not served. Codes: SCOPE_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5425,7 +5543,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5434,7 +5552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5443,7 +5561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5483,7 +5601,7 @@ export interface operations {
                         name?: string;
                     };
                     asset?: {
-                        kind?: string;
+                        kind?: components["schemas"]["AssetKind"];
                         title?: string;
                     };
                     /** @enum {string} */
@@ -5520,7 +5638,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`) */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5529,7 +5647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5538,7 +5656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5547,7 +5665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5556,7 +5674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5565,7 +5683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5574,7 +5692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics, or the rail does not match the matter type */
+            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST, OFFER_REQUIRED, UNKNOWN_OFFER, OFFER_MATTER_TYPE, OFFER_PRICE, TENANT_MISMATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5623,7 +5741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5632,7 +5750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5641,7 +5759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5650,7 +5768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5704,7 +5822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5713,7 +5831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5722,7 +5840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5731,7 +5849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5740,7 +5858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5749,7 +5867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5758,7 +5876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics */
+            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5767,7 +5885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5818,7 +5936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5827,7 +5945,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5836,7 +5954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5845,7 +5963,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5854,7 +5972,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5863,7 +5981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5872,7 +5990,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the actor is not the Client */
+            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5881,7 +5999,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5907,8 +6025,7 @@ export interface operations {
             content: {
                 "application/json": {
                     gigId: string;
-                    /** @enum {string} */
-                    outcome: "attested" | "send_back" | "declined";
+                    outcome: components["schemas"]["GigOutcome"];
                     attestation?: {
                         signedBy: string;
                         credentialRef?: string;
@@ -5934,7 +6051,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5943,7 +6060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5952,7 +6069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5961,7 +6078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5970,7 +6087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5979,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5988,7 +6105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses the Attestation or the Signer */
+            /** @description the Gate refuses the Attestation or the Signer. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +6114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6046,7 +6163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6055,7 +6172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6064,7 +6181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6073,7 +6190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6082,7 +6199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6091,7 +6208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6100,7 +6217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the instruction is empty, or the actor is not the Client */
+            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6109,7 +6226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6148,7 +6265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6157,7 +6274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6166,7 +6283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter is not fulfilled: no filing, no charge */
+            /** @description the Matter is not fulfilled: no filing, no charge. Codes: MATTER_NOT_FULFILLED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6175,7 +6292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6184,7 +6301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6226,7 +6343,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6235,7 +6352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6244,7 +6361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6253,7 +6370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6303,7 +6420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6312,7 +6429,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6321,7 +6438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6330,7 +6447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6384,7 +6501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6393,7 +6510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6402,7 +6519,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6411,7 +6528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6420,7 +6537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6429,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6438,7 +6555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the terminal's predicate does not hold (naming it) */
+            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6447,7 +6564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6493,7 +6610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6502,7 +6619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6511,7 +6628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6520,7 +6637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6567,7 +6684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6576,7 +6693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6585,7 +6702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6594,7 +6711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6603,7 +6720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6621,7 +6738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6630,7 +6747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6682,7 +6799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6691,7 +6808,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6700,7 +6817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6709,7 +6826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6718,7 +6835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6727,7 +6844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +6853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics */
+            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, OFFER_REQUIRED, UNKNOWN_OFFER, OFFER_MATTER_TYPE, OFFER_PRICE, TENANT_MISMATCH */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6745,7 +6862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6793,7 +6910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,7 +6919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6811,7 +6928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6820,7 +6937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6858,7 +6975,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6867,7 +6984,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Asset here */
+            /** @description no such Asset here. Codes: ASSET_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6876,7 +6993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6885,7 +7002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6921,6 +7038,7 @@ export interface operations {
                             environment: "sandbox";
                             openedAt: string;
                             expiresAt: string;
+                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
                             ttlSeconds: number;
                             expiresInSeconds: number;
                             graduation: {
@@ -6936,7 +7054,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6945,7 +7072,25 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6954,7 +7099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the per-caller creation bound (Retry-After says when) */
+            /** @description BLOCKED: the per-caller creation bound (Retry-After says when). Codes: CREATION_BOUND */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6963,7 +7108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7001,6 +7146,7 @@ export interface operations {
                             environment: "sandbox";
                             openedAt: string;
                             expiresAt: string;
+                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
                             ttlSeconds: number;
                             expiresInSeconds: number;
                             graduation: {
@@ -7016,7 +7162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7025,7 +7171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7034,7 +7180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7043,7 +7189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7087,7 +7233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7096,7 +7242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7105,7 +7251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7114,7 +7260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7160,7 +7306,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7169,7 +7315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7178,7 +7324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7187,7 +7333,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the member already holds every grant asked */
+            /** @description the member already holds every grant asked. Codes: NOTHING_TO_AMEND */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7196,7 +7342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7205,7 +7351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,7 +7360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description an unknown member, an unknown grant, or no grant */
+            /** @description an unknown member, an unknown grant, or no grant. Codes: UNKNOWN_MEMBER, UNKNOWN_GRANT, NO_GRANT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7223,7 +7369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7267,7 +7413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7276,7 +7422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7285,7 +7431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the member holds no Enrollment here */
+            /** @description the member holds no Enrollment here. Codes: ENROLLMENT_NOT_FOUND, FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7294,7 +7440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already revoked */
+            /** @description already revoked. Codes: ALREADY_REVOKED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7303,7 +7449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7312,7 +7458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7321,7 +7467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description an unknown member */
+            /** @description an unknown member. Codes: UNKNOWN_MEMBER, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7330,7 +7476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7409,7 +7555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7418,7 +7564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7427,7 +7573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7436,7 +7582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7476,7 +7622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7485,7 +7631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7494,7 +7640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7503,7 +7649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7552,7 +7698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7561,7 +7707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7570,7 +7716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7579,7 +7725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7641,7 +7787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7650,7 +7796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7659,7 +7805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: remittance to the firm */
+            /** @description BLOCKED: remittance to the firm. Codes: REMITTANCE_TO_FIRM */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7668,7 +7814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7677,7 +7823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7686,7 +7832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7695,7 +7841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned */
+            /** @description a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned. Codes: MERITS_BEARING_KEY, ACTOR_SHAPED_KEY, PERCENTAGE_PRICE, MALFORMED_MECHANICS, OPT_IN_NOT_COUNTERSIGNED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7704,7 +7850,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7768,7 +7914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7777,7 +7923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7786,7 +7932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7795,7 +7941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7864,7 +8010,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7873,7 +8019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7882,7 +8028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7891,7 +8037,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -7946,7 +8092,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7955,7 +8101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7964,7 +8110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7973,7 +8119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7982,7 +8128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -7991,7 +8137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it */
+            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8000,7 +8146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8051,7 +8197,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8060,7 +8206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8069,7 +8215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8078,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8087,7 +8233,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8096,7 +8242,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHashes empty or not sha256 hex */
+            /** @description nameHashes empty or not sha256 hex. Codes: NAME_HASHES_EMPTY, NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8105,7 +8251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8157,7 +8303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8166,7 +8312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8175,7 +8321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8222,7 +8368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8231,7 +8377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8240,7 +8386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8249,7 +8395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8295,7 +8441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8304,7 +8450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8313,7 +8459,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8322,7 +8468,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8367,7 +8513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8376,7 +8522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8385,7 +8531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8394,7 +8540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8447,7 +8593,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8465,7 +8611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8474,7 +8620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8524,7 +8670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8533,7 +8679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8542,7 +8688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8551,7 +8697,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8604,7 +8750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8613,7 +8759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8622,7 +8768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8631,7 +8777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8676,7 +8822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8685,7 +8831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8694,7 +8840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8703,7 +8849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8752,7 +8898,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8761,7 +8907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: TRADEMARK_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8770,7 +8916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8779,7 +8925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8828,7 +8974,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8837,7 +8983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: ENTITY_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8846,7 +8992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8855,7 +9001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8904,7 +9050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8913,7 +9059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: UCC_FILING_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8922,7 +9068,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8931,7 +9077,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -8954,7 +9100,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8963,7 +9109,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live) */
+            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8972,7 +9118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8981,7 +9127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9009,7 +9155,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9018,7 +9164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9027,7 +9173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live) */
+            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9036,7 +9182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9045,7 +9191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9054,7 +9200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9063,7 +9209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9090,7 +9236,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9099,7 +9245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9108,7 +9254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live) */
+            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9117,7 +9263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9126,7 +9272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9135,7 +9281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9144,7 +9290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9220,7 +9366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9229,7 +9375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9238,7 +9384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9247,7 +9393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9256,7 +9402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9265,7 +9411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9342,7 +9488,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9351,7 +9497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9360,7 +9506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9369,7 +9515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9378,7 +9524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9387,7 +9533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9461,7 +9607,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9470,7 +9616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9479,7 +9625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9488,7 +9634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9497,7 +9643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9506,7 +9652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9585,7 +9731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9594,7 +9740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9603,7 +9749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9612,7 +9758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9621,7 +9767,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9630,7 +9776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9709,7 +9855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9718,7 +9864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9727,7 +9873,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9736,7 +9882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9745,7 +9891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9754,7 +9900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9832,7 +9978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9841,7 +9987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9850,7 +9996,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9859,7 +10005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9868,7 +10014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9877,7 +10023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -9951,7 +10097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9960,7 +10106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9969,7 +10115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9978,7 +10124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9987,7 +10133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9996,7 +10142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10077,7 +10223,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10086,7 +10232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10095,7 +10241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10104,7 +10250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10113,7 +10259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10122,7 +10268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10205,7 +10351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10214,7 +10360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10223,7 +10369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10232,7 +10378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10241,7 +10387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation") */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10250,7 +10396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10321,7 +10467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10330,7 +10476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10339,7 +10485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10348,7 +10494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10357,7 +10503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10366,7 +10512,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10375,7 +10521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation") */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10384,7 +10530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10454,7 +10600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10463,7 +10609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10472,7 +10618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10481,7 +10627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10490,7 +10636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10499,7 +10645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10508,7 +10654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10517,7 +10663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10587,7 +10733,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10596,7 +10742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10605,7 +10751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10614,7 +10760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10623,7 +10769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the window is not open, or this window was already paid */
+            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10632,7 +10778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10641,7 +10787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10650,7 +10796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10659,7 +10805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10734,7 +10880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10743,7 +10889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10752,7 +10898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10761,7 +10907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10770,7 +10916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10779,7 +10925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10788,7 +10934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10865,7 +11011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10874,7 +11020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10883,7 +11029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10892,7 +11038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10901,7 +11047,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10910,7 +11056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10919,7 +11065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -10993,7 +11139,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11002,7 +11148,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11011,7 +11157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11020,7 +11166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11029,7 +11175,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11038,7 +11184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11047,7 +11193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11124,7 +11270,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11133,7 +11279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11142,7 +11288,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11151,7 +11297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11160,7 +11306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11169,7 +11315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11178,7 +11324,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11252,7 +11398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11261,7 +11407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11270,7 +11416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11279,7 +11425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11288,7 +11434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11297,7 +11443,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11306,7 +11452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11354,7 +11500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11363,7 +11509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: a reserved listing scope (`scope`) is not served */
+            /** @description BLOCKED: a reserved listing scope (`scope`) is not served. Codes: SCOPE_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11372,7 +11518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11381,7 +11527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11417,7 +11563,7 @@ export interface operations {
                         name?: string;
                     };
                     asset?: {
-                        kind?: string;
+                        kind?: components["schemas"]["AssetKind"];
                         title?: string;
                     };
                     /** @enum {string} */
@@ -11454,7 +11600,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`) */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11463,7 +11609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11472,7 +11618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11481,7 +11627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11490,7 +11636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11499,7 +11645,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics, or the rail does not match the matter type */
+            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11508,7 +11654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11546,7 +11692,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11555,7 +11701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11564,7 +11710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11573,7 +11719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11625,7 +11771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11634,7 +11780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11643,7 +11789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11652,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11661,7 +11807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11670,7 +11816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11679,7 +11825,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics */
+            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11688,7 +11834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11737,7 +11883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11746,7 +11892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11755,7 +11901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11764,7 +11910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11773,7 +11919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11782,7 +11928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11791,7 +11937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the actor is not the Client */
+            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11800,7 +11946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11831,8 +11977,7 @@ export interface operations {
             content: {
                 "application/json": {
                     gigId: string;
-                    /** @enum {string} */
-                    outcome: "attested" | "send_back" | "declined";
+                    outcome: components["schemas"]["GigOutcome"];
                     attestation?: {
                         signedBy: string;
                         credentialRef?: string;
@@ -11858,7 +12003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11867,7 +12012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off */
+            /** @description the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off. Codes: SIGNATURE_INVALID, SIGNATURE_EXPIRED, KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11876,7 +12021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set) */
+            /** @description BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set). Codes: SUPPLY_NETWORK_NOT_CONNECTED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11885,7 +12030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11894,7 +12039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11903,7 +12048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11912,7 +12057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11921,7 +12066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body */
+            /** @description the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, WEBHOOK_ID_REUSED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11930,7 +12075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -11939,7 +12084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Signer registry cannot be read; nothing was applied, send the result again */
+            /** @description the Signer registry cannot be read; nothing was applied, send the result again. Codes: SIGNER_REGISTRY_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11986,7 +12131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11995,7 +12140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12004,7 +12149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12013,7 +12158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12022,7 +12167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12031,7 +12176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12040,7 +12185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the instruction is empty, or the actor is not the Client */
+            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12049,7 +12194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12086,7 +12231,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12095,7 +12240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12104,7 +12249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter is not fulfilled: no filing, no charge */
+            /** @description the Matter is not fulfilled: no filing, no charge. Codes: MATTER_NOT_FULFILLED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12113,7 +12258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12122,7 +12267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12162,7 +12307,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12171,7 +12316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12180,7 +12325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12189,7 +12334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12237,7 +12382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12246,7 +12391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12255,7 +12400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12264,7 +12409,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12316,7 +12461,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12325,7 +12470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12334,7 +12479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12343,7 +12488,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12352,7 +12497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12361,7 +12506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12370,7 +12515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the terminal's predicate does not hold (naming it) */
+            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12379,7 +12524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12423,7 +12568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12432,7 +12577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12441,7 +12586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12450,7 +12595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12495,7 +12640,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12504,7 +12649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12513,7 +12658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12522,7 +12667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12531,7 +12676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12540,7 +12685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12549,7 +12694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12558,7 +12703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12607,7 +12752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12616,7 +12761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12625,7 +12770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12634,7 +12779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12643,7 +12788,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12652,7 +12797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics */
+            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12661,7 +12806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12706,7 +12851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12715,7 +12860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12724,7 +12869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12760,7 +12905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12769,7 +12914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Asset here */
+            /** @description no such Asset here. Codes: ASSET_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12778,7 +12923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12787,7 +12932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12861,7 +13006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12870,7 +13015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12879,7 +13024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12888,7 +13033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -12943,7 +13088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12952,7 +13097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12961,7 +13106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12970,7 +13115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12979,7 +13124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12988,7 +13133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12997,7 +13142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13006,7 +13151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13053,7 +13198,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13062,7 +13207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13071,7 +13216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13080,7 +13225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13089,7 +13234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13098,7 +13243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13107,7 +13252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no named actor */
+            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13116,7 +13261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13163,7 +13308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13172,7 +13317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13181,7 +13326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13190,7 +13335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13199,7 +13344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13208,7 +13353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13217,7 +13362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13226,7 +13371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13308,7 +13453,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13317,7 +13462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13326,7 +13471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13335,7 +13480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed */
+            /** @description already closed. Codes: LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13344,7 +13489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13353,7 +13498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13362,7 +13507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no evidenceRef */
+            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13371,7 +13516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13420,7 +13565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13429,7 +13574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13438,7 +13583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13447,7 +13592,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13456,7 +13601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13465,7 +13610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13474,7 +13619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13483,7 +13628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13503,7 +13648,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13512,7 +13657,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: ledgers are never pooled */
+            /** @description BLOCKED: ledgers are never pooled. Codes: CONFLICTS_NOT_POOLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13521,7 +13666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13530,7 +13675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13599,7 +13744,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13608,7 +13753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the top-level surface needs credential_verified (not live) */
+            /** @description BLOCKED: the top-level surface needs credential_verified (not live). Codes: CREDENTIAL_VERIFICATION_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13617,7 +13762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13626,7 +13771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13681,7 +13826,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13690,7 +13835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13699,7 +13844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the top-level surface needs credential_verified (not live) */
+            /** @description BLOCKED: the top-level surface needs credential_verified (not live). Codes: CREDENTIAL_VERIFICATION_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13708,7 +13853,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13717,7 +13862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13726,7 +13871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it */
+            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13735,7 +13880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13790,7 +13935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13799,7 +13944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13808,7 +13953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13817,7 +13962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13866,7 +14011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13875,7 +14020,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13884,7 +14029,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13893,7 +14038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -13941,7 +14086,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13950,7 +14095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13959,7 +14104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13968,7 +14113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14015,7 +14160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14024,7 +14169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14033,7 +14178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14042,7 +14187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14097,7 +14242,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14106,7 +14251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14115,7 +14260,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14124,7 +14269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14176,7 +14321,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14185,7 +14330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14194,7 +14339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14203,7 +14348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14258,7 +14403,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14267,7 +14412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14276,7 +14421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14285,7 +14430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14332,7 +14477,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14341,7 +14486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14350,7 +14495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14359,7 +14504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14410,7 +14555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14419,7 +14564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: TRADEMARK_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14428,7 +14573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14437,7 +14582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14488,7 +14633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14497,7 +14642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: ENTITY_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14506,7 +14651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14515,7 +14660,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14566,7 +14711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14575,7 +14720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: UCC_FILING_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14584,7 +14729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14593,7 +14738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14618,7 +14763,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14627,7 +14772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live) */
+            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14636,7 +14781,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14645,7 +14790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14654,7 +14799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14685,7 +14830,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14694,7 +14839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14703,7 +14848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live) */
+            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14712,7 +14857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14721,7 +14866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14730,7 +14875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14739,7 +14884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14748,7 +14893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14778,7 +14923,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14787,7 +14932,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14796,7 +14941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live) */
+            /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14805,7 +14950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14814,7 +14959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14823,7 +14968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14832,7 +14977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14841,7 +14986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -14920,7 +15065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14929,7 +15074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14938,7 +15083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14947,7 +15092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14956,7 +15101,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14965,7 +15110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14974,7 +15119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15054,7 +15199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15063,7 +15208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15072,7 +15217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15081,7 +15226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15090,7 +15235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15099,7 +15244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15108,7 +15253,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15185,7 +15330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15194,7 +15339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15203,7 +15348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15212,7 +15357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15221,7 +15366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15230,7 +15375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15239,7 +15384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15321,7 +15466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15330,7 +15475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15339,7 +15484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15348,7 +15493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15357,7 +15502,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15366,7 +15511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15375,7 +15520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15457,7 +15602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15466,7 +15611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15475,7 +15620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15484,7 +15629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15493,7 +15638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15502,7 +15647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15511,7 +15656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15592,7 +15737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15601,7 +15746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15610,7 +15755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15619,7 +15764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15628,7 +15773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15637,7 +15782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15646,7 +15791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15723,7 +15868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15732,7 +15877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15741,7 +15886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15750,7 +15895,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15759,7 +15904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15768,7 +15913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15777,7 +15922,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -15861,7 +16006,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15870,7 +16015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15879,7 +16024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15888,7 +16033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15897,7 +16042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15906,7 +16051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15915,7 +16060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16001,7 +16146,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16010,7 +16155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16019,7 +16164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16028,7 +16173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16037,7 +16182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16046,7 +16191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation") */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16055,7 +16200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16129,7 +16274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16138,7 +16283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16147,7 +16292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16156,7 +16301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16165,7 +16310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16174,7 +16319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16183,7 +16328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16192,7 +16337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation") */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16201,7 +16346,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16274,7 +16419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16283,7 +16428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16292,7 +16437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16301,7 +16446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16310,7 +16455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16319,7 +16464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16328,7 +16473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16337,7 +16482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16346,7 +16491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16419,7 +16564,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16428,7 +16573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16437,7 +16582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16446,7 +16591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a typed EMPTY: no such record in the synthetic data set (never meters) */
+            /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16455,7 +16600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the window is not open, or this window was already paid */
+            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16464,7 +16609,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16473,7 +16618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16482,7 +16627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16491,7 +16636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16569,7 +16714,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16578,7 +16723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16587,7 +16732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16596,7 +16741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16605,7 +16750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16614,7 +16759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16623,7 +16768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16632,7 +16777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16712,7 +16857,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16721,7 +16866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16730,7 +16875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16739,7 +16884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16748,7 +16893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16757,7 +16902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16766,7 +16911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16775,7 +16920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16852,7 +16997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16861,7 +17006,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16870,7 +17015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16879,7 +17024,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16888,7 +17033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16897,7 +17042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16906,7 +17051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -16915,7 +17060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -16995,7 +17140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17004,7 +17149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17013,7 +17158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17022,7 +17167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17031,7 +17176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17040,7 +17185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17049,7 +17194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17058,7 +17203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17135,7 +17280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17144,7 +17289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17153,7 +17298,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded) */
+            /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17162,7 +17307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17171,7 +17316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17180,7 +17325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17189,7 +17334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17198,7 +17343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17249,7 +17394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17258,7 +17403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: a reserved listing scope (`scope`) is not served */
+            /** @description BLOCKED: a reserved listing scope (`scope`) is not served. Codes: SCOPE_RESERVED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17267,7 +17412,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17276,7 +17421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17285,7 +17430,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17324,7 +17469,7 @@ export interface operations {
                         name?: string;
                     };
                     asset?: {
-                        kind?: string;
+                        kind?: components["schemas"]["AssetKind"];
                         title?: string;
                     };
                     /** @enum {string} */
@@ -17361,7 +17506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`) */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17370,7 +17515,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17379,7 +17524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17388,7 +17533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17397,7 +17542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17406,7 +17551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17415,7 +17560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics, or the rail does not match the matter type */
+            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17424,7 +17569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17464,7 +17609,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17473,7 +17618,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17482,7 +17627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17491,7 +17636,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17545,7 +17690,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17554,7 +17699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17563,7 +17708,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17572,7 +17717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17581,7 +17726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17590,7 +17735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17599,7 +17744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics */
+            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17608,7 +17753,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17659,7 +17804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17668,7 +17813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17677,7 +17822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17686,7 +17831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17695,7 +17840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17704,7 +17849,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17713,7 +17858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the actor is not the Client */
+            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17722,7 +17867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17748,8 +17893,7 @@ export interface operations {
             content: {
                 "application/json": {
                     gigId: string;
-                    /** @enum {string} */
-                    outcome: "attested" | "send_back" | "declined";
+                    outcome: components["schemas"]["GigOutcome"];
                     attestation?: {
                         signedBy: string;
                         credentialRef?: string;
@@ -17775,7 +17919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17784,7 +17928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17793,7 +17937,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17802,7 +17946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17811,7 +17955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17820,7 +17964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17829,7 +17973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses the Attestation or the Signer */
+            /** @description the Gate refuses the Attestation or the Signer. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17838,7 +17982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17887,7 +18031,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17896,7 +18040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17905,7 +18049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17914,7 +18058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17923,7 +18067,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17932,7 +18076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17941,7 +18085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the instruction is empty, or the actor is not the Client */
+            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -17950,7 +18094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -17989,7 +18133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17998,7 +18142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18007,7 +18151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter is not fulfilled: no filing, no charge */
+            /** @description the Matter is not fulfilled: no filing, no charge. Codes: MATTER_NOT_FULFILLED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18016,7 +18160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18025,7 +18169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18067,7 +18211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18076,7 +18220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18085,7 +18229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18094,7 +18238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18144,7 +18288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18153,7 +18297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18162,7 +18306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18171,7 +18315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18225,7 +18369,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18234,7 +18378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18243,7 +18387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18252,7 +18396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18261,7 +18405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18270,7 +18414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18279,7 +18423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the terminal's predicate does not hold (naming it) */
+            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18288,7 +18432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18334,7 +18478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18343,7 +18487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18352,7 +18496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18361,7 +18505,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18408,7 +18552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18417,7 +18561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18426,7 +18570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Matter here (another key's Matter answers the same) */
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18435,7 +18579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18444,7 +18588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18453,7 +18597,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18462,7 +18606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18471,7 +18615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18523,7 +18667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18532,7 +18676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18541,7 +18685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18550,7 +18694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18559,7 +18703,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18568,7 +18712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18577,7 +18721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics */
+            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18586,7 +18730,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18634,7 +18778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18643,7 +18787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18652,7 +18796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18661,7 +18805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18699,7 +18843,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18708,7 +18852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no such Asset here */
+            /** @description no such Asset here. Codes: ASSET_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18717,7 +18861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18726,7 +18870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter's stream cannot be read by today's machine */
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18802,7 +18946,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18811,7 +18955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18820,7 +18964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18829,7 +18973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18886,7 +19030,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18895,7 +19039,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18904,7 +19048,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18913,7 +19057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18922,7 +19066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18931,7 +19075,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18940,7 +19084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18949,7 +19093,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -18998,7 +19142,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19007,7 +19151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19016,7 +19160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19025,7 +19169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19034,7 +19178,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19043,7 +19187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19052,7 +19196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no named actor */
+            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19061,7 +19205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19110,7 +19254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19119,7 +19263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19128,7 +19272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19137,7 +19281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19146,7 +19290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19155,7 +19299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19164,7 +19308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19173,7 +19317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19257,7 +19401,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19266,7 +19410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19275,7 +19419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19284,7 +19428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed */
+            /** @description already closed. Codes: LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19293,7 +19437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19302,7 +19446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19311,7 +19455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no evidenceRef */
+            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19320,7 +19464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19371,7 +19515,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19380,7 +19524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19389,7 +19533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19398,7 +19542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19407,7 +19551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19416,7 +19560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19425,7 +19569,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19434,7 +19578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19457,7 +19601,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19466,7 +19610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: ledgers are never pooled */
+            /** @description BLOCKED: ledgers are never pooled. Codes: CONFLICTS_NOT_POOLED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19475,7 +19619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19484,7 +19628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19493,7 +19637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19564,7 +19708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19573,7 +19717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the top-level surface needs credential_verified (not live) */
+            /** @description BLOCKED: the top-level surface needs credential_verified (not live). Codes: CREDENTIAL_VERIFICATION_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19582,7 +19726,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19591,7 +19735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19600,7 +19744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19657,7 +19801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19666,7 +19810,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19675,7 +19819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description BLOCKED: the top-level surface needs credential_verified (not live) */
+            /** @description BLOCKED: the top-level surface needs credential_verified (not live). Codes: CREDENTIAL_VERIFICATION_REQUIRED */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19684,7 +19828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19693,7 +19837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19702,7 +19846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19711,7 +19855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it */
+            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19720,7 +19864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19796,7 +19940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19805,7 +19949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19814,7 +19958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19823,7 +19967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19880,7 +20024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19889,7 +20033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19898,7 +20042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19907,7 +20051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19916,7 +20060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19925,7 +20069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19934,7 +20078,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -19943,7 +20087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -19992,7 +20136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20001,7 +20145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20010,7 +20154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20019,7 +20163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20028,7 +20172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20037,7 +20181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20046,7 +20190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no named actor */
+            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20055,7 +20199,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20104,7 +20248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20113,7 +20257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20122,7 +20266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20131,7 +20275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20140,7 +20284,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20149,7 +20293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20158,7 +20302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20167,7 +20311,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20251,7 +20395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20260,7 +20404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20269,7 +20413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20278,7 +20422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed */
+            /** @description already closed. Codes: LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20287,7 +20431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20296,7 +20440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20305,7 +20449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no evidenceRef */
+            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20314,7 +20458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20365,7 +20509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20374,7 +20518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20383,7 +20527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no ladder for that Asset here */
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20392,7 +20536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20401,7 +20545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20410,7 +20554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20419,7 +20563,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20428,7 +20572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder's stream cannot be read by today's machine */
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20487,7 +20631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20496,7 +20640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20505,7 +20649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20581,7 +20725,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20590,7 +20734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a malformed Last-Event-ID */
+            /** @description a malformed Last-Event-ID. Codes: INVALID_LAST_EVENT_ID, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20599,7 +20743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20661,7 +20805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20670,7 +20814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20679,7 +20823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20688,7 +20832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20767,7 +20911,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20776,7 +20920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20785,7 +20929,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a malformed Last-Event-ID */
+            /** @description a malformed Last-Event-ID. Codes: INVALID_LAST_EVENT_ID, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20794,7 +20938,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20856,7 +21000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20865,7 +21009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20874,7 +21018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20883,7 +21027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -20962,7 +21106,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20971,7 +21115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20980,7 +21124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a malformed Last-Event-ID */
+            /** @description a malformed Last-Event-ID. Codes: INVALID_LAST_EVENT_ID, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20989,7 +21133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -21051,7 +21195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21060,7 +21204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21069,7 +21213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21078,7 +21222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -21157,7 +21301,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21166,7 +21310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21175,7 +21319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a malformed Last-Event-ID */
+            /** @description a malformed Last-Event-ID. Codes: INVALID_LAST_EVENT_ID, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21184,7 +21328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written */
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;

@@ -32,7 +32,11 @@ export const RAIL_OF: Record<MatterType, Rail> = {
 };
 
 /** The Asset kind minted when the creation body names none. */
-export const DEFAULT_ASSET_KIND: Record<MatterType, string> = {
+/** What an Asset can be. */
+export const ASSET_KINDS = ['patent_application', 'patent', 'trademark_application', 'claim', 'contract', 'entity'] as const;
+export type AssetKind = (typeof ASSET_KINDS)[number];
+
+export const DEFAULT_ASSET_KIND: Record<MatterType, AssetKind> = {
   patent_provisional: 'patent_application',
   patent_utility: 'patent_application',
   patent_maintenance: 'patent',

@@ -162,7 +162,13 @@ export async function installContract(app: FastifyInstance) {
       openapi: OPENAPI_VERSION,
       // Relative: the service that served this document.
       servers: [{ url: '/', description: 'this service' }],
-      info: { title: 'legalwork', version: CONTRACT_VERSION, description: DESCRIPTION },
+      info: {
+        title: 'legalwork',
+        version: CONTRACT_VERSION,
+        description: DESCRIPTION,
+        contact: { name: 'legalwork (the docs page: /docs)' },
+        license: { name: 'Proprietary (UNLICENSED): the preview may be used to evaluate the service' },
+      },
       tags: TAGS,
       components: {
         securitySchemes: {

@@ -28,9 +28,14 @@ export function declaredFor(response: Record<string, unknown> | undefined, statu
   return declared.content ? declared.content['application/json']?.schema : declared;
 }
 
+/** A reply its schema would not write. Shaped as a refusal body too: Fastify writes a hook's error with the route's 500 schema. */
 export class ReplyViolation extends Error {
+  readonly statusCode = 500;
+  readonly code = 'INTERNAL';
+  readonly error: string;
   constructor(readonly where: string, readonly errors: unknown) {
     super(`the reply of ${where} breaks its declared schema: ${JSON.stringify(errors)}`);
+    this.error = this.message;
   }
 }
 

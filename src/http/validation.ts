@@ -5,12 +5,15 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import { COMPONENTS } from './schemas/components.ts';
 
 /** What a schema compiler hands Fastify: a validator, with the errors of its last call. */
 type Validate = ReturnType<FastifySchemaCompiler<object>>;
 
 const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false, strict: false });
 const coercing = new Ajv({ coerceTypes: true, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+// A request schema may point at a named component (a closed set such as AssetKind).
+for (const component of COMPONENTS) for (const ajv of [strict, coercing]) ajv.addSchema(component);
 
 /**
  * Each route's validator compiles on the route's first request, not at boot:

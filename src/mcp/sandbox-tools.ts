@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { FIXTURE } from '../domain/fixtures.ts';
-import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-types.ts';
+import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES } from '../domain/matter-types.ts';
 import { FEEDS, type Feed } from '../journal/store.ts';
 import { grainPrefix, seg, type PathTo, type RequestBody } from '../client/service-client.ts';
 import { isToolResult } from './call.ts';
@@ -51,7 +51,7 @@ export function registerSandboxTools(tool: RegisterTool) {
         matterType: z.enum(MATTER_TYPES).describe('a ratified matter type'),
         clientName: z.string().min(1).max(200).optional().describe('client.name'),
         assetTitle: z.string().min(1).max(500).optional().describe('asset.title'),
-        assetKind: z.string().min(1).max(100).optional().describe('asset.kind'),
+        assetKind: z.enum(ASSET_KINDS).optional().describe('asset.kind: what the Asset is; left out, the matter type\'s own kind'),
         consumerPattern: z.enum(CONSUMER_PATTERNS).optional(),
         listFeeUsd: z.number().nonnegative().optional(),
         clientState: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter region code'),

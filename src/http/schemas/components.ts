@@ -11,7 +11,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
 import { RESERVED_ACTS, STAGE_VERBS, TERMINALS } from '../../../machines/matter.ts';
 import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
-import { CONSUMER_PATTERNS, DEFAULT_ASSET_KIND, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
+import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { FEEDS } from '../../journal/store.ts';
 import { Enum, Sha256Hex, Strict } from './common.ts';
 
@@ -39,7 +39,7 @@ export const ReservedAct = named('ReservedAct', Enum(RESERVED_ACTS, 'an act the 
 export const MatterType = named('MatterType', Enum(MATTER_TYPES, 'a ratified matter type'));
 export const Rail = named('Rail', Enum(RAILS, 'the settlement rail'));
 export const ConsumerPattern = named('ConsumerPattern', Enum(CONSUMER_PATTERNS, 'who the agent serves: B2A (the business itself), B2H2A (through a human), B2A2D (to a downstream client)'));
-export const AssetKind = named('AssetKind', Enum([...new Set(Object.values(DEFAULT_ASSET_KIND))] as const, 'what an Asset is; each matter type mints its own kind unless the body names one'));
+export const AssetKind = named('AssetKind', Enum(ASSET_KINDS, 'what an Asset is; each matter type mints its own kind unless the body names one'));
 export const GigOutcome = named('GigOutcome', Enum(GIG_OUTCOMES, 'a Signer\'s answer to a Gig'));
 export const Feed = named('Feed', Enum(FEEDS, 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor'));
 export const LadderOutcome = named('LadderOutcome', Enum(TERMINAL_OUTCOMES, 'how a ladder closes at its terminal rung'));
@@ -242,7 +242,7 @@ const GrainProperties = {
   environment: Type.Literal('sandbox'),
   openedAt: Str,
   expiresAt: Str,
-  ttlSeconds: Int,
+  ttlSeconds: Type.Number({ description: 'the grain\'s lifetime, in seconds (a fraction in tests that expire it quickly)' }),
   expiresInSeconds: Int,
   graduation: Strict({ tier: Str, how: Str }),
 };

@@ -1,7 +1,8 @@
 /** Request schemas of the Matter doors and orders. */
 import { Type, type Static } from '@sinclair/typebox';
-import { CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
+import { CONSUMER_PATTERNS, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+import { AssetKind, GigOutcome, ref } from './components.ts';
 
 const Opt = Type.Optional;
 
@@ -15,7 +16,7 @@ export const CreateMatterBody = Strict({
   offer: Opt(Text()),
   listFeeUsd: Opt(Money),
   client: Opt(Strict({ name: Opt(Text()) })),
-  asset: Opt(Strict({ kind: Opt(Text(100)), title: Opt(Text(500)) })),
+  asset: Opt(Strict({ kind: Opt(ref(AssetKind, 'what the Asset is; left out, the matter type\'s own kind')), title: Opt(Text(500)) })),
   rail: Opt(Enum(RAILS)),
   clientState: Opt(Type.String({ pattern: '^[A-Z]{2}$', description: 'a two-letter region code' })),
   adverseParties: Opt(Type.Array(Type.Union([Text(), Strict({ name: Text() })]), { maxItems: 100 })),
@@ -58,7 +59,7 @@ const AttestationSchema = Strict({
 
 export const GigResultBody = Strict({
   gigId: Id,
-  outcome: Enum(GIG_OUTCOMES),
+  outcome: ref(GigOutcome),
   attestation: Opt(AttestationSchema),
   memo: Opt(Type.String({ maxLength: 5000 })),
   receipt: Opt(Text()),

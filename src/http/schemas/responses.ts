@@ -140,7 +140,7 @@ export const MatterDoors = {
     200: Ok({ matter: ref(Matter), terminal: Obj({ outcome: Str, seq: Int, at: Str }) }, 'the terminal, forever'),
     404: NO_MATTER,
     409: MATTER_STATE,
-    422: refused('the terminal\'s predicate does not hold (naming it)', ['GATE_PREDICATE', 'ACTOR_NOT_CLIENT']),
+    422: refused('the terminal\'s predicate does not hold (naming it), or the actor may not end it', ['GATE_PREDICATE', 'GATE_ACTOR', 'ACTOR_NOT_CLIENT']),
     500: UNREADABLE,
   }),
   documents: door('List a Matter\'s documents', 'The document records journaled on the Matter: metadata and a sha256, never the bytes.', {
