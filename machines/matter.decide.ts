@@ -22,8 +22,9 @@ type Snapshot = SnapshotFrom<typeof matterMachine>;
 /** The events to send to the Matter's actor, in order; or the Gig to post first (`escalate`); or why not. */
 export type Decision = { send: MatterEvent[] } | { escalate: ReservedAct } | { refuse: Refusal };
 
-const CREDENTIAL_REF = /^[a-z][a-z0-9-]*:[A-Za-z0-9-]+$/;
-const ARTIFACT_HASH = /^sha256:[0-9a-f]{64}$/;
+/** The Attestation's shapes: a credential `<registry>:<number>`, an artifact `sha256:<64 hex>`. The contract publishes the same patterns. */
+export const CREDENTIAL_REF = /^[a-z][a-z0-9-]*:[A-Za-z0-9-]+$/;
+export const ARTIFACT_HASH = /^sha256:[0-9a-f]{64}$/;
 
 const refused = (refusal: Refusal): Decision => ({ refuse: refusal });
 

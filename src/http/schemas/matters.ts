@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { CONSUMER_PATTERNS, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
 import { AssetKind, GigOutcome, ref } from './components.ts';
+import { ARTIFACT_HASH, CREDENTIAL_REF } from '../../../machines/matter.decide.ts';
 
 const Opt = Type.Optional;
 
@@ -53,9 +54,9 @@ export const ConsentBody = Strict({ actor: Text(), scope: Text(500) });
 
 const AttestationSchema = Strict({
   signedBy: Text(),
-  credentialRef: Opt(Type.String({ maxLength: 200 })),
-  artifactHash: Opt(Type.String({ maxLength: 200 })),
-});
+  credentialRef: Opt(Type.String({ maxLength: 200, pattern: CREDENTIAL_REF.source, description: 'the Signer\'s credential, `<registry>:<number>` (e.g. uspto-reg:70001)' })),
+  artifactHash: Opt(Type.String({ pattern: ARTIFACT_HASH.source, description: 'the attested artifact, `sha256:` and 64 lowercase hex digits' })),
+}, 'the Signer\'s Attestation: required when the outcome is attested (the Gate refuses an attested result without one)');
 
 export const GigResultBody = Strict({
   gigId: Id,
