@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: 'forks',
     // Every reply a test produces is held to its route's declared schema (src/http/reply-check.ts).
-    env: { LEGALWORK_REPLY_CHECK: process.env.LEGALWORK_REPLY_CHECK ?? '1' },
+    env: { LEGALWORK_REPLY_CHECK: '1' },
   },
 });

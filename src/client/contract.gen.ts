@@ -3454,6 +3454,11 @@ export interface components {
          */
         LadderOutcome: "clientNotice" | "extensionPurchase" | "proSeHandoff" | "outsideCounselHandoff";
         /**
+         * @description what a fact records: workspace.opened (a sandbox workspace opened); tenant.opened (a sandbox tenant opened); firm.opened (a sandbox firm opened); matter.opened (a Matter opened in intake); asset.minted (the Asset a Matter acts on, minted); stage (a Stage Verb committed (by the Gate, or by a Signer for a reserved act)); gig.posted (a reserved act journaled as a Gig for the supply network); gig.sent_back (the Signer sent the work back to prepare, with its defects); gig.declined (the Signer declined: the Matter waits on the Client); client.direction (the Client's direction after a Declination); consent (the Client's consent to the Matter); document.recorded (a document's metadata and sha256 recorded); terminal (the Matter ended: withdrawn, lapsed or referred out); lifecycle (the Matter fulfilled); ladder.opened (a Deadline Ladder opened for an Asset); ladder.ticked (the ladder moved toward its deadline by an explicit tick); ladder.acked (a named human acknowledged today's rung); ladder.monitored (the ladder's monitoring owner named); ladder.satisfied (an occurrence closed by evidence); ladder.resolved (the ladder closed at its terminal rung); reminder.notice (the notice rung fired); reminder.ack_missed (the ack missed rung fired); reminder.ack_due (the ack due rung fired); reminder.terminal (the terminal rung fired); enrollment.opened (a member enrolled in a firm); enrollment.amended (a member granted more to its firm); enrollment.revoked (a member revoked its Enrollment); firm.routing.declared (a firm declared its routing); tenant.offers.declared (a Tenant declared its Offers); tenant.routing.declared (a Tenant declared its routing); conflicts.entry (a name hash appended to a conflicts ledger); capability.recorded (a draft artifact's metadata recorded); capability.acted (an act completed on the simulated registry); capability.escalated (a reserved act of the catalog posted as a Gig); key.issued (an API key issued (its hash)); key.spend.reserved (a paid act reserved against a key's spend ceiling); key.spend.released (a reservation released); supply.callback.accepted (a signed supply-network callback accepted (its webhook-id)); outbox.delivered (an effect the journal asked for, delivered)
+         * @enum {string}
+         */
+        EventKind: "workspace.opened" | "tenant.opened" | "firm.opened" | "matter.opened" | "asset.minted" | "stage" | "gig.posted" | "gig.sent_back" | "gig.declined" | "client.direction" | "consent" | "document.recorded" | "terminal" | "lifecycle" | "ladder.opened" | "ladder.ticked" | "ladder.acked" | "ladder.monitored" | "ladder.satisfied" | "ladder.resolved" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal" | "enrollment.opened" | "enrollment.amended" | "enrollment.revoked" | "firm.routing.declared" | "tenant.offers.declared" | "tenant.routing.declared" | "conflicts.entry" | "capability.recorded" | "capability.acted" | "capability.escalated" | "key.issued" | "key.spend.reserved" | "key.spend.released" | "supply.callback.accepted" | "outbox.delivered";
+        /**
          * @description what a member grants its firm
          * @enum {string}
          */
@@ -3606,8 +3611,7 @@ export interface components {
             /** @description the grain's global position */
             seq: number;
             at: string;
-            /** @description what happened (matter.opened, stage, gig.posted, …) */
-            kind: string;
+            kind: components["schemas"]["EventKind"];
             /** @description the Stage Verb or terminal it records */
             verb?: string;
             /** @description who the fact is by: gate, agent, signer, client */
@@ -3735,13 +3739,39 @@ export interface components {
             docket: {
                 seq: number;
                 at: string;
-                kind: string;
+                kind: components["schemas"]["EventKind"];
                 summary: string;
                 matterId: string;
             }[];
             /** @description the Matters that acted on it, oldest first */
             lineage: string[];
             deadlineLadder?: components["schemas"]["DeadlineLadder"] | null;
+        };
+        /** @description a sandbox workspace: keyless, synthetic, TTL-bound; a read adds its counts */
+        Workspace: {
+            id: string;
+            tier: string;
+            /** @enum {string} */
+            environment: "sandbox";
+            openedAt: string;
+            expiresAt: string;
+            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
+            ttlSeconds: number;
+            expiresInSeconds: number;
+            graduation: {
+                tier: string;
+                how: string;
+            };
+            counts?: {
+                matters: number;
+                assets: number;
+                events: number;
+            };
+        };
+        /** @description a Tenant's routing mechanics: a fee cap, and the jurisdictions served */
+        TenantRouting: {
+            maxFeeUsd: number | null;
+            jurisdictions?: string[];
         };
         /** @description a Tenant's Offer: a flat price for a matter type */
         Offer: {
@@ -3751,6 +3781,49 @@ export interface components {
             matterType?: components["schemas"]["MatterType"];
             /** @description the data predicate that proves the Offer was served */
             proofPredicate?: string;
+        };
+        /** @description a sandbox tenant: its Offers and routing */
+        Tenant: {
+            id: string;
+            tier: string;
+            /** @enum {string} */
+            environment: "sandbox";
+            openedAt: string;
+            expiresAt: string;
+            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
+            ttlSeconds: number;
+            expiresInSeconds: number;
+            graduation: {
+                tier: string;
+                how: string;
+            };
+            offers: components["schemas"]["Offer"][];
+            routing: components["schemas"]["TenantRouting"];
+            counts: {
+                offers: number;
+                matters: number;
+                events: number;
+            };
+        };
+        /** @description a sandbox firm: its enrollment counts */
+        Firm: {
+            id: string;
+            tier: string;
+            /** @enum {string} */
+            environment: "sandbox";
+            openedAt: string;
+            expiresAt: string;
+            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
+            ttlSeconds: number;
+            expiresInSeconds: number;
+            graduation: {
+                tier: string;
+                how: string;
+            };
+            enrollments: {
+                enrolled: number;
+                revoked: number;
+            };
         };
         /** @description the journaled instrument naming what was granted or revoked and who executed it */
         Ceremony: {
@@ -3786,7 +3859,7 @@ export interface components {
         TailEntry: {
             seq: number;
             at: string;
-            kind: string;
+            kind: components["schemas"]["EventKind"];
             /** @description the stream the event is about */
             subject: string;
             summary: string;
@@ -3799,6 +3872,29 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+        };
+        /** @description the key, shown once; it is stored hashed */
+        IssuedKey: {
+            /** @enum {string} */
+            type: "OK";
+            /** @description the key, shown once */
+            key: string;
+            /** @enum {boolean} */
+            shownOnce: true;
+            keyId: string;
+            /** @enum {string} */
+            tier: "identified";
+            email: string;
+            building?: string;
+            spendCeilingUsd: number | null;
+            issuedAt: string;
+            use: {
+                header: string;
+                scheme: string;
+                example: string;
+            };
+            covers: string;
+            notice: string;
         };
     };
     responses: never;
@@ -3916,29 +4012,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "OK";
-                        /** @description the key, shown once */
-                        key: string;
-                        /** @enum {boolean} */
-                        shownOnce: true;
-                        keyId: string;
-                        /** @enum {string} */
-                        tier: "identified";
-                        email: string;
-                        building?: string;
-                        spendCeilingUsd: number | null;
-                        issuedAt: string;
-                        use: {
-                            header: string;
-                            scheme: string;
-                            example: string;
-                        };
-                        covers: string;
-                        notice: string;
-                        provenance?: components["schemas"]["Provenance"];
-                    };
+                    "application/json": components["schemas"]["IssuedKey"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
@@ -4815,21 +4889,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        workspace: {
-                            id: string;
-                            tier: string;
-                            /** @enum {string} */
-                            environment: "sandbox";
-                            openedAt: string;
-                            expiresAt: string;
-                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
-                            ttlSeconds: number;
-                            expiresInSeconds: number;
-                            graduation: {
-                                tier: string;
-                                how: string;
-                            };
-                        };
+                        workspace: components["schemas"]["Workspace"];
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -4919,26 +4979,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        workspace: {
-                            id: string;
-                            tier: string;
-                            /** @enum {string} */
-                            environment: "sandbox";
-                            openedAt: string;
-                            expiresAt: string;
-                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
-                            ttlSeconds: number;
-                            expiresInSeconds: number;
-                            graduation: {
-                                tier: string;
-                                how: string;
-                            };
-                            counts: {
-                                matters: number;
-                                assets: number;
-                                events: number;
-                            };
-                        };
+                        workspace: components["schemas"]["Workspace"];
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -5069,32 +5110,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        tenant: {
-                            id: string;
-                            tier: string;
-                            /** @enum {string} */
-                            environment: "sandbox";
-                            openedAt: string;
-                            expiresAt: string;
-                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
-                            ttlSeconds: number;
-                            expiresInSeconds: number;
-                            graduation: {
-                                tier: string;
-                                how: string;
-                            };
-                            offers: components["schemas"]["Offer"][];
-                            /** @description the routing mechanics: a fee cap, and the jurisdictions served */
-                            routing: {
-                                maxFeeUsd: number | null;
-                                jurisdictions?: string[];
-                            };
-                            counts: {
-                                offers: number;
-                                matters: number;
-                                events: number;
-                            };
-                        };
+                        tenant: components["schemas"]["Tenant"];
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -5184,32 +5200,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        tenant: {
-                            id: string;
-                            tier: string;
-                            /** @enum {string} */
-                            environment: "sandbox";
-                            openedAt: string;
-                            expiresAt: string;
-                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
-                            ttlSeconds: number;
-                            expiresInSeconds: number;
-                            graduation: {
-                                tier: string;
-                                how: string;
-                            };
-                            offers: components["schemas"]["Offer"][];
-                            /** @description the routing mechanics: a fee cap, and the jurisdictions served */
-                            routing: {
-                                maxFeeUsd: number | null;
-                                jurisdictions?: string[];
-                            };
-                            counts: {
-                                offers: number;
-                                matters: number;
-                                events: number;
-                            };
-                        };
+                        tenant: components["schemas"]["Tenant"];
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -5410,10 +5401,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "OK";
                         tenantId: string;
-                        routing: {
-                            maxFeeUsd: number | null;
-                            jurisdictions?: string[];
-                        } | null;
+                        routing: components["schemas"]["TenantRouting"] | null;
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -6026,9 +6014,12 @@ export interface operations {
                 "application/json": {
                     gigId: string;
                     outcome: components["schemas"]["GigOutcome"];
+                    /** @description the Signer's Attestation: required when the outcome is attested (the Gate refuses an attested result without one) */
                     attestation?: {
                         signedBy: string;
+                        /** @description the Signer's credential, `<registry>:<number>` (e.g. uspto-reg:70001) */
                         credentialRef?: string;
+                        /** @description the attested artifact, `sha256:` and 64 lowercase hex digits */
                         artifactHash?: string;
                     };
                     memo?: string;
@@ -7031,25 +7022,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        firm: {
-                            id: string;
-                            tier: string;
-                            /** @enum {string} */
-                            environment: "sandbox";
-                            openedAt: string;
-                            expiresAt: string;
-                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
-                            ttlSeconds: number;
-                            expiresInSeconds: number;
-                            graduation: {
-                                tier: string;
-                                how: string;
-                            };
-                            enrollments: {
-                                enrolled: number;
-                                revoked: number;
-                            };
-                        };
+                        firm: components["schemas"]["Firm"];
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -7139,25 +7112,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        firm: {
-                            id: string;
-                            tier: string;
-                            /** @enum {string} */
-                            environment: "sandbox";
-                            openedAt: string;
-                            expiresAt: string;
-                            /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
-                            ttlSeconds: number;
-                            expiresInSeconds: number;
-                            graduation: {
-                                tier: string;
-                                how: string;
-                            };
-                            enrollments: {
-                                enrolled: number;
-                                revoked: number;
-                            };
-                        };
+                        firm: components["schemas"]["Firm"];
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -11978,9 +11933,12 @@ export interface operations {
                 "application/json": {
                     gigId: string;
                     outcome: components["schemas"]["GigOutcome"];
+                    /** @description the Signer's Attestation: required when the outcome is attested (the Gate refuses an attested result without one) */
                     attestation?: {
                         signedBy: string;
+                        /** @description the Signer's credential, `<registry>:<number>` (e.g. uspto-reg:70001) */
                         credentialRef?: string;
+                        /** @description the attested artifact, `sha256:` and 64 lowercase hex digits */
                         artifactHash?: string;
                     };
                     memo?: string;
@@ -17894,9 +17852,12 @@ export interface operations {
                 "application/json": {
                     gigId: string;
                     outcome: components["schemas"]["GigOutcome"];
+                    /** @description the Signer's Attestation: required when the outcome is attested (the Gate refuses an attested result without one) */
                     attestation?: {
                         signedBy: string;
+                        /** @description the Signer's credential, `<registry>:<number>` (e.g. uspto-reg:70001) */
                         credentialRef?: string;
+                        /** @description the attested artifact, `sha256:` and 64 lowercase hex digits */
                         artifactHash?: string;
                     };
                     memo?: string;

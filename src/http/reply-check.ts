@@ -12,11 +12,10 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { appendFileSync } from 'node:fs';
 import { declaredCodes, UNROUTED } from './declared-refusals.ts';
 import { COMPONENTS } from './schemas/components.ts';
 
-export const replyCheckOn = () => process.env.LEGALWORK_REPLY_CHECK === '1' || process.env.LEGALWORK_REPLY_CHECK === 'collect';
+export const replyCheckOn = () => process.env.LEGALWORK_REPLY_CHECK === '1';
 
 /** The schema a route declares for a status: exact, then its class (`4xx`), then `default`. */
 export function declaredFor(response: Record<string, unknown> | undefined, status: number): unknown {
@@ -60,16 +59,11 @@ export function installReplyCheck(app: FastifyInstance) {
     const schema = declaredFor(response, reply.statusCode);
     const where = `${request.method} ${request.routeOptions.url ?? request.url} -> ${reply.statusCode}`;
     if (schema === undefined) throw new ReplyViolation(where, 'no schema declared for this status');
-    if (process.env.LEGALWORK_REPLY_RECORD) appendFileSync(process.env.LEGALWORK_REPLY_RECORD, JSON.stringify({ m: request.method, u: request.routeOptions.url, s: reply.statusCode, c: (payload as { code?: string })?.code }) + '\n');
     const validate = validatorOf(schema as object);
     const codes = declaredCodes(schema);
     const code = (payload as { code?: unknown } | null)?.code;
     const violation = !validate(payload) ? validate.errors : codes && !codes.includes(String(code)) ? `refusal code ${String(code)} is not among those declared for this status (${codes.join(', ')})` : null;
     if (violation === null) return payload;
-    if (process.env.LEGALWORK_REPLY_CHECK === 'collect') {
-      console.error(new ReplyViolation(where, violation).message);
-      return payload;
-    }
     throw new ReplyViolation(where, violation);
   });
 }

@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ok } from '../envelopes.ts';
 import { Money, Strict, Text } from '../schemas/common.ts';
-import { KeyIssued } from '../schemas/responses.ts';
+import { IssuedKey, ref } from '../schemas/components.ts';
 import type { Services } from '../services.ts';
 
 const IssueKeyBody = Strict(
@@ -55,7 +55,7 @@ export async function keyRoutes(fastify: FastifyInstance, { services }: { servic
         tags: ['keys'],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: IssueKeyBody,
-        response: { 201: KeyIssued },
+        response: { 201: ref(IssuedKey) },
       },
       preValidation: normalizeForm,
     },

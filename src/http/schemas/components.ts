@@ -13,6 +13,7 @@ import { RESERVED_ACTS, STAGE_VERBS, TERMINALS } from '../../../machines/matter.
 import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
 import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { FEEDS } from '../../journal/store.ts';
+import { EVENT_KINDS } from '../../domain/event-kinds.ts';
 import { Enum, Sha256Hex, Strict } from './common.ts';
 
 const Opt = Type.Optional;
@@ -43,6 +44,7 @@ export const AssetKind = named('AssetKind', Enum(ASSET_KINDS, 'what an Asset is;
 export const GigOutcome = named('GigOutcome', Enum(GIG_OUTCOMES, 'a Signer\'s answer to a Gig'));
 export const Feed = named('Feed', Enum(FEEDS, 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor'));
 export const LadderOutcome = named('LadderOutcome', Enum(TERMINAL_OUTCOMES, 'how a ladder closes at its terminal rung'));
+export const EventKind = named('EventKind', Enum(Object.keys(EVENT_KINDS), `what a fact records: ${Object.entries(EVENT_KINDS).map(([kind, means]) => `${kind} (${means})`).join('; ')}`));
 export const Grant = named('Grant', Enum(ENROLLMENT_GRANTS, 'what a member grants its firm'));
 
 export const LadderResolution = named('LadderResolution', Type.Union([
@@ -156,7 +158,7 @@ export const Matter = named('Matter', Strict({
 export const JournalEntry = named('JournalEntry', Strict({
   seq: Type.Integer({ description: 'the grain\'s global position' }),
   at: Str,
-  kind: Type.String({ description: 'what happened (matter.opened, stage, gig.posted, …)' }),
+  kind: ref(EventKind),
   verb: Opt(Type.String({ description: 'the Stage Verb or terminal it records' })),
   by: Type.String({ description: 'who the fact is by: gate, agent, signer, client' }),
   actor: Opt(Type.String({ description: 'the named human, where one acted' })),
@@ -230,7 +232,7 @@ export const Asset = named('Asset', Strict({
   title: Str,
   registryId: Nullable(Type.String({ description: 'the registry receipt, once filed' })),
   statusHistory: Arr(Strict({ status: Str, at: Str, seq: Int, matterId: Str })),
-  docket: Arr(Strict({ seq: Int, at: Str, kind: Str, summary: Str, matterId: Str })),
+  docket: Arr(Strict({ seq: Int, at: Str, kind: ref(EventKind), summary: Str, matterId: Str })),
   lineage: Arr(Str, { description: 'the Matters that acted on it, oldest first' }),
   deadlineLadder: Opt(Nullable(ref(DeadlineLadder))),
 }, 'an Asset: the perpetual noun Matters act on'));
@@ -246,8 +248,14 @@ const GrainProperties = {
   expiresInSeconds: Int,
   graduation: Strict({ tier: Str, how: Str }),
 };
-export const GrainFields = GrainProperties;
+const Counts = <K extends string>(...names: K[]) => Strict(Object.fromEntries(names.map((n) => [n, Int])) as Record<K, typeof Int>);
 
+export const Workspace = named('Workspace', Strict({ ...GrainProperties, counts: Opt(Counts('matters', 'assets', 'events')) }, 'a sandbox workspace: keyless, synthetic, TTL-bound; a read adds its counts'));
+export const TenantRouting = named('TenantRouting', Strict({ maxFeeUsd: Nullable(Num), jurisdictions: Opt(Arr(Str)) }, 'a Tenant\'s routing mechanics: a fee cap, and the jurisdictions served'));
+
+
+export const Tenant = named('Tenant', Strict({ ...GrainProperties, offers: Arr(ref(Offer)), routing: ref(TenantRouting), counts: Counts('offers', 'matters', 'events') }, 'a sandbox tenant: its Offers and routing'));
+export const Firm = named('Firm', Strict({ ...GrainProperties, enrollments: Strict({ enrolled: Int, revoked: Int }) }, 'a sandbox firm: its enrollment counts'));
 
 export const Ceremony = named('Ceremony', Strict({
   instrument: Str,
@@ -279,7 +287,7 @@ export const Enrollment = named('Enrollment', Strict({
 export const TailEntry = named('TailEntry', Strict({
   seq: Int,
   at: Str,
-  kind: Str,
+  kind: ref(EventKind),
   subject: Type.String({ description: 'the stream the event is about' }),
   summary: Str,
   verb: Opt(Str),
@@ -289,9 +297,25 @@ export const TailEntry = named('TailEntry', Strict({
   data: OpenMap('the event\'s journaled data'),
 }, 'one event of a grain\'s tail'));
 
+/** An API key as `POST /keys` issues it: the only time the key itself is shown. */
+export const IssuedKey = named('IssuedKey', Strict({
+  type: Type.Literal('OK'),
+  key: Type.String({ pattern: '^lwk_[A-Za-z0-9_-]{43}$', description: 'the key, shown once' }),
+  shownOnce: Type.Literal(true),
+  keyId: Str,
+  tier: Type.Literal('identified'),
+  email: Str,
+  building: Opt(Str),
+  spendCeilingUsd: Nullable(Num),
+  issuedAt: Str,
+  use: Strict({ header: Str, scheme: Str, example: Str }),
+  covers: Str,
+  notice: Str,
+}, 'the key, shown once; it is stored hashed'));
+
 /** Every component, in the order the contract lists them. */
 export const COMPONENTS = [
-  MatterStatus, Stage, ReservedAct, MatterType, Rail, ConsumerPattern, AssetKind, GigOutcome, Feed, LadderOutcome, Grant,
+  MatterStatus, Stage, ReservedAct, MatterType, Rail, ConsumerPattern, AssetKind, GigOutcome, Feed, LadderOutcome, EventKind, Grant,
   Gate, CapabilityMeta, Provenance, Refusal, Matter, JournalEntry, Attestation, DocumentRecord, Escalation, Settlement, LadderResolution, Monitoring, DeadlineLadder, Asset,
-  Offer, Ceremony, Enrollment, TailEntry,
+  Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey,
 ];

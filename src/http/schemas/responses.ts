@@ -8,8 +8,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { Sha256Hex, Strict } from './common.ts';
 import { refused } from '../declared-refusals.ts';
 import {
-  Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, GrainFields, Grant, LadderFields, LadderOutcome,
-  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, MatterStatus, JournalEntry, ref,
+  Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields, LadderOutcome,
+  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, ref,
 } from './components.ts';
 
 const Opt = Type.Optional;
@@ -39,22 +39,6 @@ export const Listed = (item: TSchema, extra: Record<string, TSchema> = {}, descr
 /** A body that is not JSON (HTML, plain text), documented by media type. */
 export const Media = (mediaType: string, description: string) => ({ description, content: { [mediaType]: { schema: Type.String() } } });
 
-export const KeyIssued = Ok(
-  {
-    key: Type.String({ pattern: '^lwk_[A-Za-z0-9_-]{43}$', description: 'the key, shown once' }),
-    shownOnce: Type.Literal(true),
-    keyId: Str,
-    tier: Type.Literal('identified'),
-    email: Str,
-    building: Opt(Str),
-    spendCeilingUsd: Nullable(Num),
-    issuedAt: Str,
-    use: Strict({ header: Str, scheme: Str, example: Str }),
-    covers: Str,
-    notice: Str,
-  },
-  'the key, shown once; it is stored hashed',
-);
 
 /** A page cursor: the `after` to ask for next, or null at the end. */
 const NextAfter = Nullable(Type.Integer({ description: 'pass as `after` for the next page; null: this was the last' }));
@@ -173,32 +157,29 @@ const BOUND = refused('BLOCKED: the per-caller creation bound (Retry-After says 
 const GRAIN_OPENED = (kind: string) => `Opens a keyless, synthetic, TTL-bound ${kind} grain: everything inside it is rehearsal state that can never pass for real (each answer carries \`provenance\`). Bounded per caller address.`;
 
 export const WorkspaceDoors = {
-  open: door('Open a sandbox workspace', GRAIN_OPENED('workspace'), { 201: Ok({ workspace: Obj(GrainFields) }, 'the workspace, its TTL and graduation path'), 429: BOUND }),
-  get: door('Read a sandbox workspace', 'The workspace\'s tier, TTL, counts and graduation path.', { 200: Ok({ workspace: Obj({ ...GrainFields, counts: Obj({ matters: Int, assets: Int, events: Int }) }) }, 'tier, TTL, counts, graduation path') }),
+  open: door('Open a sandbox workspace', GRAIN_OPENED('workspace'), { 201: Ok({ workspace: ref(Workspace) }, 'the workspace, its TTL and graduation path'), 429: BOUND }),
+  get: door('Read a sandbox workspace', 'The workspace\'s tier, TTL, counts and graduation path.', { 200: Ok({ workspace: ref(Workspace) }, 'tier, TTL, counts, graduation path') }),
   fixtures: door('List the workspace\'s magic fixtures', 'The fixture names that make a workspace behave deterministically (a Client whose Signer always attests, one who declines, an ack-due ladder).', { 200: Ok({ fixtures: Arr(Obj({ name: Str, use: Obj({ field: Str, value: Str }), promise: Str }), { minItems: 1 }) }, 'the magic fixtures') }),
 };
 
-const TenantRouting = Obj({ maxFeeUsd: Nullable(Num), jurisdictions: Opt(Arr(Str)) }, { description: 'the routing mechanics: a fee cap, and the jurisdictions served' });
-const TenantView = Obj({ ...GrainFields, offers: Arr(ref(Offer)), routing: TenantRouting, counts: Obj({ offers: Int, matters: Int, events: Int }) });
 const Declared = { declaredSeq: Opt(Nullable(Type.Integer({ description: 'the seq of the declaration in force; null: none yet' }))), declaredAt: Opt(Nullable(Str)) };
 export const TenantDoors = {
-  open: door('Open a sandbox tenant', GRAIN_OPENED('tenant'), { 201: Ok({ tenant: TenantView }, 'the tenant, its TTL and graduation path'), 429: BOUND }),
-  get: door('Read a sandbox tenant', 'The tenant\'s Offers, routing mechanics, tier and TTL.', { 200: Ok({ tenant: TenantView }, 'Offers, routing, tier, TTL') }),
+  open: door('Open a sandbox tenant', GRAIN_OPENED('tenant'), { 201: Ok({ tenant: ref(Tenant) }, 'the tenant, its TTL and graduation path'), 429: BOUND }),
+  get: door('Read a sandbox tenant', 'The tenant\'s Offers, routing mechanics, tier and TTL.', { 200: Ok({ tenant: ref(Tenant) }, 'Offers, routing, tier, TTL') }),
   offers: door('Declare the tenant\'s Offers', 'Replaces the tenant\'s Offers: each a flat price for a matter type. Percentages of an outcome are refused (flat fees only).', {
     200: Type.Union([Ok({ tenantId: Str, offers: Arr(ref(Offer)), ...Declared }), Empty({ tenantId: Str, offers: Arr(ref(Offer), { maxItems: 0 }), ...Declared })], { description: 'the declared Offers' }),
     422: refused('a duplicate Offer id, or a percentage price', ['DUPLICATE_OFFER', 'PERCENTAGE_PRICE', 'OFFER_PRICE']),
   }),
   routing: door('Declare the tenant\'s routing', 'Declares the routing mechanics (a fee cap, the jurisdictions served); merits-bearing fields are refused.', {
-    200: Ok({ tenantId: Str, routing: Nullable(TenantRouting), ...Declared }, 'the routing mechanics'),
+    200: Ok({ tenantId: Str, routing: Nullable(ref(TenantRouting)), ...Declared }, 'the routing mechanics'),
     422: refused('a merits-bearing field, or a percentage', ['MERITS_BEARING_KEY', 'PERCENTAGE_PRICE']),
   }),
 };
 
-const FirmView = Obj({ ...GrainFields, enrollments: Obj({ enrolled: Int, revoked: Int }) });
 const FirmRouting = OpenMap('the firm\'s declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused)');
 export const FirmDoors = {
-  open: door('Open a sandbox firm', GRAIN_OPENED('firm'), { 201: Ok({ firm: FirmView }, 'the firm grain, its TTL and graduation path'), 429: BOUND }),
-  get: door('Read a sandbox firm', 'The firm\'s enrollment counts, tier and TTL.', { 200: Ok({ firm: FirmView }, 'enrollment counts, tier, TTL') }),
+  open: door('Open a sandbox firm', GRAIN_OPENED('firm'), { 201: Ok({ firm: ref(Firm) }, 'the firm grain, its TTL and graduation path'), 429: BOUND }),
+  get: door('Read a sandbox firm', 'The firm\'s enrollment counts, tier and TTL.', { 200: Ok({ firm: ref(Firm) }, 'enrollment counts, tier, TTL') }),
   enrollments: door('List the firm\'s Enrollments', 'Each member\'s current Enrollment and standing.', { 200: Listed(ref(Enrollment), { firmId: Str }, 'current standing per member, or a typed EMPTY') }),
   enroll: door('Enroll a member', 'A member executes grants to the firm (roster, remittance, routing): a new Enrollment, or an amendment adding grants. The ceremony is journaled.', {
     201: Ok({ act: Type.Union([Type.Literal('enrolled'), Type.Literal('amended')]), enrollment: ref(Enrollment), ceremony: ref(Ceremony), then: Opt(ref(Ceremony)) }, 'the executed grant'),
