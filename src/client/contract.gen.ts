@@ -3454,7 +3454,46 @@ export interface components {
          */
         LadderOutcome: "clientNotice" | "extensionPurchase" | "proSeHandoff" | "outsideCounselHandoff";
         /**
-         * @description what a fact records: workspace.opened (a sandbox workspace opened); tenant.opened (a sandbox tenant opened); firm.opened (a sandbox firm opened); matter.opened (a Matter opened in intake); asset.minted (the Asset a Matter acts on, minted); stage (a Stage Verb committed (by the Gate, or by a Signer for a reserved act)); gig.posted (a reserved act journaled as a Gig for the supply network); gig.sent_back (the Signer sent the work back to prepare, with its defects); gig.declined (the Signer declined: the Matter waits on the Client); client.direction (the Client's direction after a Declination); consent (the Client's consent to the Matter); document.recorded (a document's metadata and sha256 recorded); terminal (the Matter ended: withdrawn, lapsed or referred out); lifecycle (the Matter fulfilled); ladder.opened (a Deadline Ladder opened for an Asset); ladder.ticked (the ladder moved toward its deadline by an explicit tick); ladder.acked (a named human acknowledged today's rung); ladder.monitored (the ladder's monitoring owner named); ladder.satisfied (an occurrence closed by evidence); ladder.resolved (the ladder closed at its terminal rung); reminder.notice (the notice rung fired); reminder.ack_missed (the ack missed rung fired); reminder.ack_due (the ack due rung fired); reminder.terminal (the terminal rung fired); enrollment.opened (a member enrolled in a firm); enrollment.amended (a member granted more to its firm); enrollment.revoked (a member revoked its Enrollment); firm.routing.declared (a firm declared its routing); tenant.offers.declared (a Tenant declared its Offers); tenant.routing.declared (a Tenant declared its routing); conflicts.entry (a name hash appended to a conflicts ledger); capability.recorded (a draft artifact's metadata recorded); capability.acted (an act completed on the simulated registry); capability.escalated (a reserved act of the catalog posted as a Gig); key.issued (an API key issued (its hash)); key.spend.reserved (a paid act reserved against a key's spend ceiling); key.spend.released (a reservation released); supply.callback.accepted (a signed supply-network callback accepted (its webhook-id)); outbox.delivered (an effect the journal asked for, delivered)
+         * @description What a fact records, and the fields of its data:
+         *     - `workspace.opened`: a sandbox workspace opened; data: expiresAt, ttlSeconds
+         *     - `tenant.opened`: a sandbox tenant opened; data: expiresAt, ttlSeconds
+         *     - `firm.opened`: a sandbox firm opened; data: expiresAt, ttlSeconds
+         *     - `matter.opened`: a Matter opened in intake; data: matterType, rail, jurisdiction, assetId, consumerPattern, client{id}, clientFixture, signals[], and as given: tenant, mint, offer, listFeeUsd, clientState, clientMandates, adversePartyHashes[]
+         *     - `asset.minted`: the Asset a Matter acts on, minted; data: kind, title, matterId
+         *     - `stage`: a Stage Verb committed (by the Gate, or by a Signer for a reserved act); data: proposedBy (gate) or, for a reserved act, gigId, act, attestation{signedBy, credentialRef, artifactHash}, receipt
+         *     - `gig.posted`: a reserved act journaled as a Gig for the supply network; data: reservedAct, gigId
+         *     - `gig.sent_back`: the Signer sent the work back to prepare, with its defects; data: gigId, defects
+         *     - `gig.declined`: the Signer declined: the Matter waits on the Client; data: gigId, memo
+         *     - `client.direction`: the Client's direction after a Declination; data: instruction, authorizes, reopened, declinedAct
+         *     - `consent`: the Client's consent to the Matter; data: scope
+         *     - `document.recorded`: a document's metadata and sha256 recorded; data: document{id, matterId, name, kind, sha256}
+         *     - `terminal`: the Matter ended: withdrawn, lapsed or referred out; data: outcome, referredTo
+         *     - `lifecycle`: the Matter fulfilled; data: receipt
+         *     - `ladder.opened`: a Deadline Ladder opened for an Asset; data: matterId, matterType, obligation, daysUntilDeadline, recurEveryDays, fixture, alarm
+         *     - `ladder.ticked`: the ladder moved toward its deadline by an explicit tick; data: days, from, to, occurrence, owner, rungs[{rung, atDaysRemaining}]
+         *     - `ladder.acked`: a named human acknowledged today's rung; data: atDaysRemaining, occurrence
+         *     - `ladder.monitored`: the ladder's monitoring owner named; data: signerId, previous
+         *     - `ladder.satisfied`: an occurrence closed by evidence; data: evidenceRef, occurrence, atDaysRemaining, closes, nextOccurrence, daysUntilDeadline
+         *     - `ladder.resolved`: the ladder closed at its terminal rung; data: outcome, occurrence
+         *     - `reminder.notice`: the notice rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
+         *     - `reminder.ack_missed`: the ack missed rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
+         *     - `reminder.ack_due`: the ack due rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
+         *     - `reminder.terminal`: the terminal rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
+         *     - `enrollment.opened`: a member enrolled in a firm; data: instrument, firmId, memberId, granted[], grants[], executedBy
+         *     - `enrollment.amended`: a member granted more to its firm; data: instrument, firmId, memberId, granted[], grants[], executedBy
+         *     - `enrollment.revoked`: a member revoked its Enrollment; data: instrument, firmId, memberId, revoked[], executedBy, reason
+         *     - `firm.routing.declared`: a firm declared its routing; data: routing (as declared)
+         *     - `tenant.offers.declared`: a Tenant declared its Offers; data: offers[{id, title, priceUsd, matterType, proofPredicate}]
+         *     - `tenant.routing.declared`: a Tenant declared its routing; data: routing{maxFeeUsd, jurisdictions}
+         *     - `conflicts.entry`: a name hash appended to a conflicts ledger; data: ledger{kind, id}, nameHash
+         *     - `capability.recorded`: a draft artifact's metadata recorded; data: route, artifactId, kind, title, sha256, bytes, and the caller's actor, mandate, verified when sent
+         *     - `capability.acted`: an act completed on the simulated registry; data: route, actId, priceUsd, receipt{id, registry, synthetic, …}, and the caller's actor, mandate, verified when sent
+         *     - `capability.escalated`: a reserved act of the catalog posted as a Gig; data: route, actId, gigId, credential, reservedAct, priceUsd, matterType, preferredSigner, and the caller's actor, mandate, verified when sent
+         *     - `key.issued`: an API key issued (its hash); data: keyId, keyHash, email, building, spendCeilingUsd
+         *     - `key.spend.reserved`: a paid act reserved against a key's spend ceiling; data: ref, amountUsd, act
+         *     - `key.spend.released`: a reservation released; data: ref, amountUsd, reason
+         *     - `supply.callback.accepted`: a signed supply-network callback accepted (its webhook-id); data: webhookId, digest, matterId, matterVersion
+         *     - `outbox.delivered`: an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}
          * @enum {string}
          */
         EventKind: "workspace.opened" | "tenant.opened" | "firm.opened" | "matter.opened" | "asset.minted" | "stage" | "gig.posted" | "gig.sent_back" | "gig.declined" | "client.direction" | "consent" | "document.recorded" | "terminal" | "lifecycle" | "ladder.opened" | "ladder.ticked" | "ladder.acked" | "ladder.monitored" | "ladder.satisfied" | "ladder.resolved" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal" | "enrollment.opened" | "enrollment.amended" | "enrollment.revoked" | "firm.routing.declared" | "tenant.offers.declared" | "tenant.routing.declared" | "conflicts.entry" | "capability.recorded" | "capability.acted" | "capability.escalated" | "key.issued" | "key.spend.reserved" | "key.spend.released" | "supply.callback.accepted" | "outbox.delivered";
@@ -3619,7 +3658,7 @@ export interface components {
             /** @description the named human, where one acted */
             actor?: string;
             note: string;
-            /** @description the fact's journaled data */
+            /** @description the fact's journaled data; its fields, by kind, are listed under EventKind */
             data: {
                 [key: string]: unknown;
             };
@@ -3868,7 +3907,7 @@ export interface components {
             actor?: string;
             /** @description a reminder's addressee: the monitoring owner, or the vacancy alarm */
             deliverTo?: string;
-            /** @description the event's journaled data */
+            /** @description the event's journaled data; its fields, by kind, are listed under EventKind */
             data: {
                 [key: string]: unknown;
             };

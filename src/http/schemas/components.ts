@@ -44,7 +44,7 @@ export const AssetKind = named('AssetKind', Enum(ASSET_KINDS, 'what an Asset is;
 export const GigOutcome = named('GigOutcome', Enum(GIG_OUTCOMES, 'a Signer\'s answer to a Gig'));
 export const Feed = named('Feed', Enum(FEEDS, 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor'));
 export const LadderOutcome = named('LadderOutcome', Enum(TERMINAL_OUTCOMES, 'how a ladder closes at its terminal rung'));
-export const EventKind = named('EventKind', Enum(Object.keys(EVENT_KINDS), `what a fact records: ${Object.entries(EVENT_KINDS).map(([kind, means]) => `${kind} (${means})`).join('; ')}`));
+export const EventKind = named('EventKind', Enum(Object.keys(EVENT_KINDS), `What a fact records, and the fields of its data:\n${Object.entries(EVENT_KINDS).map(([kind, means]) => `- \`${kind}\`: ${means}`).join('\n')}`));
 export const Grant = named('Grant', Enum(ENROLLMENT_GRANTS, 'what a member grants its firm'));
 
 export const LadderResolution = named('LadderResolution', Type.Union([
@@ -163,7 +163,7 @@ export const JournalEntry = named('JournalEntry', Strict({
   by: Type.String({ description: 'who the fact is by: gate, agent, signer, client' }),
   actor: Opt(Type.String({ description: 'the named human, where one acted' })),
   note: Str,
-  data: OpenMap('the fact\'s journaled data'),
+  data: OpenMap('the fact\'s journaled data; its fields, by kind, are listed under EventKind'),
 }, 'one fact of a Matter\'s append-only journal'));
 
 export const Attestation = named('Attestation', Strict({
@@ -294,7 +294,7 @@ export const TailEntry = named('TailEntry', Strict({
   by: Opt(Str),
   actor: Opt(Str),
   deliverTo: Opt(Type.String({ description: 'a reminder\'s addressee: the monitoring owner, or the vacancy alarm' })),
-  data: OpenMap('the event\'s journaled data'),
+  data: OpenMap('the event\'s journaled data; its fields, by kind, are listed under EventKind'),
 }, 'one event of a grain\'s tail'));
 
 /** An API key as `POST /keys` issues it: the only time the key itself is shown. */
