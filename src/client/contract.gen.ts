@@ -3706,15 +3706,13 @@ export interface components {
         /** @description how a ladder closed: by evidence, or at its terminal rung */
         LadderResolution: {
             /** @enum {string} */
-            kind: "satisfied";
-            evidenceRef: string;
+            kind: "satisfied" | "terminal_rung";
             occurrence: number;
-            atDaysRemaining: number;
-        } | {
-            /** @enum {string} */
-            kind: "terminal_rung";
-            outcome: components["schemas"]["LadderOutcome"];
-            occurrence: number;
+            /** @description satisfied: the evidence */
+            evidenceRef?: string;
+            /** @description satisfied: days left when it was satisfied */
+            atDaysRemaining?: number;
+            outcome?: components["schemas"]["LadderOutcome"];
         };
         /** @description who watches the ladder; null: nobody (the alarm is vacant) */
         Monitoring: {
@@ -3757,7 +3755,17 @@ export interface components {
                 atDaysRemaining: number;
                 occurrence: number;
             }[];
-            resolution: components["schemas"]["LadderResolution"] | null;
+            /** @description how a ladder closed: by evidence, or at its terminal rung */
+            resolution: {
+                /** @enum {string} */
+                kind: "satisfied" | "terminal_rung";
+                occurrence: number;
+                /** @description satisfied: the evidence */
+                evidenceRef?: string;
+                /** @description satisfied: days left when it was satisfied */
+                atDaysRemaining?: number;
+                outcome?: components["schemas"]["LadderOutcome"];
+            } | null;
             recurEveryDays?: number;
             nextOccurrenceInDays?: number | null;
             fixture?: string;
@@ -3768,6 +3776,7 @@ export interface components {
             id: string;
             kind: string;
             title: string;
+            /** @description the registry receipt, once filed */
             registryId: string | null;
             statusHistory: {
                 status: string;
@@ -3784,7 +3793,58 @@ export interface components {
             }[];
             /** @description the Matters that acted on it, oldest first */
             lineage: string[];
-            deadlineLadder?: components["schemas"]["DeadlineLadder"] | null;
+            /** @description the Asset's Deadline Ladder (null: none was opened) */
+            deadlineLadder?: {
+                assetId: string;
+                matterId: string;
+                obligation: string;
+                /** @enum {string} */
+                status: "open" | "resolved";
+                /**
+                 * @description where the count stands: which rung comes next
+                 * @enum {string}
+                 */
+                rung: "before_notice" | "notice" | "daily_ack" | "terminal" | "resolved";
+                daysUntilDeadline: number;
+                /** @enum {string} */
+                alarm: "nominal" | "vacant";
+                vacant: boolean;
+                monitoring: components["schemas"]["Monitoring"];
+                ackRequiredToday: boolean;
+                terminalOutcomes: components["schemas"]["LadderOutcome"][];
+                /** @description satisfied occurrences, then the open (or resolved) one */
+                occurrences: {
+                    occurrence: number;
+                    /** @enum {string} */
+                    kind: "open" | "satisfied" | "resolved";
+                    evidenceRef: string | null;
+                    /** @description on the open occurrence: days left */
+                    daysUntilDeadline?: number;
+                    /** @description on a satisfied occurrence: days left when it was satisfied */
+                    atDaysRemaining?: number;
+                    outcome?: components["schemas"]["LadderOutcome"];
+                }[];
+                acks: {
+                    actor: string;
+                    atDaysRemaining: number;
+                    occurrence: number;
+                }[];
+                /** @description how a ladder closed: by evidence, or at its terminal rung */
+                resolution: {
+                    /** @enum {string} */
+                    kind: "satisfied" | "terminal_rung";
+                    occurrence: number;
+                    /** @description satisfied: the evidence */
+                    evidenceRef?: string;
+                    /** @description satisfied: days left when it was satisfied */
+                    atDaysRemaining?: number;
+                    outcome?: components["schemas"]["LadderOutcome"];
+                } | null;
+                recurEveryDays?: number;
+                nextOccurrenceInDays?: number | null;
+                fixture?: string;
+                version: number;
+            } | null;
         };
         /** @description a sandbox workspace: keyless, synthetic, TTL-bound; a read adds its counts */
         Workspace: {
@@ -5331,6 +5391,7 @@ export interface operations {
                         type: "OK";
                         tenantId: string;
                         offers: components["schemas"]["Offer"][];
+                        /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -5341,6 +5402,7 @@ export interface operations {
                         message: string;
                         tenantId: string;
                         offers: components["schemas"]["Offer"][];
+                        /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -5441,6 +5503,7 @@ export interface operations {
                         type: "OK";
                         tenantId: string;
                         routing: components["schemas"]["TenantRouting"] | null;
+                        /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -5540,6 +5603,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["Matter"][];
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -5547,6 +5611,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -7679,6 +7744,7 @@ export interface operations {
                         routing: {
                             [key: string]: unknown;
                         };
+                        /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -7775,6 +7841,7 @@ export interface operations {
                         routing: {
                             [key: string]: unknown;
                         };
+                        /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -7984,6 +8051,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -7999,6 +8067,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -11482,6 +11551,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["Matter"][];
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -11489,6 +11559,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -12994,7 +13065,17 @@ export interface operations {
                             atDaysRemaining: number;
                             occurrence: number;
                         }[];
-                        resolution: components["schemas"]["LadderResolution"] | null;
+                        /** @description how a ladder closed: by evidence, or at its terminal rung */
+                        resolution: {
+                            /** @enum {string} */
+                            kind: "satisfied" | "terminal_rung";
+                            occurrence: number;
+                            /** @description satisfied: the evidence */
+                            evidenceRef?: string;
+                            /** @description satisfied: days left when it was satisfied */
+                            atDaysRemaining?: number;
+                            outcome?: components["schemas"]["LadderOutcome"];
+                        } | null;
                         recurEveryDays?: number;
                         nextOccurrenceInDays?: number | null;
                         fixture?: string;
@@ -13440,7 +13521,17 @@ export interface operations {
                             atDaysRemaining: number;
                             occurrence: number;
                         }[];
-                        resolution: components["schemas"]["LadderResolution"] | null;
+                        /** @description how a ladder closed: by evidence, or at its terminal rung */
+                        resolution: {
+                            /** @enum {string} */
+                            kind: "satisfied" | "terminal_rung";
+                            occurrence: number;
+                            /** @description satisfied: the evidence */
+                            evidenceRef?: string;
+                            /** @description satisfied: days left when it was satisfied */
+                            atDaysRemaining?: number;
+                            outcome?: components["schemas"]["LadderOutcome"];
+                        } | null;
                         recurEveryDays?: number;
                         nextOccurrenceInDays?: number | null;
                         fixture?: string;
@@ -13721,6 +13812,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -13736,6 +13828,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -17379,6 +17472,7 @@ export interface operations {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["Matter"][];
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -17386,6 +17480,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -18937,7 +19032,17 @@ export interface operations {
                             atDaysRemaining: number;
                             occurrence: number;
                         }[];
-                        resolution: components["schemas"]["LadderResolution"] | null;
+                        /** @description how a ladder closed: by evidence, or at its terminal rung */
+                        resolution: {
+                            /** @enum {string} */
+                            kind: "satisfied" | "terminal_rung";
+                            occurrence: number;
+                            /** @description satisfied: the evidence */
+                            evidenceRef?: string;
+                            /** @description satisfied: days left when it was satisfied */
+                            atDaysRemaining?: number;
+                            outcome?: components["schemas"]["LadderOutcome"];
+                        } | null;
                         recurEveryDays?: number;
                         nextOccurrenceInDays?: number | null;
                         fixture?: string;
@@ -19391,7 +19496,17 @@ export interface operations {
                             atDaysRemaining: number;
                             occurrence: number;
                         }[];
-                        resolution: components["schemas"]["LadderResolution"] | null;
+                        /** @description how a ladder closed: by evidence, or at its terminal rung */
+                        resolution: {
+                            /** @enum {string} */
+                            kind: "satisfied" | "terminal_rung";
+                            occurrence: number;
+                            /** @description satisfied: the evidence */
+                            evidenceRef?: string;
+                            /** @description satisfied: days left when it was satisfied */
+                            atDaysRemaining?: number;
+                            outcome?: components["schemas"]["LadderOutcome"];
+                        } | null;
                         recurEveryDays?: number;
                         nextOccurrenceInDays?: number | null;
                         fixture?: string;
@@ -19688,6 +19803,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -19703,6 +19819,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -19931,7 +20048,17 @@ export interface operations {
                             atDaysRemaining: number;
                             occurrence: number;
                         }[];
-                        resolution: components["schemas"]["LadderResolution"] | null;
+                        /** @description how a ladder closed: by evidence, or at its terminal rung */
+                        resolution: {
+                            /** @enum {string} */
+                            kind: "satisfied" | "terminal_rung";
+                            occurrence: number;
+                            /** @description satisfied: the evidence */
+                            evidenceRef?: string;
+                            /** @description satisfied: days left when it was satisfied */
+                            atDaysRemaining?: number;
+                            outcome?: components["schemas"]["LadderOutcome"];
+                        } | null;
                         recurEveryDays?: number;
                         nextOccurrenceInDays?: number | null;
                         fixture?: string;
@@ -20385,7 +20512,17 @@ export interface operations {
                             atDaysRemaining: number;
                             occurrence: number;
                         }[];
-                        resolution: components["schemas"]["LadderResolution"] | null;
+                        /** @description how a ladder closed: by evidence, or at its terminal rung */
+                        resolution: {
+                            /** @enum {string} */
+                            kind: "satisfied" | "terminal_rung";
+                            occurrence: number;
+                            /** @description satisfied: the evidence */
+                            evidenceRef?: string;
+                            /** @description satisfied: days left when it was satisfied */
+                            atDaysRemaining?: number;
+                            outcome?: components["schemas"]["LadderOutcome"];
+                        } | null;
                         recurEveryDays?: number;
                         nextOccurrenceInDays?: number | null;
                         fixture?: string;
@@ -20626,6 +20763,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -20719,6 +20857,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -20800,6 +20939,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -20905,6 +21045,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -20995,6 +21136,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -21100,6 +21242,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -21190,6 +21333,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -21295,6 +21439,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
+                        /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };

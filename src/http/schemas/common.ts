@@ -1,5 +1,5 @@
 /** Schema pieces shared by every route. One source: they validate and they document. */
-import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TSchema } from '@sinclair/typebox';
 import { SHA256_HEX_PATTERN } from '../../domain/hash.ts';
 
 export const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
@@ -9,6 +9,16 @@ export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0
 /** A closed object: a request body refuses a field it does not name, a reply never carries one. */
 export const Strict = <T extends Record<string, TSchema>>(properties: T, options?: string | ObjectOptions) =>
   Type.Object(properties, { additionalProperties: false, ...(typeof options === 'string' ? { description: options } : options) });
+/**
+ * A value or null. A schema with one `type` becomes the same schema with a
+ * type array (`type: ["object", "null"]`), which the compiled serializer
+ * writes after a typeof test; only a `$ref` or a union needs an `anyOf`,
+ * which it resolves by validating the whole value, on every reply (keep those
+ * off hot paths).
+ */
+export const Nullable = <T extends TSchema>(t: T) =>
+  typeof t.type === 'string' ? Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] }) : Type.Union([t, Type.Null()]);
+
 /** A string enum typed as its values' union (a plain `enum`, not TypeBox's `anyOf` of literals). */
 export const Enum = <T extends readonly string[]>(values: T, description?: string) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 

@@ -14,7 +14,7 @@ import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
 import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
-import { Enum, Sha256Hex, Strict } from './common.ts';
+import { Enum, Nullable, Sha256Hex, Strict } from './common.ts';
 
 const Opt = Type.Optional;
 const Str = Type.String();
@@ -22,7 +22,6 @@ const Int = Type.Integer();
 const Num = Type.Number();
 const Bool = Type.Boolean();
 const Arr = Type.Array;
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 /** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
 export const OpenMap = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
@@ -47,10 +46,15 @@ export const LadderOutcome = named('LadderOutcome', Enum(TERMINAL_OUTCOMES, 'how
 export const EventKind = named('EventKind', Enum(Object.keys(EVENT_KINDS), `What a fact records, and the fields of its data:\n${Object.entries(EVENT_KINDS).map(([kind, means]) => `- \`${kind}\`: ${means}`).join('\n')}`));
 export const Grant = named('Grant', Enum(ENROLLMENT_GRANTS, 'what a member grants its firm'));
 
-export const LadderResolution = named('LadderResolution', Type.Union([
-  Strict({ kind: Type.Literal('satisfied'), evidenceRef: Str, occurrence: Int, atDaysRemaining: Int }),
-  Strict({ kind: Type.Literal('terminal_rung'), outcome: ref(LadderOutcome), occurrence: Int }),
-], { description: 'how a ladder closed: by evidence, or at its terminal rung' }));
+/** How a ladder closed: by evidence (`satisfied`), or at its terminal rung with an outcome. One object, not a union, so a nullable one is written without validating it. */
+const LadderResolutionShape = Strict({
+  kind: Enum(['satisfied', 'terminal_rung'] as const),
+  occurrence: Int,
+  evidenceRef: Opt(Type.String({ description: 'satisfied: the evidence' })),
+  atDaysRemaining: Opt(Type.Integer({ description: 'satisfied: days left when it was satisfied' })),
+  outcome: Opt(ref(LadderOutcome, 'terminal_rung: the outcome')),
+}, 'how a ladder closed: by evidence, or at its terminal rung');
+export const LadderResolution = named('LadderResolution', LadderResolutionShape);
 
 /** How a capability is gated: not at all, behind an access tier, or behind a Signer. */
 export const Gate = named('Gate', Type.Union([Type.Literal('none'), Strict({ requiresAccess: Str }), Strict({ requiresSigner: Str })], { description: 'none, requiresAccess (a tier) or requiresSigner (a reserved act)' }));
@@ -216,7 +220,7 @@ const LadderProperties = {
     outcome: Opt(ref(LadderOutcome)),
   }), { description: 'satisfied occurrences, then the open (or resolved) one' }),
   acks: Arr(Strict({ actor: Str, atDaysRemaining: Int, occurrence: Int })),
-  resolution: Nullable(ref(LadderResolution)),
+  resolution: Nullable(LadderResolutionShape),
   recurEveryDays: Opt(Int),
   nextOccurrenceInDays: Opt(Nullable(Int)),
   fixture: Opt(Str),
@@ -234,7 +238,7 @@ export const Asset = named('Asset', Strict({
   statusHistory: Arr(Strict({ status: Str, at: Str, seq: Int, matterId: Str })),
   docket: Arr(Strict({ seq: Int, at: Str, kind: ref(EventKind), summary: Str, matterId: Str })),
   lineage: Arr(Str, { description: 'the Matters that acted on it, oldest first' }),
-  deadlineLadder: Opt(Nullable(ref(DeadlineLadder))),
+  deadlineLadder: Opt(Nullable(Strict(LadderProperties, 'the Asset\'s Deadline Ladder (null: none was opened)'))),
 }, 'an Asset: the perpetual noun Matters act on'));
 
 // Sandbox grains.

@@ -5,7 +5,7 @@
  * (`reply-check.ts`) fails a test on any field a schema does not declare.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Sha256Hex, Strict } from './common.ts';
+import { Nullable, Sha256Hex, Strict } from './common.ts';
 import { refused } from '../declared-refusals.ts';
 import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields, LadderOutcome,
@@ -20,7 +20,6 @@ const Bool = Type.Boolean();
 const Any = Type.Unknown();
 const Obj = Strict;
 const Arr = Type.Array;
-const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 
 /** Inside a sandbox grain every JSON answer carries the grain's stamp. */
 const Stamp = { provenance: Opt(ref(Provenance)) };
