@@ -1,10 +1,9 @@
 /** Request and response schemas of the listed capability catalog. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Enum, Money, Sha256Hex, Strict, Text } from './common.ts';
-import { Any, Bool, Int, Listed, Num, Ok, Str } from './responses.ts';
+import { Any, Bool, Enum, Int, Money, Num, Opt, Sha256Hex, Str, Strict, Text } from './common.ts';
+import { Listed, Ok } from './responses.ts';
 import { CapabilityMeta, ref } from './components.ts';
 
-const Opt = Type.Optional;
 
 // Path parameters: shapes only; whether a record exists is the handler's 404.
 // Not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.

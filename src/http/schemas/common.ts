@@ -2,6 +2,15 @@
 import { Type, type ObjectOptions, type Static, type TSchema } from '@sinclair/typebox';
 import { SHA256_HEX_PATTERN } from '../../domain/hash.ts';
 
+/** Shorthands every schema module writes with. */
+export const Opt = Type.Optional;
+export const Arr = Type.Array;
+export const Str = Type.String();
+export const Int = Type.Integer();
+export const Num = Type.Number();
+export const Bool = Type.Boolean();
+export const Any = Type.Unknown();
+
 export const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
 export const Money = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
 export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description: '64 lowercase hex characters' });

@@ -14,14 +14,8 @@ import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
 import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
-import { Enum, Nullable, Sha256Hex, Strict } from './common.ts';
+import { Arr, Bool, Enum, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from './common.ts';
 
-const Opt = Type.Optional;
-const Str = Type.String();
-const Int = Type.Integer();
-const Num = Type.Number();
-const Bool = Type.Boolean();
-const Arr = Type.Array;
 /** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
 export const OpenMap = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 

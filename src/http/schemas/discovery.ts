@@ -1,15 +1,9 @@
 /** Response schemas of the discovery documents: each declares every field it answers, closed. */
 import { Type } from '@sinclair/typebox';
-import { Strict } from './common.ts';
+import { Arr, Bool, Int, Num, Opt, Str, Strict } from './common.ts';
 import { ConsumerPattern, Gate, MatterType, Rail, ref } from './components.ts';
 import { Ok } from './responses.ts';
 
-const Opt = Type.Optional;
-const Str = Type.String();
-const Int = Type.Integer();
-const Num = Type.Number();
-const Bool = Type.Boolean();
-const Arr = Type.Array;
 
 
 const Tier = Strict({ tier: Str, live: Bool, grants: Str, how: Str, note: Opt(Str) }, 'one rung of the access-tier ladder');

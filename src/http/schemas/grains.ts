@@ -9,10 +9,9 @@ import { MATTER_TYPES } from '../../domain/matter-types.ts';
 import type { Refusal } from '../../domain/refusal.ts';
 import { refusal } from '../../domain/refusals.ts';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
-import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+import { Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
 import { SHA256_HEX } from '../../domain/hash.ts';
 
-const Opt = Type.Optional;
 
 export const TenantParams = Type.Object({ tenantId: Id });
 export const FirmParams = Type.Object({ firmId: Id });

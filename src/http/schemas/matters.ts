@@ -1,11 +1,10 @@
 /** Request schemas of the Matter doors and orders. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSUMER_PATTERNS, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
-import { Enum, Id, Money, Sha256Hex, Strict, Text } from './common.ts';
+import { Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
 import { AssetKind, GigOutcome, ref } from './components.ts';
 import { ARTIFACT_HASH, CREDENTIAL_REF } from '../../../machines/matter.decide.ts';
 
-const Opt = Type.Optional;
 
 const MatterTypeSchema = Enum(MATTER_TYPES, 'a ratified matter type');
 

@@ -5,21 +5,14 @@
  * (`reply-check.ts`) fails a test on any field a schema does not declare.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Nullable, Sha256Hex, Strict } from './common.ts';
+import { Any, Arr, Bool, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from './common.ts';
 import { refused } from '../declared-refusals.ts';
 import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields, LadderOutcome,
   LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, ref,
 } from './components.ts';
 
-const Opt = Type.Optional;
-const Str = Type.String();
-const Int = Type.Integer();
-const Num = Type.Number();
-const Bool = Type.Boolean();
-const Any = Type.Unknown();
 const Obj = Strict;
-const Arr = Type.Array;
 
 /** Inside a sandbox grain every JSON answer carries the grain's stamp. */
 const Stamp = { provenance: Opt(ref(Provenance)) };
@@ -312,4 +305,3 @@ export const EventDoors = {
   }),
 };
 
-export { Any, Bool, Int, Num, Str };
