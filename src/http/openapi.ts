@@ -148,7 +148,6 @@ const OpenApiDocument = {
   },
 };
 
-
 export async function installContract(app: FastifyInstance) {
   // The named components, each written once and referenced by every operation that answers it.
   for (const component of COMPONENTS) app.addSchema(component);
