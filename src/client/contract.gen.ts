@@ -482,7 +482,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a Matter
-         * @description Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional.
+         * @description Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional. Send `If-Match: "<version>"` to advance only a Matter still where you read it.
          */
         post: operations["post_tenants_tenantId_matters_id_advance"];
         delete?: never;
@@ -1618,7 +1618,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a Matter
-         * @description Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional.
+         * @description Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional. Send `If-Match: "<version>"` to advance only a Matter still where you read it.
          */
         post: operations["post_matters_id_advance"];
         delete?: never;
@@ -2706,7 +2706,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a Matter
-         * @description Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional.
+         * @description Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional. Send `If-Match: "<version>"` to advance only a Matter still where you read it.
          */
         post: operations["post_workspaces_workspaceId_matters_id_advance"];
         delete?: never;
@@ -3547,6 +3547,8 @@ export interface components {
             /** @description on a typed EMPTY: the empty set */
             results?: unknown[];
             matterId?: string;
+            /** @description on VERSION_MISMATCH: the Matter's version now */
+            currentVersion?: number;
             status?: components["schemas"]["MatterStatus"];
             pendingGigId?: string;
             assetId?: string;
@@ -5874,7 +5876,10 @@ export interface operations {
     post_tenants_tenantId_matters_id_advance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the tenant grain's id */
@@ -5950,6 +5955,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -5991,7 +6005,10 @@ export interface operations {
     post_tenants_tenantId_matters_id_consent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the tenant grain's id */
@@ -6064,6 +6081,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -6105,7 +6131,10 @@ export interface operations {
     post_tenants_tenantId_matters_id_gig_result: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the tenant grain's id */
@@ -6182,6 +6211,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -6223,7 +6261,10 @@ export interface operations {
     post_tenants_tenantId_matters_id_client_direction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the tenant grain's id */
@@ -6287,6 +6328,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6556,7 +6606,10 @@ export interface operations {
     post_tenants_tenantId_matters_id_terminal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the tenant grain's id */
@@ -6625,6 +6678,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6746,7 +6808,10 @@ export interface operations {
     post_tenants_tenantId_matters_id_documents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the tenant grain's id */
@@ -6808,6 +6873,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11798,7 +11872,10 @@ export interface operations {
     post_matters_id_advance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11872,6 +11949,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -11913,7 +11999,10 @@ export interface operations {
     post_matters_id_consent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -11977,6 +12066,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12166,7 +12264,10 @@ export interface operations {
     post_matters_id_client_direction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12228,6 +12329,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12491,7 +12601,10 @@ export interface operations {
     post_matters_id_terminal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12558,6 +12671,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12677,7 +12799,10 @@ export interface operations {
     post_matters_id_documents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
             };
@@ -12737,6 +12862,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17742,7 +17876,10 @@ export interface operations {
     post_workspaces_workspaceId_matters_id_advance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the workspace grain's id */
@@ -17818,6 +17955,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -17859,7 +18005,10 @@ export interface operations {
     post_workspaces_workspaceId_matters_id_consent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the workspace grain's id */
@@ -17932,6 +18081,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -17973,7 +18131,10 @@ export interface operations {
     post_workspaces_workspaceId_matters_id_gig_result: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the workspace grain's id */
@@ -18050,6 +18211,15 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -18091,7 +18261,10 @@ export interface operations {
     post_workspaces_workspaceId_matters_id_client_direction: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the workspace grain's id */
@@ -18155,6 +18328,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18424,7 +18606,10 @@ export interface operations {
     post_workspaces_workspaceId_matters_id_terminal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the workspace grain's id */
@@ -18493,6 +18678,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18614,7 +18808,10 @@ export interface operations {
     post_workspaces_workspaceId_matters_id_documents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                "if-match"?: string;
+            };
             path: {
                 id: string;
                 /** @description the workspace grain's id */
@@ -18676,6 +18873,15 @@ export interface operations {
             };
             /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

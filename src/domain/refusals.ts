@@ -11,7 +11,7 @@
 import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
 import { Refusal, type RefusalType } from './refusal.ts';
 
-type Status = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+type Status = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface RefusalEntry<A> {
   status: Status;
@@ -90,6 +90,7 @@ export const REFUSALS = {
   }),
 
   // Matters.
+  VERSION_MISMATCH: entry<{ matterId: string; expected: number; current: number }>({ status: 412, fix: 'read the Matter again (its ETag is its version), decide again, and send If-Match with the current version', says: (a) => `Matter ${a.matterId} is at version ${a.current}, not ${a.expected}: it moved on since it was read; nothing was written` }),
   MATTER_NOT_FOUND: entry<{ matterId: string }>({ status: 404, fix: 'check the id: GET /matters lists the Matters of your key (or of the grain)', says: (a) => `Matter ${a.matterId} does not exist here` }),
   ASSET_NOT_FOUND: entry<{ assetId: string }>({ status: 404, fix: 'check the id: GET /assets lists the Assets of your key (or of the grain)', says: (a) => `Asset ${a.assetId} does not exist here` }),
   MATTER_TYPE_NOT_RATIFIED: entry<{ given: unknown; ratified: readonly string[] }>({

@@ -158,8 +158,18 @@ export class Matters {
     return entity;
   }
 
-  private run<T>(grain: string, id: string, work: (entity: MatterEntity) => Promise<T>): Promise<T> {
-    return this.supervisor.dispatch(MATTER, id, grain, () => notFound(id), work);
+  /**
+   * Runs a write in the Matter's mailbox. With `expectedVersion` (the caller's
+   * If-Match), the write runs only if the Matter is still at that version:
+   * checked inside the mailbox, so it is exact under concurrency.
+   */
+  private run<T>(grain: string, id: string, expectedVersion: number | undefined, work: (entity: MatterEntity) => Promise<T>): Promise<T> {
+    return this.supervisor.dispatch(MATTER, id, grain, () => notFound(id), (entity) => {
+      if (expectedVersion !== undefined && entity.version !== expectedVersion) {
+        throw refusal('VERSION_MISMATCH', { matterId: id, expected: expectedVersion, current: entity.version }, { matterId: id, currentVersion: entity.version });
+      }
+      return work(entity);
+    });
   }
 
   /**
@@ -170,8 +180,8 @@ export class Matters {
    * gives at once (a fixture Client's Signer) lands before any other
    * command to the Matter.
    */
-  advance(grain: string, id: string, body: { merits?: Record<string, unknown>; note?: string; by?: string } = {}): Promise<AdvanceResult> {
-    return this.run(grain, id, async (entity) => {
+  advance(grain: string, id: string, body: { merits?: Record<string, unknown>; note?: string; by?: string } = {}, expectedVersion?: number): Promise<AdvanceResult> {
+    return this.run(grain, id, expectedVersion, async (entity) => {
       const facts = factsOf(entity);
       const gate = mechanicsRefusal({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails, await this.grainGuardrails?.(grain)) ?? meritsRefusal(body.merits, facts.clientMandates);
       const decision = decideAdvance(entity.snapshot(), id, { by: body.by ?? 'agent', note: body.note, gate });
@@ -220,7 +230,7 @@ export class Matters {
     if (!answer) return { delivered: true };
     const body: GigResultRequest =
       answer.outcome === 'attested' ? { gigId, outcome: 'attested', attestation: answer.attestation, receipt: answer.receipt } : { gigId, outcome: 'declined', memo: answer.memo, attestation: { signedBy: answer.signedBy } };
-    const apply = held ? this.applyAnswer(held, body) : this.run(entity.grain, entity.id, (e) => this.applyAnswer(e, body));
+    const apply = held ? this.applyAnswer(held, body) : this.run(entity.grain, entity.id, undefined, (e) => this.applyAnswer(e, body));
     const applied = await apply.then(
       () => true,
       (error) => (error instanceof Refusal ? false : Promise.reject(error)),
@@ -257,8 +267,8 @@ export class Matters {
     return { entity };
   }
 
-  consent(grain: string, id: string, body: { actor: string; scope: string }): Promise<{ entity: MatterEntity; consentSeq: number }> {
-    return this.run(grain, id, async (entity) => {
+  consent(grain: string, id: string, body: { actor: string; scope: string }, expectedVersion?: number): Promise<{ entity: MatterEntity; consentSeq: number }> {
+    return this.run(grain, id, expectedVersion, async (entity) => {
       const [written] = await this.commitDecision(entity, decideConsent(entity.snapshot(), id, body));
       return { entity, consentSeq: written.seq };
     });
@@ -269,8 +279,8 @@ export class Matters {
    * is applied at most once: a retry of one already accepted is answered with
    * the Matter as that acceptance left it (`replayed`), writing nothing.
    */
-  gigResult(grain: string, id: string, body: GigResultRequest, delivery?: Delivery): Promise<{ entity: MatterEntity; replayed?: true }> {
-    return this.run(grain, id, async (entity) => {
+  gigResult(grain: string, id: string, body: GigResultRequest, delivery?: Delivery, expectedVersion?: number): Promise<{ entity: MatterEntity; replayed?: true }> {
+    return this.run(grain, id, expectedVersion, async (entity) => {
       if (delivery) {
         const answered = await acceptedBefore(this.supervisor.journal, delivery, id);
         if (answered !== null) return { entity: asOf(entity, answered), replayed: true };
@@ -307,8 +317,8 @@ export class Matters {
    * and a fresh Gig is journaled and posted (`escalated`); a post the network
    * refuses is pending and retried, and the direction stands whatever it says.
    */
-  clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }): Promise<{ entity: MatterEntity; directionSeq: number; escalated?: AdvanceResult['escalated'] }> {
-    return this.run(grain, id, async (entity) => {
+  clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }, expectedVersion?: number): Promise<{ entity: MatterEntity; directionSeq: number; escalated?: AdvanceResult['escalated'] }> {
+    return this.run(grain, id, expectedVersion, async (entity) => {
       const decision = decideClientDirection(entity.snapshot(), id, body);
       const [written] = await this.commitDecision(entity, decision);
       const act = decision.reopens ? reservedActOf(entity.snapshot()) : null;
@@ -316,15 +326,15 @@ export class Matters {
     });
   }
 
-  terminal(grain: string, id: string, body: TerminalCommand) {
-    return this.run(grain, id, async (entity) => {
+  terminal(grain: string, id: string, body: TerminalCommand, expectedVersion?: number) {
+    return this.run(grain, id, expectedVersion, async (entity) => {
       const [written] = await this.commitDecision(entity, decideTerminal(entity.snapshot(), id, body));
       return { entity, terminal: { outcome: body.outcome, seq: written.seq, at: written.at } };
     });
   }
 
-  recordDocument(grain: string, id: string, body: { name: string; kind: string; sha256: string }) {
-    return this.run(grain, id, async (entity) => {
+  recordDocument(grain: string, id: string, body: { name: string; kind: string; sha256: string }, expectedVersion?: number) {
+    return this.run(grain, id, expectedVersion, async (entity) => {
       const document = { id: newId('doc'), matterId: id, name: body.name, kind: body.kind, sha256: body.sha256 };
       await this.commitDecision(entity, decideDocument(entity.snapshot(), id, document));
       return document;

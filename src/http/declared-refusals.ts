@@ -48,15 +48,18 @@ function impliedBy(route: RouteOptions): RefusalCode[] {
   return codes;
 }
 
+/** The responses with `codes` declared at `status`: merged into a refusal already declared there, or a new one. */
+function withCodes(response: Record<string, unknown>, status: number, description: string, codes: RefusalCode[]): Record<string, unknown> {
+  const answer = response[status];
+  if (!isDeclared(answer)) return { ...response, [status]: refused(description, codes) };
+  const added = codes.filter((code) => !answer['x-refusal-codes'].includes(code));
+  return added.length ? { ...response, [status]: { ...answer, 'x-refusal-codes': [...answer['x-refusal-codes'], ...added] } } : response;
+}
+
 /** The route's responses with every refusal it can answer declared by status (each once, codes merged). */
 export function declareRefusals(route: RouteOptions): Record<string, unknown> {
-  const response: Record<string, unknown> = { ...(route.schema?.response as Record<string, unknown> | undefined) };
-  for (const code of impliedBy(route)) {
-    const status = String(REFUSALS[code].status);
-    const answer = response[status];
-    if (answer === undefined) response[status] = refused('a worded refusal: nothing was written', [code]);
-    else if (isDeclared(answer) && !answer['x-refusal-codes'].includes(code)) response[status] = { ...answer, 'x-refusal-codes': [...answer['x-refusal-codes'], code] };
-  }
+  let response = { ...(route.schema?.response as Record<string, unknown> | undefined) };
+  for (const code of impliedBy(route)) response = withCodes(response, REFUSALS[code].status, 'a worded refusal: nothing was written', [code]);
   return response;
 }
 
@@ -71,11 +74,7 @@ export const UNROUTED = {
 
 /** Adds refusals a scope puts in front of routes it mounts (a Tenant's rules on the shared Matter doors) to what the route declares. */
 export function addRefusals(route: RouteOptions, status: number, description: string, codes: RefusalCode[]): void {
-  const response = (route.schema!.response ?? {}) as Record<string, unknown>;
-  const answer = response[status];
-  const known = isDeclared(answer) ? answer['x-refusal-codes'] : [];
-  const added = codes.filter((code) => !known.includes(code));
-  route.schema!.response = { ...response, [status]: isDeclared(answer) ? { ...answer, 'x-refusal-codes': [...known, ...added] } : refused(description, codes) };
+  route.schema!.response = withCodes((route.schema!.response ?? {}) as Record<string, unknown>, status, description, codes);
 }
 
 /** The codes an operation declares at a status (undefined: the status is not a refusal it declares). */

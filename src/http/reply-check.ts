@@ -15,16 +15,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { declaredCodes, UNROUTED } from './declared-refusals.ts';
 import { COMPONENTS } from './schemas/components.ts';
 
-export const replyCheckOn = () => process.env.LEGALWORK_REPLY_CHECK === '1';
+const replyCheckOn = () => process.env.LEGALWORK_REPLY_CHECK === '1';
 
-/** The schema a route declares for a status: exact, then its class (`4xx`), then `default`. */
-export function declaredFor(response: Record<string, unknown> | undefined, status: number): unknown {
-  if (!response) return undefined;
-  const chosen = [String(status), `${String(status)[0]}xx`, `${String(status)[0]}XX`, 'default'].find((key) => key in response);
-  if (chosen === undefined) return undefined;
-  const declared = response[chosen] as { content?: Record<string, { schema: unknown }> };
+/** The schema a route declares for a status (every status is declared exactly: there is no catch-all). */
+function declaredFor(response: Record<string, unknown> | undefined, status: number): unknown {
+  const declared = response?.[status] as { content?: Record<string, { schema: unknown }> } | undefined;
   // A status documented per media type (the event stream's JSON or SSE answer) is checked as JSON.
-  return declared.content ? declared.content['application/json']?.schema : declared;
+  return declared?.content ? declared.content['application/json']?.schema : declared;
 }
 
 /** A reply its schema would not write. Shaped as a refusal body too: Fastify writes a hook's error with the route's 500 schema. */

@@ -4,7 +4,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
@@ -17,7 +17,7 @@ import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { SIGNED_CALLBACK, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
-import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
+import { AdvanceBody, IfMatchHeaders, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
 import { MatterDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
@@ -27,6 +27,15 @@ declare module 'fastify' {
     door?: 'mint' | 'order' | 'client';
   }
 }
+
+/** The version a write's If-Match names (its schema admits only `"<digits>"` or `*`); undefined: the write is unconditional. */
+function expectedVersionOf(request: FastifyRequest): number | undefined {
+  const given = request.headers['if-match'];
+  return typeof given === 'string' && given !== '*' ? Number(given.slice(1, -1)) : undefined;
+}
+
+/** A Matter's version is its ETag: what a later write's If-Match names. */
+const tagVersion = (reply: FastifyReply, entity: MatterEntity) => reply.header('etag', `"${entity.version}"`);
 
 /** A read by id: at the top level it reaches every key's records (the id is the capability). */
 const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY } };
@@ -71,18 +80,21 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
-  app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request) => {
+  app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request, reply) => {
     const entity = await matters.get(request.grain, request.params.id);
+    tagVersion(reply, entity);
     return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
   });
 
-  app.post('/matters/:id/advance', { schema: { params: MatterParams, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request) => {
-    const result = await matters.advance(request.grain, request.params.id, request.body);
+  app.post('/matters/:id/advance', { schema: { params: MatterParams, headers: IfMatchHeaders, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request, reply) => {
+    const result = await matters.advance(request.grain, request.params.id, request.body, expectedVersionOf(request));
+    tagVersion(reply, result.entity);
     return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
-  app.post('/matters/:id/consent', { schema: { params: MatterParams, body: ConsentBody, ...R.consent }, config: { door: 'client' } }, async (request) => {
-    const { entity, consentSeq } = await matters.consent(request.grain, request.params.id, request.body);
+  app.post('/matters/:id/consent', { schema: { params: MatterParams, headers: IfMatchHeaders, body: ConsentBody, ...R.consent }, config: { door: 'client' } }, async (request, reply) => {
+    const { entity, consentSeq } = await matters.consent(request.grain, request.params.id, request.body, expectedVersionOf(request));
+    tagVersion(reply, entity);
     return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true as const }, consentSeq });
   });
 
@@ -95,17 +107,19 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
           config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED },
           preValidation: verifySupplySignature(services.supplySecret),
         }
-      : { schema: { params: MatterParams, body: GigResultBody, ...R.gigResult } }),
+      : { schema: { params: MatterParams, headers: IfMatchHeaders, body: GigResultBody, ...R.gigResult } }),
   }, async (request, reply) => {
-    const { entity, replayed } = await matters.gigResult(request.grain, request.params.id, request.body, request.delivery);
+    const { entity, replayed } = await matters.gigResult(request.grain, request.params.id, request.body, request.delivery, expectedVersionOf(request));
     if (replayed) reply.header('idempotent-replayed', 'true');
+    tagVersion(reply, entity);
     return ok({ matter: matterView(entity) });
   });
 
-  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, body: ClientDirectionBody, ...R.clientDirection }, config: { door: 'client' } }, async (request) => {
+  app.post('/matters/:id/client-direction', { schema: { params: MatterParams, headers: IfMatchHeaders, body: ClientDirectionBody, ...R.clientDirection }, config: { door: 'client' } }, async (request, reply) => {
     const body = request.body;
     if (!body.instruction.trim()) throw refusal('INSTRUCTION_MISSING', {});
-    const result = await matters.clientDirection(request.grain, request.params.id, body);
+    const result = await matters.clientDirection(request.grain, request.params.id, body, expectedVersionOf(request));
+    tagVersion(reply, result.entity);
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
@@ -127,8 +141,9 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return listed(attestationRows(entity), 'no Attestation has landed on this Matter yet', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/terminal', { schema: { params: MatterParams, body: TerminalBody, ...R.terminal }, config: { door: 'client' } }, async (request) => {
-    const { entity, terminal } = await matters.terminal(request.grain, request.params.id, request.body);
+  app.post('/matters/:id/terminal', { schema: { params: MatterParams, headers: IfMatchHeaders, body: TerminalBody, ...R.terminal }, config: { door: 'client' } }, async (request, reply) => {
+    const { entity, terminal } = await matters.terminal(request.grain, request.params.id, request.body, expectedVersionOf(request));
+    tagVersion(reply, entity);
     return ok({ matter: matterView(entity), terminal });
   });
 
@@ -137,8 +152,8 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return listed(documentRows(entity), 'no document is recorded on this Matter', { matterId: entity.id });
   });
 
-  app.post('/matters/:id/documents', { schema: { params: MatterParams, body: DocumentBody, ...R.recordDocument } }, async (request, reply) => {
-    const document = await matters.recordDocument(request.grain, request.params.id, request.body);
+  app.post('/matters/:id/documents', { schema: { params: MatterParams, headers: IfMatchHeaders, body: DocumentBody, ...R.recordDocument } }, async (request, reply) => {
+    const document = await matters.recordDocument(request.grain, request.params.id, request.body, expectedVersionOf(request));
     return reply.status(201).send(ok({ document }));
   });
 

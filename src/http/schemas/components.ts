@@ -82,6 +82,7 @@ export const Refusal = named('Refusal', Strict({
   fix: Opt(Type.String({ description: 'what to do instead' })),
   results: Opt(Arr(Type.Unknown(), { maxItems: 0, description: 'on a typed EMPTY: the empty set' })),
   matterId: Opt(Str),
+  currentVersion: Opt(Type.Integer({ description: 'on VERSION_MISMATCH: the Matter\'s version now' })),
   status: Opt(ref(MatterStatus)),
   pendingGigId: Opt(Str),
   assetId: Opt(Str),

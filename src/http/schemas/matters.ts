@@ -44,6 +44,11 @@ export const ListMattersQuery = Strict({
   limit: Opt(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
 });
 
+/** A Matter write may be conditional: `If-Match: "<version>"` (the ETag of the Matter as read), or `*` for any. */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Opt(Type.String({ pattern: '^("[0-9]{1,15}"|\\*)$', description: 'the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written' })),
+});
+
 export const AdvanceBody = Strict({
   merits: Opt(Type.Object({ settlementUsd: Opt(Money) }, { additionalProperties: true })),
   note: Opt(Text(2000)),

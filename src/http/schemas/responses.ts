@@ -40,6 +40,7 @@ export const door = <R extends Record<string, unknown>>(summary: string, descrip
 
 const NO_MATTER = refused('no such Matter here (another key\'s Matter answers the same)', ['MATTER_NOT_FOUND']);
 const MATTER_STATE = refused('the Matter waits on a Signer or on the Client\'s direction, or is terminal: this door does not apply now', ['MATTER_WAITING_ON_SIGNER', 'MATTER_NEEDS_CLIENT_DIRECTION', 'MATTER_TERMINAL', 'STATE_REFUSES']);
+const MOVED_ON = refused('If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written', ['VERSION_MISMATCH']);
 const UNREADABLE = refused('the Matter\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']);
 
 export const MatterDoors = {
@@ -57,11 +58,12 @@ export const MatterDoors = {
     404: NO_MATTER,
     500: UNREADABLE,
   }),
-  advance: door('Advance a Matter', 'Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional.', {
+  advance: door('Advance a Matter', 'Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional. Send `If-Match: "<version>"` to advance only a Matter still where you read it.', {
     200: Ok({ matter: ref(Matter), committed: Opt(Obj({ advanceTo: ref(Stage), by: Str })), escalated: Opt(ref(Escalation)) }, 'the stage committed, or the reserved act escalated as a Gig'),
     404: NO_MATTER,
     409: MATTER_STATE,
     422: refused('the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics', ['GATE_CONSENT', 'GATE_MERITS', 'GATE_MECHANICS']),
+    412: MOVED_ON,
     500: UNREADABLE,
   }),
   consent: door('Record the Client\'s consent', 'Journals the Client\'s consent to this Matter (B2A2D Matters need it before they pass intake). Only the Client speaks through this door: `actor` must be `client`.', {
@@ -69,6 +71,7 @@ export const MatterDoors = {
     404: NO_MATTER,
     409: MATTER_STATE,
     422: refused('the actor is not the Client', ['ACTOR_NOT_CLIENT', 'GATE_ACTOR']),
+    412: MOVED_ON,
     500: UNREADABLE,
   }),
   gigResult: door('Answer a Gig (a Signer\'s result)', 'The supply network\'s answer to the Matter\'s pending Gig: attested (with the Signer\'s Attestation, checked by the Gate, which never authors one), sent back, or declined.', {
@@ -76,6 +79,7 @@ export const MatterDoors = {
     404: NO_MATTER,
     409: refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']),
     422: refused('the Gate refuses the Attestation or the Signer', ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL']),
+    412: MOVED_ON,
     500: UNREADABLE,
   }),
   /** The top level's gig-result is the supply network's signed callback. */
@@ -94,6 +98,7 @@ export const MatterDoors = {
     404: NO_MATTER,
     409: MATTER_STATE,
     422: refused('the instruction is empty, or the actor is not the Client', ['INSTRUCTION_MISSING', 'ACTOR_NOT_CLIENT']),
+    412: MOVED_ON,
     500: UNREADABLE,
   }),
   settlement: door('Read a fulfilled Matter\'s settlement', 'Who is paid what once the Matter is fulfilled: the Product Fee, the Signer\'s Legal Fee per attested act, insurance and the platform\'s net. No filing, no charge: before `fulfilled` it is a 409.', {
@@ -117,6 +122,7 @@ export const MatterDoors = {
     404: NO_MATTER,
     409: MATTER_STATE,
     422: refused('the terminal\'s predicate does not hold (naming it), or the actor may not end it', ['GATE_PREDICATE', 'GATE_ACTOR', 'ACTOR_NOT_CLIENT']),
+    412: MOVED_ON,
     500: UNREADABLE,
   }),
   documents: door('List a Matter\'s documents', 'The document records journaled on the Matter: metadata and a sha256, never the bytes.', {
@@ -128,6 +134,7 @@ export const MatterDoors = {
     201: Ok({ document: ref(DocumentRecord) }, 'the document record (metadata only; no blob door exists)'),
     404: NO_MATTER,
     409: MATTER_STATE,
+    412: MOVED_ON,
     500: UNREADABLE,
   }),
   order: door('Order a provisional filing', 'Mints a patent-rail provisional Matter and advances it until it waits on a Signer or a refusal stops it (then `stoppedBy` names the refusal). A paid act: it counts against the key\'s spend ceiling.', {

@@ -1,0 +1,85 @@
+/**
+ * If-Match on Matter writes (issue 14, "Retries and races"): a Matter's
+ * version is its ETag; a write sent with `If-Match: "<version>"` runs only
+ * while the Matter is still at that version, checked inside its mailbox, and
+ * otherwise answers 412 VERSION_MISMATCH naming the current version, writing
+ * nothing.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { call, listeningApp, testApp, topLevelHeaders, workspace, type TestApp } from '../helpers/app.ts';
+
+const apps: TestApp[] = [];
+afterEach(async () => {
+  while (apps.length) await apps.pop()!.close();
+});
+
+async function openMatter(app: TestApp, prefix: string, headers: Record<string, string> = {}) {
+  const res = await call(app, 'POST', `${prefix}/matters`, { matterType: 'patent_provisional' }, headers);
+  expect(res.status).toBe(201);
+  return res.body.matter.id as string;
+}
+
+describe('If-Match on a Matter', () => {
+  it('answers the version as the ETag, advances on the current one, and refuses a stale one with 412, writing nothing', async () => {
+    const app = await testApp();
+    apps.push(app);
+    const ws = await workspace(app);
+    const id = await openMatter(app, ws);
+    const read = await call(app, 'GET', `${ws}/matters/${id}`);
+    expect(read.headers.etag).toBe(`"${read.body.matter.version}"`);
+
+    const advanced = await call(app, 'POST', `${ws}/matters/${id}/advance`, {}, { 'if-match': read.headers.etag as string });
+    expect(advanced.status).toBe(200);
+    expect(advanced.headers.etag).toBe(`"${advanced.body.matter.version}"`);
+    expect(advanced.body.matter.version).toBeGreaterThan(read.body.matter.version);
+
+    const stale = await call(app, 'POST', `${ws}/matters/${id}/advance`, {}, { 'if-match': read.headers.etag as string });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ code: 'VERSION_MISMATCH', matterId: id, currentVersion: advanced.body.matter.version });
+    expect(stale.body.fix).toMatch(/If-Match/);
+    const after = await call(app, 'GET', `${ws}/matters/${id}`);
+    expect(after.body.matter.version).toBe(advanced.body.matter.version);
+    expect(after.body.journal.length).toBe(advanced.body.matter.version);
+
+    // Every Matter write honours it, not only advance.
+    for (const [path, body] of [
+      ['consent', { actor: 'client', scope: 'this Matter' }],
+      ['documents', { name: 'spec.pdf', kind: 'specification', sha256: 'a'.repeat(64) }],
+      ['client-direction', { instruction: 'go on' }],
+      ['terminal', { outcome: 'withdrawn', byClient: true }],
+      ['gig-result', { gigId: 'gig_x', outcome: 'attested' }],
+    ] as const) {
+      const res = await call(app, 'POST', `${ws}/matters/${id}/${path}`, body, { 'if-match': '"1"' });
+      expect(res.status, path).toBe(412);
+    }
+    expect((await call(app, 'GET', `${ws}/matters/${id}`)).body.matter.version).toBe(advanced.body.matter.version);
+  });
+
+  it('takes * as unconditional and refuses a malformed If-Match with 422, writing nothing', async () => {
+    const app = await testApp();
+    apps.push(app);
+    const ws = await workspace(app);
+    const id = await openMatter(app, ws);
+    expect((await call(app, 'POST', `${ws}/matters/${id}/advance`, {}, { 'if-match': '*' })).status).toBe(200);
+    for (const malformed of ['1', 'W/"1"', '"x"', '"1", "2"']) {
+      const res = await call(app, 'POST', `${ws}/matters/${id}/advance`, {}, { 'if-match': malformed });
+      expect(res.status, malformed).toBe(422);
+      expect(res.body.code).toBe('INVALID_REQUEST');
+    }
+    expect((await call(app, 'GET', `${ws}/matters/${id}`)).body.matter.version).toBe(2);
+  });
+
+  it('lets exactly one of two concurrent advances with the same If-Match through, over a real port, at the top level', async () => {
+    const { app, url } = await listeningApp();
+    apps.push(app);
+    const headers = await topLevelHeaders(app);
+    const id = await openMatter(app, '', headers);
+    const etag = (await call(app, 'GET', `/matters/${id}`)).headers.etag as string;
+    const send = () => fetch(`${url}/matters/${id}/advance`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'if-match': etag }, body: '{}' });
+    const answers = await Promise.all([send(), send()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+    const refused = await answers.find((a) => a.status === 412)!.json();
+    expect(refused.code).toBe('VERSION_MISMATCH');
+    expect((await call(app, 'GET', `/matters/${id}`)).body.matter.version).toBe(Number(etag.slice(1, -1)) + 1);
+  });
+});
