@@ -14,8 +14,6 @@ type Snapshot = SnapshotFrom<typeof deadlineLadderMachine>;
 
 export type LadderDecision = { send: LadderEvent } | { refuse: Refusal };
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 /** Is the ladder closed for good (satisfied once, or resolved at its terminal rung)? */
 export const isResolved = (snapshot: Snapshot): boolean => snapshot.status === 'done';
 

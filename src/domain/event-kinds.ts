@@ -11,7 +11,7 @@
  */
 import { RUNGS } from '../../machines/deadline-ladder.ts';
 
-export const EVENT_KINDS = {
+export const EVENT_KINDS: Record<string, string> = {
   'workspace.opened': 'a sandbox workspace opened; data: expiresAt, ttlSeconds',
   'tenant.opened': 'a sandbox tenant opened; data: expiresAt, ttlSeconds',
   'firm.opened': 'a sandbox firm opened; data: expiresAt, ttlSeconds',
@@ -48,4 +48,4 @@ export const EVENT_KINDS = {
   'key.spend.released': 'a reservation released; data: ref, amountUsd, reason',
   'supply.callback.accepted': 'a signed supply-network callback accepted (its webhook-id); data: webhookId, digest, matterId, matterVersion',
   'outbox.delivered': 'an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}',
-} as Record<string, string>;
+};

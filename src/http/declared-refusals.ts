@@ -74,7 +74,7 @@ export const UNROUTED = {
 
 /** Adds refusals a scope puts in front of routes it mounts (a Tenant's rules on the shared Matter doors) to what the route declares. */
 export function addRefusals(route: RouteOptions, status: number, description: string, codes: RefusalCode[]): void {
-  route.schema!.response = withCodes((route.schema!.response ?? {}) as Record<string, unknown>, status, description, codes);
+  route.schema = { ...route.schema, response: withCodes((route.schema?.response ?? {}) as Record<string, unknown>, status, description, codes) };
 }
 
 /** The codes an operation declares at a status (undefined: the status is not a refusal it declares). */

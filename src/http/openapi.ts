@@ -154,7 +154,8 @@ export async function installContract(app: FastifyInstance) {
   // Every refusal a route can answer is declared on the route itself, not only
   // in the document, so the refusal's schema writes it and the reply check holds it.
   app.addHook('onRoute', (route) => {
-    if (route.schema) route.schema.response = declareRefusals(route);
+    // A new schema object: the door's own may be shared by every grain prefix it is mounted under.
+    if (route.schema) route.schema = { ...route.schema, response: declareRefusals(route) };
   });
   await app.register(swagger, {
     openapi: {

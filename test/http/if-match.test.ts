@@ -6,7 +6,7 @@
  * nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, listeningApp, testApp, topLevelHeaders, workspace, type TestApp } from '../helpers/app.ts';
+import { call, issueKey, listeningApp, testApp, topLevelHeaders, workspace, type TestApp } from '../helpers/app.ts';
 
 const apps: TestApp[] = [];
 afterEach(async () => {
@@ -81,5 +81,16 @@ describe('If-Match on a Matter', () => {
     const refused = await answers.find((a) => a.status === 412)!.json();
     expect(refused.code).toBe('VERSION_MISMATCH');
     expect((await call(app, 'GET', `/matters/${id}`)).body.matter.version).toBe(Number(etag.slice(1, -1)) + 1);
+
+    // Another key's conditional write is the same 404 as any: no version, stale or current, is revealed, and nothing is written.
+    const other = (await issueKey(app)).headers;
+    const current = (await call(app, 'GET', `/matters/${id}`)).headers.etag as string;
+    for (const ifMatch of [etag, current]) {
+      const res = await call(app, 'POST', `/matters/${id}/advance`, {}, { ...other, 'if-match': ifMatch });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe('MATTER_NOT_FOUND');
+      expect(res.body.currentVersion).toBeUndefined();
+    }
+    expect((await call(app, 'GET', `/matters/${id}`)).headers.etag).toBe(current);
   });
 });

@@ -57,10 +57,11 @@ function describe(c: Capability): string {
 /** A read of a record the data set does not hold. */
 const NOT_IN_DATASET = (code: 'PATENT_NOT_FOUND' | 'TRADEMARK_NOT_FOUND' | 'ENTITY_NOT_FOUND' | 'UCC_FILING_NOT_FOUND') => refused('a typed EMPTY: no such record in the synthetic data set (never meters)', [code]);
 const NAME_SUFFIX = refused('the entity name lacks the suffix its type needs (an LLC\'s "LLC", a corporation\'s "Inc." or "Corporation")', ['ENTITY_NAME_SUFFIX']);
+const TAKEN = refused('this act was already taken', ['ACT_ALREADY_TAKEN']);
 /** The refusals of each completed act beside its schema's. */
 const ACT_REFUSALS = {
-  '/entity/de/form': { 409: refused('this act was already taken', ['ACT_ALREADY_TAKEN']), 422: NAME_SUFFIX },
-  '/patent/file-provisional': { 409: refused('this act was already taken', ['ACT_ALREADY_TAKEN']) },
+  '/entity/de/form': { 409: TAKEN, 422: NAME_SUFFIX },
+  '/patent/file-provisional': { 409: TAKEN },
   '/patent/pay-maintenance': {
     404: NOT_IN_DATASET('PATENT_NOT_FOUND'),
     409: refused('the window is not open, or this window was already paid', ['MAINTENANCE_WINDOW_NOT_OPEN', 'MAINTENANCE_ALREADY_PAID', 'ACT_ALREADY_TAKEN']),

@@ -56,7 +56,7 @@ export async function conflictRoutes(fastify: FastifyInstance, { services }: { s
     });
   };
 
-  app.get('/conflicts', { schema: { ...R.pooled } }, async (request) => {
+  app.get('/conflicts', { schema: R.pooled }, async (request) => {
     const at = `${where(request)}/conflicts/{practitionerId}`;
     throw refusal('CONFLICTS_NOT_POOLED', { at }, { address: at });
   });

@@ -8,7 +8,6 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { TerminalOutcome } from '../../../machines/deadline-ladder.ts';
 import { refusal } from '../../domain/refusals.ts';
 import { ladderView } from '../../engine/ladders.ts';
 import { ok } from '../envelopes.ts';

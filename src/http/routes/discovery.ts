@@ -5,8 +5,6 @@
  * capability catalog, the tier ladder, the registered routes, the verify
  * suite), never hand-copied.
  */
-import { Type } from '@sinclair/typebox';
-import { Strict } from '../schemas/common.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TIER_LADDER } from '../../domain/access.ts';
 import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';

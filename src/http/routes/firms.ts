@@ -24,7 +24,7 @@ const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
 export async function firmRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { firms } = services;
 
-  app.post('/firms', { config: { keyless: SANDBOX_PROVISIONING }, schema: { ...R.open } }, async (request, reply) => {
+  app.post('/firms', { config: { keyless: SANDBOX_PROVISIONING }, schema: R.open }, async (request, reply) => {
     admitCreation(services, 'firm', request, reply);
     const grain = await firms.open();
     request.grain = grain.record.id;

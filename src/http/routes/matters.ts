@@ -163,7 +163,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
 
-  app.get('/assets', { schema: { ...R.assets } }, async (request) => {
+  app.get('/assets', { schema: R.assets }, async (request) => {
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
     return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, 'no Assets yet: each Matter mints one'));
   });

@@ -49,7 +49,7 @@ export async function tenantRoutes(fastify: FastifyInstance, { services }: { ser
   const resolveFirst = resolveGrain(services);
 
   // No request schema to type, and the hook in `sandbox.ts` stamps the reply's `provenance` after the handler.
-  fastify.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: { ...R.open } }, async (request, reply) => {
+  fastify.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: R.open }, async (request, reply) => {
     admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;

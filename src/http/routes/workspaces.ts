@@ -12,7 +12,7 @@ import type { Services } from '../services.ts';
 export async function workspaceRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { workspaces, journal } = services;
 
-  app.post('/workspaces', { config: { keyless: SANDBOX_PROVISIONING }, schema: { ...R.open } }, async (request, reply) => {
+  app.post('/workspaces', { config: { keyless: SANDBOX_PROVISIONING }, schema: R.open }, async (request, reply) => {
     admitCreation(services, 'workspace', request, reply);
     const { record } = await workspaces.open();
     request.grain = record.id;

@@ -1,6 +1,6 @@
 /** Request and response schemas of the listed capability catalog. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Any, Bool, Enum, Int, Money, Num, Opt, Sha256Hex, Str, Strict, Text } from './common.ts';
+import { Bool, Enum, Int, Money, Num, Opt, Sha256Hex, Str, Strict, Text } from './common.ts';
 import { Listed, Ok } from './responses.ts';
 import { CapabilityMeta, ref } from './components.ts';
 

@@ -6,9 +6,9 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Any, Arr, Bool, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from './common.ts';
-import { refused } from '../declared-refusals.ts';
+import { refused, type RefusalCode } from '../declared-refusals.ts';
 import {
-  Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields, LadderOutcome,
+  Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields,
   LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, ref,
 } from './components.ts';
 
@@ -41,6 +41,10 @@ export const door = <R extends Record<string, unknown>>(summary: string, descrip
 const NO_MATTER = refused('no such Matter here (another key\'s Matter answers the same)', ['MATTER_NOT_FOUND']);
 const MATTER_STATE = refused('the Matter waits on a Signer or on the Client\'s direction, or is terminal: this door does not apply now', ['MATTER_WAITING_ON_SIGNER', 'MATTER_NEEDS_CLIENT_DIRECTION', 'MATTER_TERMINAL', 'STATE_REFUSES']);
 const MOVED_ON = refused('If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written', ['VERSION_MISMATCH']);
+/** A Signer's answer the Matter is not waiting for. */
+const NOT_AWAITED = refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']);
+/** What the Gate refuses in a Signer's answer: the Attestation, or the Signer. */
+const ANSWER_REFUSED: RefusalCode[] = ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL'];
 const UNREADABLE = refused('the Matter\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']);
 
 export const MatterDoors = {
@@ -77,8 +81,8 @@ export const MatterDoors = {
   gigResult: door('Answer a Gig (a Signer\'s result)', 'The supply network\'s answer to the Matter\'s pending Gig: attested (with the Signer\'s Attestation, checked by the Gate, which never authors one), sent back, or declined.', {
     200: Ok({ matter: ref(Matter) }, 'the Matter after the Signer\'s answer'),
     404: NO_MATTER,
-    409: refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']),
-    422: refused('the Gate refuses the Attestation or the Signer', ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL']),
+    409: NOT_AWAITED,
+    422: refused('the Gate refuses the Attestation or the Signer', ANSWER_REFUSED),
     412: MOVED_ON,
     500: UNREADABLE,
   }),
@@ -88,8 +92,8 @@ export const MatterDoors = {
     401: refused('the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off', ['SIGNATURE_INVALID', 'SIGNATURE_EXPIRED']),
     403: refused('BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set)', ['SUPPLY_NETWORK_NOT_CONNECTED']),
     404: NO_MATTER,
-    409: refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']),
-    422: refused('the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body', ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL', 'WEBHOOK_ID_REUSED']),
+    409: NOT_AWAITED,
+    422: refused('the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body', [...ANSWER_REFUSED, 'WEBHOOK_ID_REUSED']),
     500: UNREADABLE,
     503: refused('the Signer registry cannot be read; nothing was applied, send the result again', ['SIGNER_REGISTRY_UNAVAILABLE']),
   }),
