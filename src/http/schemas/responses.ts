@@ -46,6 +46,8 @@ const NOT_AWAITED = refused('no Gig is pending, the Gig is not the pending one, 
 /** What the Gate refuses in a Signer's answer: the Attestation, or the Signer. */
 const ANSWER_REFUSED: RefusalCode[] = ['GATE_ATTESTATION', 'GATE_DEFECTS', 'GATE_MEMO', 'GATE_PREDICATE', 'SIGNER_ELIGIBILITY', 'SIGNER_STANDING', 'SIGNER_COVERAGE', 'SIGNER_CREDENTIAL'];
 const UNREADABLE = refused('the Matter\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']);
+/** What every Matter write may refuse beside its own: no such Matter, a state the door does not apply in, a stale If-Match, an unreadable stream. */
+const MATTER_WRITE = { 404: NO_MATTER, 409: MATTER_STATE, 412: MOVED_ON, 500: UNREADABLE };
 
 export const MatterDoors = {
   list: door('List the Matters', 'The Matters of this grain, oldest first, paged by `after` (a Matter\'s seq) and `limit`. At the top level, only the calling key\'s own Matters; without a key, a typed EMPTY naming how to get one.', {
@@ -64,19 +66,13 @@ export const MatterDoors = {
   }),
   advance: door('Advance a Matter', 'Moves the Matter to its next stage when the Gate allows it; at `review` and `sign` the next act is reserved to a licensed human, so it is journaled as a Gig and posted to the supply network, and the Matter waits on its Signer. The body is optional. Send `If-Match: "<version>"` to advance only a Matter still where you read it.', {
     200: Ok({ matter: ref(Matter), committed: Opt(Obj({ advanceTo: ref(Stage), by: Str })), escalated: Opt(ref(Escalation)) }, 'the stage committed, or the reserved act escalated as a Gig'),
-    404: NO_MATTER,
-    409: MATTER_STATE,
+    ...MATTER_WRITE,
     422: refused('the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics', ['GATE_CONSENT', 'GATE_MERITS', 'GATE_MECHANICS']),
-    412: MOVED_ON,
-    500: UNREADABLE,
   }),
   consent: door('Record the Client\'s consent', 'Journals the Client\'s consent to this Matter (B2A2D Matters need it before they pass intake). Only the Client speaks through this door: `actor` must be `client`.', {
     200: Ok({ matter: Obj({ id: Str, stage: ref(Stage), consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'),
-    404: NO_MATTER,
-    409: MATTER_STATE,
+    ...MATTER_WRITE,
     422: refused('the actor is not the Client', ['ACTOR_NOT_CLIENT', 'GATE_ACTOR']),
-    412: MOVED_ON,
-    500: UNREADABLE,
   }),
   gigResult: door('Answer a Gig (a Signer\'s result)', 'The supply network\'s answer to the Matter\'s pending Gig: attested (with the Signer\'s Attestation, checked by the Gate, which never authors one), sent back, or declined.', {
     200: Ok({ matter: ref(Matter) }, 'the Matter after the Signer\'s answer'),
@@ -99,11 +95,8 @@ export const MatterDoors = {
   }),
   clientDirection: door('Give the Client\'s direction', 'After a Signer declines, the Matter waits on the Client: an instruction journaled here reopens the declined act (a new Gig) or records the Client\'s choice.', {
     200: Ok({ matter: ref(Matter), directionSeq: Int, escalated: Opt(ref(Escalation)) }, 'the Client\'s direction, journaled'),
-    404: NO_MATTER,
-    409: MATTER_STATE,
+    ...MATTER_WRITE,
     422: refused('the instruction is empty, or the actor is not the Client', ['INSTRUCTION_MISSING', 'ACTOR_NOT_CLIENT']),
-    412: MOVED_ON,
-    500: UNREADABLE,
   }),
   settlement: door('Read a fulfilled Matter\'s settlement', 'Who is paid what once the Matter is fulfilled: the Product Fee, the Signer\'s Legal Fee per attested act, insurance and the platform\'s net. No filing, no charge: before `fulfilled` it is a 409.', {
     200: Ok({ matterId: Str, settlement: ref(Settlement) }, 'the settlement of a fulfilled Matter'),
@@ -123,11 +116,8 @@ export const MatterDoors = {
   }),
   terminal: door('End a Matter', 'Ends the Matter for good (withdrawn, lapsed or referred out) when its Gate predicate holds; a terminal is forever.', {
     200: Ok({ matter: ref(Matter), terminal: Obj({ outcome: Str, seq: Int, at: Str }) }, 'the terminal, forever'),
-    404: NO_MATTER,
-    409: MATTER_STATE,
+    ...MATTER_WRITE,
     422: refused('the terminal\'s predicate does not hold (naming it), or the actor may not end it', ['GATE_PREDICATE', 'GATE_ACTOR', 'ACTOR_NOT_CLIENT']),
-    412: MOVED_ON,
-    500: UNREADABLE,
   }),
   documents: door('List a Matter\'s documents', 'The document records journaled on the Matter: metadata and a sha256, never the bytes.', {
     200: Listed(ref(DocumentRecord), { matterId: Str }, 'the document records, or a typed EMPTY'),
@@ -136,10 +126,7 @@ export const MatterDoors = {
   }),
   recordDocument: door('Record a document on a Matter', 'Journals a document\'s name, kind and sha256 on the Matter; no blob is stored or accepted.', {
     201: Ok({ document: ref(DocumentRecord) }, 'the document record (metadata only; no blob door exists)'),
-    404: NO_MATTER,
-    409: MATTER_STATE,
-    412: MOVED_ON,
-    500: UNREADABLE,
+    ...MATTER_WRITE,
   }),
   order: door('Order a provisional filing', 'Mints a patent-rail provisional Matter and advances it until it waits on a Signer or a refusal stops it (then `stoppedBy` names the refusal). A paid act: it counts against the key\'s spend ceiling.', {
     201: Ok({ matterId: Str, status: ref(MatterStatus), stage: ref(Stage), matter: ref(Matter), stoppedBy: Opt(ref(Refusal, 'the refusal that stopped the order before it reached a Signer')) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'),
