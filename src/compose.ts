@@ -14,6 +14,7 @@ import { Conflicts } from './engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from './engine/creation-bound.ts';
 import { ENROLLMENT, Firms } from './engine/firms.ts';
 import { fixturesApply } from './engine/grains.ts';
+import { IdempotencyRecords } from './engine/idempotency.ts';
 import { Keys } from './engine/keys.ts';
 import { LADDER, Ladders } from './engine/ladders.ts';
 import { MATTER, Matters } from './engine/matters.ts';
@@ -35,7 +36,7 @@ export interface AppOptions extends HttpOptions {
   /** The supply network's Standard Webhooks signing secret (`whsec_…`); unset, the top-level callback door is BLOCKED. */
   supplySecret?: string;
   sandboxTtlSeconds?: number;
-  /** Wall clock (ms) for sandbox TTLs and the creation bound; tests inject one. */
+  /** Wall clock (ms) for sandbox TTLs, the creation bound and the 24 hours an idempotency record is kept; tests inject one. */
   sandboxNow?: () => number;
   /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
   creationBound?: Partial<CreationBoundOptions>;
@@ -75,6 +76,7 @@ export function createServices(options: AppOptions): Services {
     tenants,
     firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     conflicts: new Conflicts(supervisor),
+    idempotency: new IdempotencyRecords(supervisor, options.sandboxNow),
   };
 }
 

@@ -91,6 +91,19 @@ export const REFUSALS = {
 
   // Matters.
   VERSION_MISMATCH: entry<{ matterId: string; expected: number; current: number }>({ status: 412, fix: 'read the Matter again (its ETag is its version), decide again, and send If-Match with the current version', says: (a) => `Matter ${a.matterId} is at version ${a.current}, not ${a.expected}: it moved on since it was read; nothing was written` }),
+  IDEMPOTENCY_KEY_INVALID: entry<{ why: string }>({ status: 400, fix: 'send one Idempotency-Key of 1 to 255 printable ASCII characters (a UUID is a good key), or none', says: (a) => `the Idempotency-Key header ${a.why}: a key is 1 to 255 printable ASCII characters, sent once; nothing was run` }),
+  IDEMPOTENCY_KEY_UNSCOPED: entry<{ method: string; url: string }>({
+    status: 400,
+    fix: 'send Authorization: Bearer <key> with the Idempotency-Key (POST /keys issues one), or send the request without it',
+    says: (a) => `${a.method} ${a.url} was sent with an Idempotency-Key but without an API key: at the top level a kept answer belongs to the API key that asked (inside a sandbox grain, to the grain), and an anonymous caller has none to keep it under, so it would be anyone's to replay. Nothing was run`,
+  }),
+  IDEMPOTENCY_KEY_REUSED: entry<{ key: string }>({ status: 422, fix: 'send a new Idempotency-Key for a new request; reuse a key only to retry the very same request', says: (a) => `Idempotency-Key ${JSON.stringify(a.key)} was used in the last 24 hours for another request (another method, path or body); a key names one request. Nothing was run` }),
+  IDEMPOTENCY_KEY_IN_USE: entry<{ key: string }>({ status: 409, fix: 'retry after a moment with the same Idempotency-Key: it answers what the first request answered', says: (a) => `a request under Idempotency-Key ${JSON.stringify(a.key)} is still running; this one was not run. Retry with the same key in a moment to get its answer` }),
+  IDEMPOTENCY_ANSWER_LOST: entry<{ key: string; committedAt: string; wrote: string[] }>({
+    status: 409,
+    fix: 'do not send the request again under another key: it committed; read the records it wrote (`wrote`)',
+    says: (a) => `the request under Idempotency-Key ${JSON.stringify(a.key)} committed at ${a.committedAt}, but its answer was lost before it was sent (the service stopped, or failed, after the commit); it is not run again. It wrote ${a.wrote.join(', ')}: read them for its outcome`,
+  }),
   MATTER_NOT_FOUND: entry<{ matterId: string }>({ status: 404, fix: 'check the id: GET /matters lists the Matters of your key (or of the grain)', says: (a) => `Matter ${a.matterId} does not exist here` }),
   ASSET_NOT_FOUND: entry<{ assetId: string }>({ status: 404, fix: 'check the id: GET /assets lists the Assets of your key (or of the grain)', says: (a) => `Asset ${a.assetId} does not exist here` }),
   MATTER_TYPE_NOT_RATIFIED: entry<{ given: unknown; ratified: readonly string[] }>({

@@ -16,6 +16,7 @@ import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
+import { asBookkeeping } from './idempotency.ts';
 
 /** The grain the key streams are journaled in; no route resolves to it. */
 export const KEYS_GRAIN = 'keys';
@@ -100,7 +101,7 @@ export class Keys {
       if (ceiling !== null && cents(record.committedUsd) + cents(amountUsd) > cents(ceiling)) {
         throw refusal('SPEND_CEILING', { act, priceUsd: amountUsd, committedUsd: record.committedUsd, ceiling }, { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act });
       }
-      const written = await this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.reserved', by: 'gate', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, record.id);
+      const written = await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.reserved', by: 'gate', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, record.id));
       apply(record, written);
       record.running.set(ref, cents(amountUsd));
     });
@@ -111,7 +112,7 @@ export class Keys {
     return this.supervisor.exclusive(record.stream, async () => {
       const amount = record.running.get(ref);
       if (amount === undefined) return;
-      const written = await this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.released', by: 'gate', note: `reservation ${ref} released: ${reason}`, data: { ref, amountUsd: amount / 100, reason } }, record.id);
+      const written = await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.released', by: 'gate', note: `reservation ${ref} released: ${reason}`, data: { ref, amountUsd: amount / 100, reason } }, record.id));
       record.running.delete(ref);
       apply(record, written);
     });

@@ -20,6 +20,7 @@ import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journ
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
 import { reaches } from './grains.ts';
+import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from './mailbox.ts';
 
 export interface SupervisorOptions {
@@ -196,9 +197,25 @@ export class Supervisor {
     return { stream, expectedVersion: 0, events: [factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input })] };
   }
 
-  /** Appends and announces: the bus hears of a write only after it is durable. */
+  /**
+   * Appends and announces: the bus hears of a write only after it is
+   * durable. The first write of a request under an Idempotency-Key carries
+   * its record in the same transaction (`recordJoining`); the record is the
+   * idempotency grain's own, so it is neither answered nor announced here.
+   */
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
-    const written = await this.journal.append(grain, writes);
+    const record = recordJoining(this, writes);
+    let written: JournalEvent[];
+    if (record) {
+      try {
+        written = await this.journal.append(grain, [...writes, record.write]);
+      } catch (error) {
+        throw record.failed(error);
+      }
+      written = written.filter((e) => e.stream !== record.write.stream);
+    } else {
+      written = await this.journal.append(grain, writes);
+    }
     this.keepOpened(written);
     this.bus.emit('committed', written);
     return written;

@@ -5,6 +5,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { requestIds } from '../domain/ids.ts';
 import { installAuth } from './auth.ts';
+import { installIdempotency } from './idempotency.ts';
 import { installErrorHandling } from './errors.ts';
 import { installContract } from './openapi.ts';
 import { capabilityRoutes } from './routes/capabilities.ts';
@@ -68,6 +69,8 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit'>
 /** The app over its services, without listening, so tests run the real app in-process or on a real port. */
 export async function build(services: Services, options: HttpOptions = {}): Promise<FastifyInstance & { services: Services }> {
   const app = createFastify(options);
+  // Its preHandler runs ahead of auth's (a paid act's reservation): a replayed answer reserves nothing.
+  installIdempotency(app, services.idempotency);
   installAuth(app, services);
   await installContract(app);
   app.decorate('services', services);

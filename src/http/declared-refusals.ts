@@ -9,7 +9,9 @@
  *   internal fault; a door that takes a body can refuse it (400, 413, 415);
  *   a door with a schema refuses what breaks it (422); a keyed door refuses
  *   no key (401); a paid act refuses past the key's ceiling (403); a door in
- *   a sandbox grain answers 404 when the grain is unknown or expired;
+ *   a sandbox grain answers 404 when the grain is unknown or expired; a
+ *   write refuses an Idempotency-Key it cannot keep or that names another
+ *   request (400, 409, 422);
  * - what the route declares beside its success (`refused(description, codes)`
  *   in its response map): the refusals of its own logic.
  * No catch-all: a status neither source names is one the operation never
@@ -18,6 +20,7 @@
 import type { RouteOptions } from 'fastify';
 import { REFUSALS } from '../domain/refusals.ts';
 import { needsKey } from './auth.ts';
+import { takesIdempotencyKey } from './idempotency.ts';
 import { Refusal, ref } from './schemas/components.ts';
 
 export type RefusalCode = keyof typeof REFUSALS;
@@ -44,7 +47,13 @@ function impliedBy(route: RouteOptions): RefusalCode[] {
   if (schema.body || schema.params || schema.querystring || schema.headers) codes.push('INVALID_REQUEST');
   if (needsKey(method, route.url, route.config?.keyless)) codes.push('KEY_REQUIRED');
   if (route.config?.paidAct) codes.push('SPEND_CEILING');
-  for (const [prefix, code] of GRAIN_GONE) if (prefix.test(route.url)) codes.push(code);
+  const inGrain = GRAIN_GONE.filter(([prefix]) => prefix.test(route.url));
+  for (const [, code] of inGrain) codes.push(code);
+  if (takesIdempotencyKey(method)) {
+    codes.push('IDEMPOTENCY_KEY_INVALID', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_ANSWER_LOST');
+    // Only the top level has callers with nothing to keep a key under (no API key, no signature).
+    if (inGrain.length === 0) codes.push('IDEMPOTENCY_KEY_UNSCOPED');
+  }
   return codes;
 }
 

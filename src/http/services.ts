@@ -5,6 +5,7 @@ import type { SupplyNetwork } from '../domain/supply-network.ts';
 import type { CommitBus } from '../engine/bus.ts';
 import type { Conflicts } from '../engine/conflicts.ts';
 import type { CreationBound } from '../engine/creation-bound.ts';
+import type { IdempotencyRecords } from '../engine/idempotency.ts';
 import type { Keys } from '../engine/keys.ts';
 import type { Ladders } from '../engine/ladders.ts';
 import type { Outbox } from '../engine/outbox.ts';
@@ -38,4 +39,6 @@ export interface Services {
   tenants: Tenants;
   firms: Firms;
   conflicts: Conflicts;
+  /** The kept answers of requests under an Idempotency-Key. */
+  idempotency: IdempotencyRecords;
 }

@@ -10,14 +10,15 @@ export class MemoryJournal implements JournalStore {
       const actual = this.streams.get(w.stream)?.length ?? 0;
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
     }
-    const tail = this.grains.get(grain) ?? [];
-    this.grains.set(grain, tail);
     const written: JournalEvent[] = [];
     for (const w of writes) {
+      const into = w.grain ?? grain;
+      const tail = this.grains.get(into) ?? [];
+      this.grains.set(into, tail);
       const stream = this.streams.get(w.stream) ?? [];
       this.streams.set(w.stream, stream);
       for (const e of w.events) {
-        const event = structuredClone({ ...e, grain, seq: tail.length + 1, stream: w.stream, version: stream.length + 1 });
+        const event = structuredClone({ ...e, grain: into, seq: tail.length + 1, stream: w.stream, version: stream.length + 1 });
         tail.push(event);
         stream.push(event);
         written.push(event);

@@ -193,22 +193,23 @@ export class SqliteJournal implements JournalStore {
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
       local.set(w.stream, actual + w.events.length);
     }
-    let seq = this.seq(p.grain, seqs);
     const events: JournalEvent[] = [];
     for (const w of p.writes) {
+      const grain = w.grain ?? p.grain;
+      let seq = this.seq(grain, seqs);
       let version = w.expectedVersion;
       for (const e of w.events) {
         seq += 1;
         version += 1;
         const { kind, at, actor, ...rest } = e;
-        const row: Row = { grain: p.grain, seq, stream: w.stream, version, at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
+        const row: Row = { grain, seq, stream: w.stream, version, at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
         rows.push([row.grain, row.seq, row.stream, row.version, row.at, row.kind, row.actor, row.body]);
         // The caller gets the event as it reads back after a restart, sharing nothing with its input.
         events.push(toEvent(row));
       }
+      seqs.set(grain, seq);
     }
     for (const [s, v] of local) versions.set(s, v);
-    seqs.set(p.grain, seq);
     return events;
   }
 

@@ -37,6 +37,12 @@ export interface JournalEvent extends NewEvent {
 
 export interface StreamWrite {
   stream: string;
+  /**
+   * The grain this stream's events join when it is not the append's: a
+   * record kept in the same transaction as a command but in a grain no route
+   * reads (an idempotency record, beside the command it answers).
+   */
+  grain?: string;
   /** The stream's version the writer decided against (0 for a new stream). */
   expectedVersion: number;
   events: NewEvent[];
@@ -59,7 +65,8 @@ export interface StreamHead {
 
 export interface JournalStore {
   /**
-   * Appends the writes of one command atomically, all or none. Resolves only
+   * Appends the writes of one command atomically, all or none, each into
+   * `grain` unless it names its own. Resolves only
    * once the transaction is durable; rejects with {@link VersionConflict} when a
    * stream moved past the expected version.
    */

@@ -1,7 +1,6 @@
 /** What every model adapter holds the service to: the same view as the machine, and refusals that explain themselves. */
 
-/** JSON with every object's keys sorted: the wire's key order is the response schema's, which carries no meaning. */
-const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) : v));
+import { canonicalJson as canonical } from '../../src/domain/hash.ts';
 
 /** Throws, showing both sides, when the service's value and the machine's differ (compared as JSON, keys in any order). */
 export function assertEqual(got: unknown, want: unknown, what: string): void {

@@ -83,6 +83,8 @@ export const Refusal = named('Refusal', Strict({
   results: Opt(Arr(Type.Unknown(), { maxItems: 0, description: 'on a typed EMPTY: the empty set' })),
   matterId: Opt(Str),
   currentVersion: Opt(Type.Integer({ description: 'on VERSION_MISMATCH: the Matter\'s version now' })),
+  committedAt: Opt(Type.String({ description: 'on IDEMPOTENCY_ANSWER_LOST: when the first request under the key committed' })),
+  wrote: Opt(Arr(Str, { description: 'on IDEMPOTENCY_ANSWER_LOST: the records (stream ids) the first request wrote' })),
   status: Opt(ref(MatterStatus)),
   pendingGigId: Opt(Str),
   assetId: Opt(Str),

@@ -1,0 +1,110 @@
+/**
+ * `Idempotency-Key` on every POST and PUT (decisions.md, "Retries and
+ * races"; the records themselves are `engine/idempotency.ts`).
+ *
+ * - The key is kept per caller: the API key at the top level, the grain
+ *   inside a sandbox grain, the supply network on its signed callback. A
+ *   top-level request with neither an API key nor a signature has no caller
+ *   to keep it for (its answer would be anyone's to replay): 400.
+ * - The request is the method, the path and the body as sent (before
+ *   defaults or a Tenant's Offer fill it in), compared by a canonical digest.
+ * - Refusals that come before the request is understood (a malformed body or
+ *   key, a missing API key) are not kept: the same request gets the same
+ *   refusal anyway. From the route's own checks on, the answer is kept.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { refusal } from '../domain/refusals.ts';
+import { fingerprintOf, type Claim, type IdempotencyRecords, type KeptAnswer } from '../engine/idempotency.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The digest of the request as sent, when it carries an Idempotency-Key. */
+    idempotencyFingerprint?: string;
+    /** The claim a request under an Idempotency-Key runs under. */
+    idempotency?: Claim;
+  }
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+/** 1 to 255 printable ASCII characters (space included). */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
+const KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+/** The methods a key is honoured on: the writes. */
+export const takesIdempotencyKey = (method: string): boolean => method === 'POST' || method === 'PUT';
+/** The headers an answer is replayed with, beside its status and body. */
+const KEPT_HEADERS = ['content-type', 'etag', 'location'];
+/** The params that name a sandbox grain: the scope of a key inside it. */
+const GRAIN_PARAMS = ['workspaceId', 'tenantId', 'firmId'];
+
+/** The Idempotency-Key a write carries (validated), or undefined. */
+function keyOf(request: FastifyRequest): string | undefined {
+  const given = request.headers[IDEMPOTENCY_HEADER];
+  if (given === undefined || !takesIdempotencyKey(request.method)) return undefined;
+  if (Array.isArray(given)) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: 'was sent more than once' });
+  if (!KEY.test(given)) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: given.length === 0 ? 'is empty' : given.length > 255 ? `is ${given.length} characters long` : 'holds a character that is not printable ASCII' });
+  return given;
+}
+
+/** Whose records a key is kept among, or null when the caller is nobody in particular. */
+function scopeOf(request: FastifyRequest): string | null {
+  const params = (request.params ?? {}) as Record<string, string | undefined>;
+  const grain = GRAIN_PARAMS.map((name) => params[name]).find((id) => id !== undefined);
+  if (grain !== undefined) return `grain:${grain}`;
+  if (request.access.key) return `key:${request.access.key.id}`;
+  if (request.delivery) return 'supply-network';
+  return null;
+}
+
+function replay(reply: FastifyReply, answer: KeptAnswer): void {
+  reply.code(answer.status).headers({ ...answer.headers, [REPLAYED_HEADER]: 'true' }).send(answer.payload);
+}
+
+function answerOf(reply: FastifyReply, payload: unknown): KeptAnswer {
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return { status: reply.statusCode, headers, payload: String(payload) };
+}
+
+export function installIdempotency(app: FastifyInstance, records: IdempotencyRecords): void {
+  // The body as sent: before a route's own preValidation fills it in.
+  app.addHook('preValidation', async (request) => {
+    if (keyOf(request) !== undefined) request.idempotencyFingerprint = fingerprintOf(request.method, request.url, request.body);
+  });
+
+  // Ahead of every other preHandler (a paid act's reservation among them): a replay runs nothing.
+  app.addHook('preHandler', (request, reply, done) => {
+    let key: string | undefined;
+    try {
+      key = keyOf(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (key === undefined) return done();
+    const scope = scopeOf(request);
+    if (scope === null) return done(refusal('IDEMPOTENCY_KEY_UNSCOPED', { method: request.method, url: request.routeOptions.url ?? request.url }));
+    records.begin(scope, key, request.idempotencyFingerprint!).then(
+      (begun) => {
+        if ('replay' in begun) return replay(reply, begun.replay);
+        request.idempotency = begun.claim;
+        // The rest of the request (its command's writes) runs in the claim's context.
+        records.run(begun.claim, done);
+      },
+      (error: Error) => done(error),
+    );
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotency;
+    if (claim) await records.settle(claim, answerOf(reply, payload));
+    return payload;
+  });
+
+  // A request that ended without an answer (its connection dropped first) keeps nothing, and frees its key.
+  app.addHook('onResponse', async (request) => {
+    if (request.idempotency) records.abandon(request.idempotency);
+  });
+}
