@@ -125,6 +125,24 @@ describe('/openapi.json', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it('declares Idempotency-Key on every write, with its refusals and the replay header, and on no read', () => {
+    for (const { path, method, op } of operations()) {
+      const header = (op.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'idempotency-key');
+      const write = method === 'POST' || method === 'PUT';
+      expect(Boolean(header), `${method} ${path}`).toBe(write);
+      if (!write) continue;
+      expect(header.required, `${method} ${path}`).toBeFalsy();
+      expect(header.schema.pattern).toBe('^[\\x20-\\x7E]{1,255}$');
+      expect(op['x-refusal-codes']['400'], `${method} ${path}`).toContain('IDEMPOTENCY_KEY_INVALID');
+      expect(op['x-refusal-codes']['409'], `${method} ${path}`).toEqual(expect.arrayContaining(['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_ANSWER_LOST']));
+      expect(op['x-refusal-codes']['422'], `${method} ${path}`).toContain('IDEMPOTENCY_KEY_REUSED');
+      // Only a top-level door has callers with nothing to keep a key under.
+      expect(op['x-refusal-codes']['400'].includes('IDEMPOTENCY_KEY_UNSCOPED'), `${method} ${path}`).toBe(!/^\/(workspaces|tenants|firms)\/\{/.test(path));
+      for (const answer of Object.values(op.responses) as any[]) expect(answer.headers['Idempotent-Replayed'], `${method} ${path}`).toEqual({ $ref: '#/components/headers/IdempotentReplayed' });
+    }
+    expect(doc.components.headers.IdempotentReplayed.schema).toEqual({ type: 'string', enum: ['true'] });
+  });
+
   it('declares requests as enforced: a defaulted parameter is optional, an optional body is not required', async () => {
     const params = Object.fromEntries(doc.paths['/events'].get.parameters.map((p: any) => [p.name, p]));
     for (const name of ['after', 'limit', 'feed']) expect(params[name].required, name).toBeFalsy();

@@ -3549,6 +3549,10 @@ export interface components {
             matterId?: string;
             /** @description on VERSION_MISMATCH: the Matter's version now */
             currentVersion?: number;
+            /** @description on IDEMPOTENCY_ANSWER_LOST: when the first request under the key committed */
+            committedAt?: string;
+            /** @description on IDEMPOTENCY_ANSWER_LOST: the records (stream ids) the first request wrote */
+            wrote?: string[];
             status?: components["schemas"]["MatterStatus"];
             pendingGigId?: string;
             assetId?: string;
@@ -4001,7 +4005,10 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description present, "true", only on an answer replayed for a retry under the same Idempotency-Key: the first request's status and body, and nothing ran again */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -4083,7 +4090,13 @@ export interface operations {
     post_keys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4110,15 +4123,17 @@ export interface operations {
             /** @description the key, shown once; it is stored hashed */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4128,6 +4143,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4137,6 +4163,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4146,15 +4173,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4164,6 +4193,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4975,7 +5005,13 @@ export interface operations {
     post_workspaces: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4984,6 +5020,7 @@ export interface operations {
             /** @description the workspace, its TTL and graduation path */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4995,9 +5032,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5007,6 +5045,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5016,6 +5065,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5025,15 +5075,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5043,6 +5095,7 @@ export interface operations {
             /** @description BLOCKED: the per-caller creation bound (Retry-After says when). Codes: CREATION_BOUND */
             429: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5052,6 +5105,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5196,7 +5250,13 @@ export interface operations {
     post_tenants: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5205,6 +5265,7 @@ export interface operations {
             /** @description the tenant, its TTL and graduation path */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5216,9 +5277,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5228,6 +5290,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5237,6 +5310,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5246,15 +5320,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5264,6 +5340,7 @@ export interface operations {
             /** @description BLOCKED: the per-caller creation bound (Retry-After says when). Codes: CREATION_BOUND */
             429: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5273,6 +5350,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5347,7 +5425,13 @@ export interface operations {
     put_tenants_tenantId_offers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 tenantId: string;
             };
@@ -5385,6 +5469,7 @@ export interface operations {
             /** @description the declared Offers */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5411,9 +5496,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,6 +5509,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5432,6 +5519,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5441,6 +5539,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5450,15 +5549,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a duplicate Offer id, or a percentage price. Codes: DUPLICATE_OFFER, PERCENTAGE_PRICE, OFFER_PRICE, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a duplicate Offer id, or a percentage price. Codes: DUPLICATE_OFFER, PERCENTAGE_PRICE, OFFER_PRICE, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5468,6 +5569,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5479,7 +5581,13 @@ export interface operations {
     put_tenants_tenantId_routing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 tenantId: string;
             };
@@ -5497,6 +5605,7 @@ export interface operations {
             /** @description the routing mechanics */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5512,9 +5621,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5524,6 +5634,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5533,6 +5644,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5542,6 +5664,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5551,15 +5674,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a merits-bearing field, or a percentage. Codes: MERITS_BEARING_KEY, PERCENTAGE_PRICE, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a merits-bearing field, or a percentage. Codes: MERITS_BEARING_KEY, PERCENTAGE_PRICE, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5569,6 +5694,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5669,7 +5795,13 @@ export interface operations {
     post_tenants_tenantId_matters: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the tenant grain's id */
                 tenantId: string;
@@ -5720,6 +5852,7 @@ export interface operations {
             /** @description the Matter, opened in intake, and its minted Asset */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5732,9 +5865,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5744,6 +5878,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5753,6 +5888,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5762,6 +5898,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5771,6 +5918,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5780,15 +5928,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST, OFFER_REQUIRED, UNKNOWN_OFFER, OFFER_MATTER_TYPE, OFFER_PRICE, TENANT_MISMATCH */
+            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED, OFFER_REQUIRED, UNKNOWN_OFFER, OFFER_MATTER_TYPE, OFFER_PRICE, TENANT_MISMATCH */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5798,6 +5948,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5879,6 +6030,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -5903,6 +6059,7 @@ export interface operations {
             /** @description the stage committed, or the reserved act escalated as a Gig */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5919,9 +6076,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5931,6 +6089,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5940,15 +6099,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,6 +6119,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5967,6 +6129,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5976,15 +6139,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5994,6 +6159,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6008,6 +6174,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -6028,6 +6199,7 @@ export interface operations {
             /** @description the Client's consent, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6045,9 +6217,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6057,6 +6230,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6066,15 +6240,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6084,6 +6260,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6093,6 +6270,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6102,15 +6280,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6120,6 +6300,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6134,6 +6315,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -6164,6 +6350,7 @@ export interface operations {
             /** @description the Matter after the Signer's answer */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6175,9 +6362,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +6375,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,15 +6385,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6214,6 +6405,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6223,6 +6415,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6232,15 +6425,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses the Attestation or the Signer. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses the Attestation or the Signer. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6250,6 +6445,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6264,6 +6460,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -6286,6 +6487,7 @@ export interface operations {
             /** @description the Client's direction, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,9 +6501,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6311,6 +6514,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6320,15 +6524,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6338,6 +6544,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,6 +6554,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6356,15 +6564,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6374,6 +6584,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6609,6 +6820,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -6633,6 +6849,7 @@ export interface operations {
             /** @description the terminal, forever */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6649,9 +6866,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6661,6 +6879,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6670,15 +6889,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6688,6 +6909,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6697,6 +6919,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6706,15 +6929,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6724,6 +6949,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6811,6 +7037,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -6833,6 +7064,7 @@ export interface operations {
             /** @description the document record (metadata only; no blob door exists) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6844,9 +7076,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6856,6 +7089,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,15 +7099,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6883,6 +7119,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +7129,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,15 +7139,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6919,6 +7159,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6930,7 +7171,13 @@ export interface operations {
     post_tenants_tenantId_orders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the tenant grain's id */
                 tenantId: string;
@@ -6953,6 +7200,7 @@ export interface operations {
             /** @description the minted patent-rail Matter, advanced until it waits on a Signer or stops */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6968,9 +7216,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6980,6 +7229,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6989,6 +7239,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6998,6 +7249,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7007,6 +7269,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7016,15 +7279,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, OFFER_REQUIRED, UNKNOWN_OFFER, OFFER_MATTER_TYPE, OFFER_PRICE, TENANT_MISMATCH */
+            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED, OFFER_REQUIRED, UNKNOWN_OFFER, OFFER_MATTER_TYPE, OFFER_PRICE, TENANT_MISMATCH */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7034,6 +7299,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7185,7 +7451,13 @@ export interface operations {
     post_firms: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7194,6 +7466,7 @@ export interface operations {
             /** @description the firm grain, its TTL and graduation path */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7205,9 +7478,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7217,6 +7491,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7226,6 +7511,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7235,15 +7521,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7253,6 +7541,7 @@ export interface operations {
             /** @description BLOCKED: the per-caller creation bound (Retry-After says when). Codes: CREATION_BOUND */
             429: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7262,6 +7551,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7407,7 +7697,13 @@ export interface operations {
     post_firms_firmId_enrollments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 firmId: string;
             };
@@ -7425,6 +7721,7 @@ export interface operations {
             /** @description the executed grant */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,9 +7736,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7451,6 +7749,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7460,15 +7759,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the member already holds every grant asked. Codes: NOTHING_TO_AMEND */
+            /** @description the member already holds every grant asked. Codes: NOTHING_TO_AMEND, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7478,6 +7779,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7487,15 +7789,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description an unknown member, an unknown grant, or no grant. Codes: UNKNOWN_MEMBER, UNKNOWN_GRANT, NO_GRANT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an unknown member, an unknown grant, or no grant. Codes: UNKNOWN_MEMBER, UNKNOWN_GRANT, NO_GRANT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7505,6 +7809,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7516,7 +7821,13 @@ export interface operations {
     post_firms_firmId_enrollments_memberId_revoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 firmId: string;
                 memberId: string;
@@ -7534,6 +7845,7 @@ export interface operations {
             /** @description the revocation record */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7546,9 +7858,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7558,6 +7871,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7567,15 +7881,17 @@ export interface operations {
             /** @description the member holds no Enrollment here. Codes: ENROLLMENT_NOT_FOUND, FIRM_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already revoked. Codes: ALREADY_REVOKED */
+            /** @description already revoked. Codes: ALREADY_REVOKED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7585,6 +7901,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7594,15 +7911,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description an unknown member. Codes: UNKNOWN_MEMBER, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an unknown member. Codes: UNKNOWN_MEMBER, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7612,6 +7931,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7873,7 +8193,13 @@ export interface operations {
     put_firms_firmId_routing: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 firmId: string;
             };
@@ -7904,6 +8230,7 @@ export interface operations {
             /** @description the declared preferences */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7922,9 +8249,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7934,6 +8262,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7943,6 +8272,7 @@ export interface operations {
             /** @description BLOCKED: remittance to the firm. Codes: REMITTANCE_TO_FIRM */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7952,6 +8282,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7961,6 +8302,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7970,15 +8312,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned. Codes: MERITS_BEARING_KEY, ACTOR_SHAPED_KEY, PERCENTAGE_PRICE, MALFORMED_MECHANICS, OPT_IN_NOT_COUNTERSIGNED, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned. Codes: MERITS_BEARING_KEY, ACTOR_SHAPED_KEY, PERCENTAGE_PRICE, MALFORMED_MECHANICS, OPT_IN_NOT_COUNTERSIGNED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7988,6 +8332,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8188,7 +8533,13 @@ export interface operations {
     post_firms_firmId_conflicts_entries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 firmId: string;
             };
@@ -8206,6 +8557,7 @@ export interface operations {
             /** @description the entry, appended */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8229,9 +8581,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8241,6 +8594,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8250,6 +8604,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8259,6 +8624,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8268,15 +8634,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +8654,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8297,7 +8666,13 @@ export interface operations {
     post_firms_firmId_conflicts_prescreen: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 firmId: string;
             };
@@ -8314,6 +8689,7 @@ export interface operations {
             /** @description the prescreen verdict over this one ledger */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8334,9 +8710,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8346,6 +8723,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8355,6 +8733,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8364,6 +8753,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8373,15 +8763,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHashes empty or not sha256 hex. Codes: NAME_HASHES_EMPTY, NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description nameHashes empty or not sha256 hex. Codes: NAME_HASHES_EMPTY, NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8391,6 +8783,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9278,7 +9671,13 @@ export interface operations {
     post_docket_watch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9292,9 +9691,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9304,6 +9704,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9313,6 +9714,17 @@ export interface operations {
             /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9322,6 +9734,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9331,15 +9744,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9349,6 +9764,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9360,7 +9776,13 @@ export interface operations {
     post_patent_docket_watch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9373,9 +9795,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9385,6 +9808,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9394,6 +9818,17 @@ export interface operations {
             /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9403,6 +9838,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9412,15 +9848,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9430,6 +9868,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9441,7 +9880,13 @@ export interface operations {
     post_patent_draft_claims: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9459,6 +9904,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9503,9 +9949,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9515,6 +9962,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9524,6 +9982,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9533,15 +9992,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9551,6 +10012,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9562,7 +10024,13 @@ export interface operations {
     post_patent_draft_spec: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9581,6 +10049,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9625,9 +10094,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9637,6 +10107,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9646,6 +10127,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9655,15 +10137,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9673,6 +10157,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9684,7 +10169,13 @@ export interface operations {
     post_patent_prior_art_report: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9700,6 +10191,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9744,9 +10236,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9756,6 +10249,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9765,6 +10269,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9774,15 +10279,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9792,6 +10299,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9803,7 +10311,13 @@ export interface operations {
     post_patent_oa_response: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9824,6 +10338,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9868,9 +10383,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9880,6 +10396,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,6 +10416,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9898,15 +10426,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9916,6 +10446,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9927,7 +10458,13 @@ export interface operations {
     post_patent_ids: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9948,6 +10485,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9992,9 +10530,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10004,6 +10543,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10013,6 +10563,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10022,15 +10573,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10040,6 +10593,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10051,7 +10605,13 @@ export interface operations {
     post_trademark_oa_response_draft: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10071,6 +10631,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10115,9 +10676,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10127,6 +10689,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10136,6 +10709,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10145,15 +10719,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10163,6 +10739,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10174,7 +10751,13 @@ export interface operations {
     post_contract_review: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10190,6 +10773,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10234,9 +10818,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10246,6 +10831,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10255,6 +10851,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10264,15 +10861,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10282,6 +10881,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10293,7 +10893,13 @@ export interface operations {
     post_demand_letter_draft: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10316,6 +10922,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10360,9 +10967,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10372,6 +10980,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10381,6 +11000,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10390,15 +11010,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10408,6 +11030,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10419,7 +11042,13 @@ export interface operations {
     post_entity_de_formation_docs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10444,6 +11073,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10488,9 +11118,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10500,6 +11131,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10509,6 +11151,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10518,15 +11161,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10536,6 +11181,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10547,7 +11193,13 @@ export interface operations {
     post_entity_de_form: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10566,6 +11218,7 @@ export interface operations {
             /** @description the act, completed on the simulated registry (the preview files nothing live) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10604,9 +11257,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10616,6 +11270,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10625,15 +11280,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10643,6 +11300,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10652,15 +11310,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10670,6 +11330,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10681,7 +11342,13 @@ export interface operations {
     post_patent_file_provisional: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10699,6 +11366,7 @@ export interface operations {
             /** @description the act, completed on the simulated registry (the preview files nothing live) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10737,9 +11405,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10749,6 +11418,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10758,15 +11428,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10776,6 +11448,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10785,15 +11458,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10803,6 +11478,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10814,7 +11490,13 @@ export interface operations {
     post_patent_pay_maintenance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10832,6 +11514,7 @@ export interface operations {
             /** @description the act, completed on the simulated registry (the preview files nothing live) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10870,9 +11553,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10882,6 +11566,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10891,6 +11576,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10900,15 +11586,17 @@ export interface operations {
             /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN */
+            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10918,6 +11606,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10927,15 +11616,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10945,6 +11636,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10956,7 +11648,13 @@ export interface operations {
     post_patent_file_utility: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -10976,6 +11674,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11017,9 +11716,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11029,6 +11729,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11038,6 +11739,17 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11047,6 +11759,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11056,15 +11769,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11074,6 +11789,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11085,7 +11801,13 @@ export interface operations {
     post_patent_record_assignment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11107,6 +11829,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11148,9 +11871,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11160,6 +11884,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11169,6 +11894,17 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11178,6 +11914,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11187,15 +11924,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11205,6 +11944,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11216,7 +11956,13 @@ export interface operations {
     post_trademark_file_oa_response: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11235,6 +11981,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11276,9 +12023,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11288,6 +12036,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11297,6 +12046,17 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11306,6 +12066,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11315,15 +12076,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11333,6 +12096,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11344,7 +12108,13 @@ export interface operations {
     post_demand_letter_send: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11366,6 +12136,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11407,9 +12178,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11419,6 +12191,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11428,6 +12201,17 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11437,6 +12221,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11446,15 +12231,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11464,6 +12251,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11475,7 +12263,13 @@ export interface operations {
     post_contract_advise: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11494,6 +12288,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11535,9 +12330,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11547,6 +12343,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11556,6 +12353,17 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11565,6 +12373,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11574,15 +12383,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11592,6 +12403,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11680,7 +12492,13 @@ export interface operations {
     post_matters: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11727,6 +12545,7 @@ export interface operations {
             /** @description the Matter, opened in intake, and its minted Asset */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11739,9 +12558,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11751,6 +12571,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11760,6 +12581,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11769,6 +12601,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11778,15 +12611,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11796,6 +12631,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11875,6 +12711,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -11897,6 +12738,7 @@ export interface operations {
             /** @description the stage committed, or the reserved act escalated as a Gig */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11913,9 +12755,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11925,6 +12768,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11934,15 +12778,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11952,6 +12798,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11961,6 +12808,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11970,15 +12818,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11988,6 +12838,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12002,6 +12853,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -12020,6 +12876,7 @@ export interface operations {
             /** @description the Client's consent, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12037,9 +12894,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12049,6 +12907,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12058,15 +12917,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12076,6 +12937,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12085,6 +12947,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12094,15 +12957,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12112,6 +12977,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12130,6 +12996,11 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the supply network secret (whsec_…), over the exact body bytes; several space-separated signatures are allowed */
                 "webhook-signature": string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -12158,6 +13029,7 @@ export interface operations {
             /** @description the Matter after the Signer's answer */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12169,9 +13041,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12181,6 +13054,7 @@ export interface operations {
             /** @description the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off. Codes: SIGNATURE_INVALID, SIGNATURE_EXPIRED, KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12190,6 +13064,7 @@ export interface operations {
             /** @description BLOCKED: no supply network is connected (LEGALWORK_SUPPLY_SECRET is not set). Codes: SUPPLY_NETWORK_NOT_CONNECTED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12199,15 +13074,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12217,6 +13094,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12226,15 +13104,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, WEBHOOK_ID_REUSED, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses the Attestation or the Signer, or the webhook-id was used for another body. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, WEBHOOK_ID_REUSED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12244,6 +13124,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12253,6 +13134,7 @@ export interface operations {
             /** @description the Signer registry cannot be read; nothing was applied, send the result again. Codes: SIGNER_REGISTRY_UNAVAILABLE */
             503: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12267,6 +13149,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -12287,6 +13174,7 @@ export interface operations {
             /** @description the Client's direction, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12300,9 +13188,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12312,6 +13201,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12321,15 +13211,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12339,6 +13231,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12348,6 +13241,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12357,15 +13251,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12375,6 +13271,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12604,6 +13501,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -12626,6 +13528,7 @@ export interface operations {
             /** @description the terminal, forever */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12642,9 +13545,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12654,6 +13558,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12663,15 +13568,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12681,6 +13588,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12690,6 +13598,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12699,15 +13608,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12717,6 +13628,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12802,6 +13714,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -12822,6 +13739,7 @@ export interface operations {
             /** @description the document record (metadata only; no blob door exists) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12833,9 +13751,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12845,6 +13764,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12854,15 +13774,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12872,6 +13794,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12881,6 +13804,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12890,15 +13814,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12908,6 +13834,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12919,7 +13846,13 @@ export interface operations {
     post_orders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12939,6 +13872,7 @@ export interface operations {
             /** @description the minted patent-rail Matter, advanced until it waits on a Signer or stops */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12954,9 +13888,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12966,6 +13901,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12975,6 +13911,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12984,6 +13931,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12993,15 +13941,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13011,6 +13961,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13259,7 +14210,13 @@ export interface operations {
     post_deadlines_assetId_tick: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
             };
@@ -13278,6 +14235,7 @@ export interface operations {
             /** @description days remaining after the tick and the rung events it fired */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13300,9 +14258,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13312,6 +14271,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13321,15 +14281,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13339,6 +14301,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13348,15 +14311,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13366,6 +14331,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13377,7 +14343,13 @@ export interface operations {
     post_deadlines_assetId_ack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
             };
@@ -13395,6 +14367,7 @@ export interface operations {
             /** @description the acknowledgment, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13410,9 +14383,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13422,6 +14396,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13431,15 +14406,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13449,6 +14426,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13458,15 +14436,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13476,6 +14456,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13487,7 +14468,13 @@ export interface operations {
     post_deadlines_assetId_monitor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
             };
@@ -13506,6 +14493,7 @@ export interface operations {
             /** @description the Monitoring owner, named */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13520,9 +14508,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13532,6 +14521,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13541,15 +14531,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved. Codes: LADDER_RESOLVED */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13559,6 +14551,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13568,15 +14561,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13586,6 +14581,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13597,7 +14593,13 @@ export interface operations {
     post_deadlines_assetId_satisfy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
             };
@@ -13615,6 +14617,7 @@ export interface operations {
             /** @description the ladder after the evidence */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13675,9 +14678,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13687,6 +14691,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13696,15 +14701,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed. Codes: LADDER_RESOLVED */
+            /** @description already closed. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13714,6 +14721,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13723,15 +14731,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13741,6 +14751,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13752,7 +14763,13 @@ export interface operations {
     post_deadlines_assetId_resolve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
             };
@@ -13774,6 +14791,7 @@ export interface operations {
             /** @description resolved at the terminal rung */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13787,9 +14805,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13799,6 +14818,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13808,15 +14828,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13826,6 +14848,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13835,15 +14858,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13853,6 +14878,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14009,7 +15035,13 @@ export interface operations {
     post_conflicts_practitionerId_entries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 practitionerId: string;
             };
@@ -14027,6 +15059,7 @@ export interface operations {
             /** @description the entry, appended */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14050,9 +15083,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14062,6 +15096,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14071,6 +15106,17 @@ export interface operations {
             /** @description BLOCKED: the top-level surface needs credential_verified (not live). Codes: CREDENTIAL_VERIFICATION_REQUIRED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14080,6 +15126,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14089,15 +15136,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14107,6 +15156,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15037,7 +16087,13 @@ export interface operations {
     post_workspaces_workspaceId_docket_watch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15054,9 +16110,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15066,6 +16123,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15075,6 +16133,7 @@ export interface operations {
             /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15084,6 +16143,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15093,6 +16163,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15102,15 +16173,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15120,6 +16193,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15131,7 +16205,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_docket_watch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15147,9 +16227,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15159,6 +16240,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15168,6 +16250,7 @@ export interface operations {
             /** @description BLOCKED: the restricted upstream needs a live credential (credential_verified, not live). Codes: ACCESS_REQUIRED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15177,6 +16260,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15186,6 +16280,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15195,15 +16290,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15213,6 +16310,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15224,7 +16322,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_draft_claims: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15245,6 +16349,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15289,9 +16394,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15301,6 +16407,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15310,6 +16417,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15319,6 +16437,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15328,15 +16447,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15346,6 +16467,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15357,7 +16479,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_draft_spec: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15379,6 +16507,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15423,9 +16552,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15435,6 +16565,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15444,6 +16575,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15453,6 +16595,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15462,15 +16605,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15480,6 +16625,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15491,7 +16637,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_prior_art_report: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15510,6 +16662,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15554,9 +16707,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15566,6 +16720,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15575,6 +16730,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15584,6 +16750,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15593,15 +16760,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15611,6 +16780,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15622,7 +16792,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_oa_response: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15646,6 +16822,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15690,9 +16867,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15702,6 +16880,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15711,6 +16890,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15720,6 +16910,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15729,15 +16920,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15747,6 +16940,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15758,7 +16952,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_ids: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15782,6 +16982,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15826,9 +17027,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15838,6 +17040,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15847,6 +17050,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15856,6 +17070,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15865,15 +17080,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15883,6 +17100,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15894,7 +17112,13 @@ export interface operations {
     post_workspaces_workspaceId_trademark_oa_response_draft: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -15917,6 +17141,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15961,9 +17186,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15973,6 +17199,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15982,6 +17209,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15991,6 +17229,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16000,15 +17239,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16018,6 +17259,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16029,7 +17271,13 @@ export interface operations {
     post_workspaces_workspaceId_contract_review: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16048,6 +17296,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16092,9 +17341,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16104,6 +17354,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16113,6 +17364,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16122,6 +17384,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16131,15 +17394,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16149,6 +17414,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16160,7 +17426,13 @@ export interface operations {
     post_workspaces_workspaceId_demand_letter_draft: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16186,6 +17458,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16230,9 +17503,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16242,6 +17516,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16251,6 +17526,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16260,6 +17546,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16269,15 +17556,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16287,6 +17576,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16298,7 +17588,13 @@ export interface operations {
     post_workspaces_workspaceId_entity_de_formation_docs: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16326,6 +17622,7 @@ export interface operations {
             /** @description a draft artifact with its sha256; the journal holds only its metadata */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16370,9 +17667,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16382,6 +17680,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16391,6 +17690,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16400,6 +17710,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16409,15 +17720,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16427,6 +17740,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16438,7 +17752,13 @@ export interface operations {
     post_workspaces_workspaceId_entity_de_form: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16460,6 +17780,7 @@ export interface operations {
             /** @description the act, completed on the simulated registry (the preview files nothing live) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16498,9 +17819,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16510,6 +17832,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16519,6 +17842,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16528,15 +17852,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16546,6 +17872,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16555,15 +17882,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the entity name lacks the suffix its type needs (an LLC's "LLC", a corporation's "Inc." or "Corporation"). Codes: ENTITY_NAME_SUFFIX, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16573,6 +17902,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16584,7 +17914,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_file_provisional: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16605,6 +17941,7 @@ export interface operations {
             /** @description the act, completed on the simulated registry (the preview files nothing live) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16643,9 +17980,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16655,6 +17993,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16664,6 +18003,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16673,15 +18013,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16691,6 +18033,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16700,15 +18043,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16718,6 +18063,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16729,7 +18075,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_pay_maintenance: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16750,6 +18102,7 @@ export interface operations {
             /** @description the act, completed on the simulated registry (the preview files nothing live) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16788,9 +18141,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16800,6 +18154,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16809,6 +18164,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16818,15 +18174,17 @@ export interface operations {
             /** @description a typed EMPTY: no such record in the synthetic data set (never meters). Codes: PATENT_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN */
+            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16836,6 +18194,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16845,15 +18204,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16863,6 +18224,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16874,7 +18236,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_file_utility: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -16897,6 +18265,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16938,9 +18307,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16950,6 +18320,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16959,6 +18330,7 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16968,6 +18340,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16977,6 +18360,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16986,15 +18370,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17004,6 +18390,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17015,7 +18402,13 @@ export interface operations {
     post_workspaces_workspaceId_patent_record_assignment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -17040,6 +18433,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17081,9 +18475,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17093,6 +18488,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17102,6 +18498,7 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17111,6 +18508,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17120,6 +18528,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17129,15 +18538,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17147,6 +18558,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17158,7 +18570,13 @@ export interface operations {
     post_workspaces_workspaceId_trademark_file_oa_response: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -17180,6 +18598,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17221,9 +18640,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17233,6 +18653,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17242,6 +18663,7 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17251,6 +18673,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17260,6 +18693,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17269,15 +18703,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17287,6 +18723,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17298,7 +18735,13 @@ export interface operations {
     post_workspaces_workspaceId_demand_letter_send: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -17323,6 +18766,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17364,9 +18808,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17376,6 +18821,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17385,6 +18831,7 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17394,6 +18841,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17403,6 +18861,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17412,15 +18871,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17430,6 +18891,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17441,7 +18903,13 @@ export interface operations {
     post_workspaces_workspaceId_contract_advise: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -17463,6 +18931,7 @@ export interface operations {
             /** @description the reserved act, posted to the supply network: a licensed Signer performs it, never the service */
             202: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17504,9 +18973,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17516,6 +18986,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17525,6 +18996,7 @@ export interface operations {
             /** @description BLOCKED: the named Signer's credential is not live (suspended credentials are never degraded). Codes: SIGNER_CREDENTIAL_NOT_LIVE, SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17534,6 +19006,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17543,6 +19026,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17552,15 +19036,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17570,6 +19056,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17670,7 +19157,13 @@ export interface operations {
     post_workspaces_workspaceId_matters: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -17720,6 +19213,7 @@ export interface operations {
             /** @description the Matter, opened in intake, and its minted Asset */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17732,9 +19226,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17744,6 +19239,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17753,6 +19249,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17762,6 +19259,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17771,6 +19279,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17780,15 +19289,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses on mechanics, or the rail does not match the matter type. Codes: GATE_MECHANICS, RAIL_MISMATCH, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17798,6 +19309,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17879,6 +19391,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -17903,6 +19420,7 @@ export interface operations {
             /** @description the stage committed, or the reserved act escalated as a Gig */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17919,9 +19437,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17931,6 +19450,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17940,15 +19460,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17958,6 +19480,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17967,6 +19490,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17976,15 +19500,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics. Codes: GATE_CONSENT, GATE_MERITS, GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17994,6 +19520,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18008,6 +19535,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -18028,6 +19560,7 @@ export interface operations {
             /** @description the Client's consent, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18045,9 +19578,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18057,6 +19591,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18066,15 +19601,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18084,6 +19621,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18093,6 +19631,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18102,15 +19641,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the actor is not the Client. Codes: ACTOR_NOT_CLIENT, GATE_ACTOR, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18120,6 +19661,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18134,6 +19676,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -18164,6 +19711,7 @@ export interface operations {
             /** @description the Matter after the Signer's answer */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18175,9 +19723,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18187,6 +19736,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18196,15 +19746,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18214,6 +19766,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18223,6 +19776,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18232,15 +19786,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses the Attestation or the Signer. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses the Attestation or the Signer. Codes: GATE_ATTESTATION, GATE_DEFECTS, GATE_MEMO, GATE_PREDICATE, SIGNER_ELIGIBILITY, SIGNER_STANDING, SIGNER_COVERAGE, SIGNER_CREDENTIAL, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18250,6 +19806,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18264,6 +19821,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -18286,6 +19848,7 @@ export interface operations {
             /** @description the Client's direction, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18299,9 +19862,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18311,6 +19875,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18320,15 +19885,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18338,6 +19905,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18347,6 +19915,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18356,15 +19925,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the instruction is empty, or the actor is not the Client. Codes: INSTRUCTION_MISSING, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18374,6 +19945,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18609,6 +20181,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -18633,6 +20210,7 @@ export interface operations {
             /** @description the terminal, forever */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18649,9 +20227,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18661,6 +20240,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18670,15 +20250,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18688,6 +20270,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18697,6 +20280,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18706,15 +20290,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the terminal's predicate does not hold (naming it), or the actor may not end it. Codes: GATE_PREDICATE, GATE_ACTOR, ACTOR_NOT_CLIENT, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18724,6 +20310,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18811,6 +20398,11 @@ export interface operations {
             header?: {
                 /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
                 "if-match"?: string;
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
             };
             path: {
                 id: string;
@@ -18833,6 +20425,7 @@ export interface operations {
             /** @description the document record (metadata only; no blob door exists) */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18844,9 +20437,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18856,6 +20450,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18865,15 +20460,17 @@ export interface operations {
             /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18883,6 +20480,7 @@ export interface operations {
             /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18892,6 +20490,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18901,15 +20500,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18919,6 +20520,7 @@ export interface operations {
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18930,7 +20532,13 @@ export interface operations {
     post_workspaces_workspaceId_orders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description the workspace grain's id */
                 workspaceId: string;
@@ -18953,6 +20561,7 @@ export interface operations {
             /** @description the minted patent-rail Matter, advanced until it waits on a Signer or stops */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18968,9 +20577,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18980,6 +20590,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18989,6 +20600,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: SPEND_CEILING */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18998,6 +20610,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19007,6 +20630,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19016,15 +20640,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description the Gate refuses on mechanics. Codes: GATE_MECHANICS, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19034,6 +20660,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19298,7 +20925,13 @@ export interface operations {
     post_workspaces_workspaceId_deadlines_assetId_tick: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the workspace grain's id */
@@ -19319,6 +20952,7 @@ export interface operations {
             /** @description days remaining after the tick and the rung events it fired */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19341,9 +20975,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19353,6 +20988,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19362,15 +20998,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19380,6 +21018,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19389,15 +21028,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19407,6 +21048,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19418,7 +21060,13 @@ export interface operations {
     post_workspaces_workspaceId_deadlines_assetId_ack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the workspace grain's id */
@@ -19438,6 +21086,7 @@ export interface operations {
             /** @description the acknowledgment, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19453,9 +21102,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19465,6 +21115,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19474,15 +21125,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19492,6 +21145,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19501,15 +21155,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19519,6 +21175,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19530,7 +21187,13 @@ export interface operations {
     post_workspaces_workspaceId_deadlines_assetId_monitor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the workspace grain's id */
@@ -19551,6 +21214,7 @@ export interface operations {
             /** @description the Monitoring owner, named */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19565,9 +21229,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19577,6 +21242,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19586,15 +21252,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved. Codes: LADDER_RESOLVED */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19604,6 +21272,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19613,15 +21282,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19631,6 +21302,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19642,7 +21314,13 @@ export interface operations {
     post_workspaces_workspaceId_deadlines_assetId_satisfy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the workspace grain's id */
@@ -19662,6 +21340,7 @@ export interface operations {
             /** @description the ladder after the evidence */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19722,9 +21401,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19734,6 +21414,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19743,15 +21424,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed. Codes: LADDER_RESOLVED */
+            /** @description already closed. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19761,6 +21444,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19770,15 +21454,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19788,6 +21474,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19799,7 +21486,13 @@ export interface operations {
     post_workspaces_workspaceId_deadlines_assetId_resolve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the workspace grain's id */
@@ -19823,6 +21516,7 @@ export interface operations {
             /** @description resolved at the terminal rung */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19836,9 +21530,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19848,6 +21543,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19857,15 +21553,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19875,6 +21573,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19884,15 +21583,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19902,6 +21603,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20081,7 +21783,13 @@ export interface operations {
     post_workspaces_workspaceId_conflicts_practitionerId_entries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 practitionerId: string;
                 /** @description the workspace grain's id */
@@ -20101,6 +21809,7 @@ export interface operations {
             /** @description the entry, appended */
             201: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20124,9 +21833,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20136,6 +21846,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20145,6 +21856,7 @@ export interface operations {
             /** @description BLOCKED: the top-level surface needs credential_verified (not live). Codes: CREDENTIAL_VERIFICATION_REQUIRED */
             403: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20154,6 +21866,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20163,6 +21886,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20172,15 +21896,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description nameHash is not sha256 hex: hash the name yourself, the service never sees it. Codes: NAME_HASH_NOT_SHA256, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20190,6 +21916,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20314,7 +22041,13 @@ export interface operations {
     post_tenants_tenantId_deadlines_assetId_tick: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the tenant grain's id */
@@ -20335,6 +22068,7 @@ export interface operations {
             /** @description days remaining after the tick and the rung events it fired */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20357,9 +22091,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20369,6 +22104,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20378,15 +22114,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20396,6 +22134,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20405,15 +22144,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20423,6 +22164,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20434,7 +22176,13 @@ export interface operations {
     post_tenants_tenantId_deadlines_assetId_ack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the tenant grain's id */
@@ -20454,6 +22202,7 @@ export interface operations {
             /** @description the acknowledgment, journaled */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20469,9 +22218,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20481,6 +22231,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20490,15 +22241,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20508,6 +22261,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20517,15 +22271,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description no named actor. Codes: ACTOR_MISSING, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20535,6 +22291,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20546,7 +22303,13 @@ export interface operations {
     post_tenants_tenantId_deadlines_assetId_monitor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the tenant grain's id */
@@ -20567,6 +22330,7 @@ export interface operations {
             /** @description the Monitoring owner, named */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20581,9 +22345,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20593,6 +22358,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20602,15 +22368,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved. Codes: LADDER_RESOLVED */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20620,6 +22388,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20629,15 +22398,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20647,6 +22418,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20658,7 +22430,13 @@ export interface operations {
     post_tenants_tenantId_deadlines_assetId_satisfy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the tenant grain's id */
@@ -20678,6 +22456,7 @@ export interface operations {
             /** @description the ladder after the evidence */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20738,9 +22517,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20750,6 +22530,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20759,15 +22540,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed. Codes: LADDER_RESOLVED */
+            /** @description already closed. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20777,6 +22560,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20786,15 +22570,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description no evidenceRef. Codes: EVIDENCE_MISSING, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20804,6 +22590,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20815,7 +22602,13 @@ export interface operations {
     post_tenants_tenantId_deadlines_assetId_resolve: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
             path: {
                 assetId: string;
                 /** @description the tenant grain's id */
@@ -20839,6 +22632,7 @@ export interface operations {
             /** @description resolved at the terminal rung */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20852,9 +22646,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20864,6 +22659,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20873,15 +22669,17 @@ export interface operations {
             /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
             404: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20891,6 +22689,7 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20900,15 +22699,17 @@ export interface operations {
             /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20918,6 +22719,7 @@ export interface operations {
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {

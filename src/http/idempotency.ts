@@ -30,6 +30,15 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 /** 1 to 255 printable ASCII characters (space included). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
 const KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+
+/** The header as the contract declares it on every write. */
+export const IdempotencyKey = {
+  type: 'string',
+  pattern: IDEMPOTENCY_KEY_PATTERN,
+  description:
+    'makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)',
+  examples: ['3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47'],
+};
 /** The methods a key is honoured on: the writes. */
 export const takesIdempotencyKey = (method: string): boolean => method === 'POST' || method === 'PUT';
 /** The headers an answer is replayed with, beside its status and body. */

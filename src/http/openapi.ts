@@ -14,6 +14,7 @@ import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { needsKey } from './auth.ts';
 import { declareRefusals, declaredCodes } from './declared-refusals.ts';
+import { IDEMPOTENCY_HEADER, IdempotencyKey, takesIdempotencyKey } from './idempotency.ts';
 import { isBodyOptional } from './json-body.ts';
 import { Id } from './schemas/common.ts';
 import { COMPONENTS } from './schemas/components.ts';
@@ -92,6 +93,11 @@ function transform({ schema, url, route }: { schema: FastifySchema; url: string;
   const query = s.querystring as ObjectSchema | undefined;
   if (query?.required) s.querystring = { ...query, required: query.required.filter((name) => query.properties?.[name]?.default === undefined) };
   if (isBodyOptional(route)) s[BODY_OPTIONAL] = true;
+  // Every write takes an Idempotency-Key; the hook that honours it (idempotency.ts) checks it, so the route's own schema does not.
+  if (takesIdempotencyKey(method)) {
+    const headers = s.headers as ObjectSchema | undefined;
+    s.headers = { type: 'object', ...headers, properties: { ...headers?.properties, [IDEMPOTENCY_HEADER]: IdempotencyKey } };
+  }
   // The refusal codes each status can carry: in its description for a reader, and as one map for a machine.
   const response = { ...(s.response as Record<string, unknown> | undefined) };
   const codes: Record<string, readonly string[]> = {};
@@ -112,13 +118,25 @@ const REFUSAL_CODES = 'x-refusal-codes';
 /** Marks an operation whose body may be left out; `finish` turns it into `requestBody.required: false`. */
 const BODY_OPTIONAL = 'x-body-optional';
 
-/** What only the whole document can say: each optional body (@fastify/swagger marks every body required). */
+/** The header a replayed answer carries. */
+const REPLAYED = { description: 'present, "true", only on an answer replayed for a retry under the same Idempotency-Key: the first request\'s status and body, and nothing ran again', schema: { type: 'string' as const, enum: ['true'] } };
+
+/**
+ * What only the whole document can say: each optional body (@fastify/swagger
+ * marks every body required), and the replay header on every answer of a
+ * write (@fastify/swagger takes response headers only inside the route's
+ * reply schema, which the serializer reads).
+ */
 const finish: SwaggerTransformObject = (document) => {
   if (!('openapiObject' in document)) return document.swaggerObject;
   const { openapiObject } = document;
   for (const operations of Object.values(openapiObject.paths ?? {})) {
-    for (const operation of Object.values(operations ?? {})) {
-      if (typeof operation !== 'object' || operation === null || !(BODY_OPTIONAL in operation)) continue;
+    for (const [method, operation] of Object.entries(operations ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      if (takesIdempotencyKey(method.toUpperCase())) {
+        for (const answer of Object.values(operation.responses ?? {})) if (!('$ref' in answer)) answer.headers = { ...answer.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+      }
+      if (!(BODY_OPTIONAL in operation)) continue;
       delete operation[BODY_OPTIONAL];
       if ('requestBody' in operation && operation.requestBody && !('$ref' in operation.requestBody)) operation.requestBody.required = false;
     }
@@ -171,6 +189,7 @@ export async function installContract(app: FastifyInstance) {
       },
       tags: TAGS,
       components: {
+        headers: { IdempotentReplayed: REPLAYED },
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'lwk_<43 base64url characters>', description: 'an API key from POST /keys; one key covers the whole surface' },
         },
