@@ -277,6 +277,21 @@ describe('against a running service', { timeout: 90_000 }, () => {
     expect(bogus.stderr).toMatch(/refused \(422/);
   });
 
+  it('--idempotency-key makes a write safe to run again: the same key answers the first answer; on another body it is refused (exit 1)', async () => {
+    const argv = ['matters', 'create', '--workspace', workspaceId, '--type', 'patent_provisional', '--title', 'Once', '--idempotency-key', 'cli-create-once'];
+    const first = await cli(argv);
+    expect(first.code).toBe(0);
+    const again = await cli(argv);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    const other = await cli([...argv.slice(0, -3), 'Twice', '--idempotency-key', 'cli-create-once']);
+    expect(other.code).toBe(1);
+    expect(other.json.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const bad = await cli([...argv.slice(0, -1), 'tab\there']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--idempotency-key holds a character that is not printable ASCII/);
+  });
+
   it('--pretty indents the same JSON for people', async () => {
     const [plain, pretty] = await Promise.all([cli(['workspaces', 'get', workspaceId]), cli(['workspaces', 'get', workspaceId, '--pretty'])]);
     expect(plain.stdout.trim().split('\n')).toHaveLength(1);

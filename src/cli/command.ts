@@ -6,6 +6,7 @@
  * the parser accepts.
  */
 import { parseArgs } from 'node:util';
+import { idempotencyKeyProblem } from '../domain/idempotency-key.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Output, type Streams } from './output.ts';
 import { clientOptionsFromEnv, DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, grainPrefix, ServiceClient, ServiceUnreachable, type GrainPrefix } from '../client/service-client.ts';
@@ -52,6 +53,8 @@ export interface Command {
   grain?: boolean;
   /** Whether the command talks to a service (and so takes `--url` and `--timeout`). */
   remote?: boolean;
+  /** Whether the command makes one keyable write (and so takes `--idempotency-key`). */
+  writes?: boolean;
   run(ctx: Context): Promise<ExitCode>;
 }
 
@@ -68,12 +71,16 @@ const REMOTE: Record<string, OptionSpec> = {
   timeout: { type: 'string', value: '<ms>', description: `how long to wait for an answer before giving up (default ${DEFAULT_TIMEOUT_MS})` },
 };
 
+const WRITE: Record<string, OptionSpec> = {
+  'idempotency-key': { type: 'string', value: '<key>', description: 'the Idempotency-Key to send (1 to 255 printable ASCII characters): run the command again with the same key to get its first answer instead of a second write (default: a fresh key, reused only on the client\'s own retry of a dropped connection)' },
+};
+
 const GRAIN: Record<string, OptionSpec> = {
   workspace: { type: 'string', value: '<id>', description: 'act inside sandbox workspace <id> (paths under /workspaces/<id>)' },
 };
 
 function optionsOf(command: Command): Record<string, OptionSpec> {
-  return { ...(command.grain ? GRAIN : {}), ...command.options, ...(command.remote ? REMOTE : {}), ...SHARED };
+  return { ...(command.grain ? GRAIN : {}), ...command.options, ...(command.writes ? WRITE : {}), ...(command.remote ? REMOTE : {}), ...SHARED };
 }
 
 /** How an argument is written in a usage line: `<name>`, or `[<name>]` when it may be left out. */
@@ -128,6 +135,9 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
     const timeout = optionalInt(parsed.values, 'timeout', { min: 1 });
     const workspace = parsed.values.workspace as string | undefined;
     if (workspace !== undefined && !workspace.trim()) throw new UsageError('--workspace needs a workspace id (ws_…)');
+    const idempotencyKey = optionalString(parsed.values, 'idempotency-key');
+    const keyProblem = idempotencyKey === undefined ? null : idempotencyKeyProblem(idempotencyKey);
+    if (keyProblem !== null) throw new UsageError(`--idempotency-key ${keyProblem}: a key is 1 to 255 printable ASCII characters`);
     const ctx: Context = {
       values: parsed.values,
       args,
@@ -137,7 +147,7 @@ export async function runCommand(command: Command, argv: string[], env: NodeJS.P
       client: () => {
         const fromEnv = clientOptionsFromEnv(env);
         try {
-          return new ServiceClient({ ...fromEnv, ...(parsed.values.url !== undefined ? { baseUrl: parsed.values.url as string } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}) });
+          return new ServiceClient({ ...fromEnv, ...(parsed.values.url !== undefined ? { baseUrl: parsed.values.url as string } : {}), ...(timeout !== undefined ? { timeoutMs: timeout } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
         } catch (error) {
           throw new UsageError((error as Error).message);
         }

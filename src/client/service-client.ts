@@ -6,6 +6,7 @@
  * service at all (no answer: connection refused, DNS, timeout).
  */
 
+import { randomUUID } from 'node:crypto';
 import type { paths } from './contract.gen.ts';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -18,6 +19,12 @@ export interface ClientOptions {
   key?: string;
   /** How long one request may take before it counts as unreachable. */
   timeoutMs?: number;
+  /**
+   * The Idempotency-Key this client's writes send (the CLI's
+   * `--idempotency-key`, for a command that makes one write); unset, each
+   * write sends a fresh one.
+   */
+  idempotencyKey?: string;
 }
 
 export interface RequestOptions {
@@ -140,6 +147,7 @@ export class ServiceClient {
   readonly baseUrl: string;
   readonly key?: string;
   readonly timeoutMs: number;
+  readonly idempotencyKey?: string;
 
   constructor(options: ClientOptions = {}) {
     const base = options.baseUrl ?? DEFAULT_BASE_URL;
@@ -155,6 +163,7 @@ export class ServiceClient {
     this.baseUrl = base.replace(/\/+$/, '');
     this.key = options.key;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.idempotencyKey = options.idempotencyKey;
   }
 
   /** The absolute URL of a service path (which must start with `/`). */
@@ -196,7 +205,6 @@ export class ServiceClient {
    */
   async requestBytes(method: string, path: string, options: RequestOptions = {}): Promise<{ response: Response; bytes: Buffer }> {
     const url = this.url(path, options.query);
-    const signal = AbortSignal.timeout(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', ...this.headers(options) };
     let body: string | undefined;
     if (options.form !== undefined) {
@@ -208,13 +216,44 @@ export class ServiceClient {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    try {
-      const response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
-      return { response, bytes: Buffer.from(await response.arrayBuffer()) };
-    } catch (error) {
-      throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, signal.aborted ? this.timeoutMs : undefined));
+    const key = this.idempotencyKeyFor(method, path, headers);
+    if (key !== undefined) headers['idempotency-key'] = key;
+    // A write under a key is retried once when its connection drops: the service answers the first attempt's answer, or runs it once.
+    for (let attempt = 1; ; attempt++) {
+      const signal = AbortSignal.timeout(this.timeoutMs);
+      try {
+        const response = await fetch(url, { method, headers, body, signal, redirect: 'manual' });
+        return { response, bytes: Buffer.from(await response.arrayBuffer()) };
+      } catch (error) {
+        if (attempt === 1 && key !== undefined && !signal.aborted && droppedConnection(error)) continue;
+        throw new ServiceUnreachable(this.baseUrl, describeFetchError(error, signal.aborted ? this.timeoutMs : undefined));
+      }
     }
   }
+
+  /**
+   * The Idempotency-Key a request sends: on a POST or PUT the service can
+   * keep one for (it carries the API key, or acts inside a sandbox grain), the
+   * client's own or a fresh one; a key the caller set in `headers` stands.
+   */
+  private idempotencyKeyFor(method: string, path: string, headers: Record<string, string>): string | undefined {
+    if (headers['idempotency-key'] !== undefined || (method !== 'POST' && method !== 'PUT')) return undefined;
+    if (this.idempotencyKey !== undefined) return this.idempotencyKey;
+    return headers.authorization !== undefined || IN_SANDBOX_GRAIN.test(path) ? randomUUID() : undefined;
+  }
+}
+
+/** A path inside a sandbox grain, where a key is kept per grain. */
+const IN_SANDBOX_GRAIN = /^\/(workspaces|tenants|firms)\/[^/?]+\//;
+
+/**
+ * The connection dropped after the request may have reached the service (a
+ * reset, a socket closed mid-answer): the one failure a retry under the same
+ * key resolves. A refused connection or an unknown host never reached it.
+ */
+function droppedConnection(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } })?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED';
 }
 
 /** What a response means, given the text of its body: JSON when it says so (else the text), `null` when empty. */

@@ -13,6 +13,7 @@
  *   refusal anyway. From the route's own checks on, the answer is kept.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { IDEMPOTENCY_KEY_PATTERN, idempotencyKeyProblem } from '../domain/idempotency-key.ts';
 import { refusal } from '../domain/refusals.ts';
 import { fingerprintOf, type Claim, type IdempotencyRecords, type KeptAnswer } from '../engine/idempotency.ts';
 
@@ -27,9 +28,6 @@ declare module 'fastify' {
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotent-replayed';
-/** 1 to 255 printable ASCII characters (space included). */
-export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
-const KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /** The header as the contract declares it on every write. */
 export const IdempotencyKey = {
@@ -51,7 +49,8 @@ function keyOf(request: FastifyRequest): string | undefined {
   const given = request.headers[IDEMPOTENCY_HEADER];
   if (given === undefined || !takesIdempotencyKey(request.method)) return undefined;
   if (Array.isArray(given)) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: 'was sent more than once' });
-  if (!KEY.test(given)) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: given.length === 0 ? 'is empty' : given.length > 255 ? `is ${given.length} characters long` : 'holds a character that is not printable ASCII' });
+  const problem = idempotencyKeyProblem(given);
+  if (problem !== null) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: problem });
   return given;
 }
 

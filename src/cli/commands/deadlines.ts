@@ -18,6 +18,7 @@ const get: Command = {
 
 const tick: Command = {
   path: ['deadlines', 'tick'],
+  writes: true,
   summary: 'Move a ladder forward by a number of days.',
   description: 'POST /deadlines/{assetId}/tick. Ladders move only on explicit ticks, never on\nwall time; rungs crossed fire their reminders onto the event tail.',
   args: assetArg,
@@ -33,6 +34,7 @@ const tick: Command = {
 
 const ack: Command = {
   path: ['deadlines', 'ack'],
+  writes: true,
   summary: "Acknowledge today's rung of a ladder in its final week.",
   description: 'POST /deadlines/{assetId}/ack. A named human acknowledges; refused 409 when no\nacknowledgment is due.',
   args: assetArg,

@@ -43,6 +43,7 @@ const get: Command = {
 
 const create: Command = {
   path: ['matters', 'create'],
+  writes: true,
   summary: 'Open a Matter (in intake) and mint its Asset.',
   description: [
     'POST /matters. The body is --body (JSON inline, @file or - for stdin);',
@@ -84,6 +85,7 @@ const create: Command = {
 
 const advance: Command = {
   path: ['matters', 'advance'],
+  writes: true,
   summary: 'Advance a Matter by one Stage Verb.',
   description: [
     'POST /matters/{matterId}/advance. Answers committed{advanceTo, by}, or',

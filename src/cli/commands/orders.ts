@@ -7,6 +7,7 @@ export const CLI_MINT = 'legalwork-cli';
 
 const fileProvisional: Command = {
   path: ['orders', 'file-provisional'],
+  writes: true,
   summary: 'Order a provisional patent filing.',
   description: [
     'POST /orders. Mints a patent-rail provisional Matter and advances it until it',
