@@ -82,7 +82,9 @@ describe('/llms.txt', () => {
     const lines = res.raw.split('\n');
     expect(lines[0]).toBe('# legalwork');
     expect(lines[2]).toMatch(/^> /);
-    expect(lines.filter((l) => l.startsWith('## '))).toEqual(['## Contract', '## Docs', '## Optional']);
+    expect(lines.filter((l) => l.startsWith('## '))).toEqual(['## Retries and races', '## Contract', '## Docs', '## Optional']);
+    expect(res.raw).toMatch(/Idempotency-Key: <a fresh UUID>/);
+    expect(res.raw).toMatch(/If-Match/);
     for (const link of lines.filter((l) => l.startsWith('- ['))) expect(link).toMatch(/^- \[[^\]]+\]\(http:\/\/[^)]+\)(: .+)?$/);
     expect(res.raw).toContain(SUITE_PIN);
   });
