@@ -39,6 +39,19 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.close();
   });
 
+  it('lets a write name its own grain: its events join that grain\'s tail and seq, in the same all-or-none append', async () => {
+    const j = make();
+    await j.append('side', [{ stream: 's0', expectedVersion: 0, events: [event('x')] }]);
+    const written = await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }, { stream: 'rec', grain: 'side', expectedVersion: 0, events: [event('r')] }]);
+    expect(written.map((e) => [e.grain, e.stream, e.seq, e.version])).toEqual([['g', 'a', 1, 1], ['g', 'a', 2, 2], ['side', 'rec', 2, 1]]);
+    expect((await j.readTail('g', { after: 0, limit: 10, feed: 'timeline' })).map((e) => e.stream)).toEqual(['a', 'a']);
+    expect((await j.readTail('side', { after: 0, limit: 10, feed: 'timeline' })).map((e) => e.stream)).toEqual(['s0', 'rec']);
+    // A conflict on the side write refuses the whole append.
+    await expect(j.append('g', [{ stream: 'a', expectedVersion: 2, events: [event('z')] }, { stream: 'rec', grain: 'side', expectedVersion: 0, events: [event('r')] }])).rejects.toBeInstanceOf(VersionConflict);
+    expect([await j.latestSeq('g'), await j.latestSeq('side'), await j.streamVersion('a')]).toEqual([2, 2, 2]);
+    await j.close();
+  });
+
   it("knows each stream's version: the expected version of its next append", async () => {
     const j = make();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }]);
