@@ -55,6 +55,8 @@ export interface MatterFigures {
   get: Pair;
   /** The bare advance route plus one durable journal append: the journal's share of an advance. */
   appendOnly: Figures;
+  /** The same create and advance under a fresh Idempotency-Key each, beside the plain door run again after them (the request context is live in the process by then). */
+  keyed: { create: Pair; advance: Pair };
   pool: number;
 }
 
@@ -87,7 +89,19 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       door: await drive({ title: 'GET /matters/:id', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
-    return { create, advance, get, appendOnly, pool: n };
+    // Under a fresh Idempotency-Key per request, each beside the plain door measured right after it.
+    const keyedPool: string[] = [];
+    const keyOf = (run: string) => (i: number) => ({ 'idempotency-key': `bench-${run}-${i}` });
+    const keyedCreate = await drive({ title: 'POST /matters under Idempotency-Key', url: service.url, server: service, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, headers: keyOf('create'), duration: seconds, onResponse: collectMatterIds(keyedPool) });
+    const plainCreate = await createDoor('POST /matters (plain, after)', seconds, collectMatterIds(keyedPool));
+    keyedPool.splice(0, Math.max(0, keyedPool.length - POOL_MAX));
+    const k = keyedPool.length;
+    const advanceOf = (title: string, headers?: (i: number) => Record<string, string>) =>
+      drive({ title, url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${keyedPool[i % k]}/advance`, body: () => ADVANCE_BODY, headers, amount: k, duration: seconds });
+    // One advance per Matter each, both stage commits: the keyed run takes each Matter intake -> prepare, the plain run prepare -> examine.
+    const keyedAdvance = await advanceOf('POST /matters/:id/advance under Idempotency-Key', keyOf('advance'));
+    const plainAdvance = await advanceOf('POST /matters/:id/advance (plain, after)');
+    return { create, advance, get, appendOnly, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, pool: n };
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
     removeDir(dir);
@@ -105,7 +119,10 @@ export async function bench(): Promise<string[]> {
     `bare advance route + one group-committed durable append (no engine): ${num(f.appendOnly.rps)} req/s, p50 ${ms(f.appendOnly.p50)}, p99 ${ms(f.appendOnly.p99)}, ${pct(f.appendOnly.rps / f.advance.bare.rps)} of bare, CPU/req ${us(f.appendOnly.cpuUs)} (loop ${us(f.appendOnly.loopUs)})`,
     `pool: the last ${f.pool.toLocaleString('en-US')} Matters the create run minted, cycled through; advance = 3 stage commits + 1 escalation per Matter, each a durable commit; the advance run ends when the pool is used up`,
     `target advance >= 50% of bare at p99 <= 10 ms: ${pct(ratio)} of bare, p99 ${ms(a.p99)} -> ${verdict(ratio >= 0.5 && a.p99 <= 10)}`,
-    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly]),
+    '',
+    'Idempotency-Key: each door under a fresh key per request, beside the same door without one, run right after it (the "vs bare" column compares the two)',
+    ...pairTable([f.keyed.create, f.keyed.advance]),
+    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare]),
   ];
 }
 

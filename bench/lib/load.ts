@@ -14,8 +14,8 @@ export interface Load {
   /** The i-th request's path (and body): lets a run cycle through many Matters. */
   path: (i: number) => string;
   body?: (i: number) => unknown;
-  /** Headers every request carries (an API key). */
-  headers?: Record<string, string>;
+  /** Headers every request carries (an API key), or the i-th request's own (an Idempotency-Key). */
+  headers?: Record<string, string> | ((i: number) => Record<string, string>);
   connections?: number;
   /** Seconds; the run also ends after `amount` requests, whichever comes first. */
   duration?: number;
@@ -53,10 +53,11 @@ export async function drive(load: Load): Promise<Figures> {
     setupRequest: (req) => {
       const n = i++;
       req.path = load.path(n);
-      if (load.headers) req.headers = load.headers;
+      const headers = typeof load.headers === 'function' ? load.headers(n) : load.headers;
+      if (headers) req.headers = headers;
       if (load.body) {
         req.body = JSON.stringify(load.body(n));
-        req.headers = { ...load.headers, ...JSON_HEADERS };
+        req.headers = { ...headers, ...JSON_HEADERS };
       }
       return req;
     },
