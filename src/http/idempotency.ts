@@ -19,8 +19,8 @@ import { fingerprintOf, type Claim, type IdempotencyRecords, type KeptAnswer } f
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The digest of the request as sent, when it carries an Idempotency-Key. */
-    idempotencyFingerprint?: string;
+    /** The Idempotency-Key a write carries, and the digest of the request as sent. */
+    idempotencyKey?: { key: string; fingerprint: string };
     /** The claim a request under an Idempotency-Key runs under. */
     idempotency?: Claim;
   }
@@ -44,10 +44,10 @@ const KEPT_HEADERS = ['content-type', 'etag', 'location'];
 /** The params that name a sandbox grain: the scope of a key inside it. */
 const GRAIN_PARAMS = ['workspaceId', 'tenantId', 'firmId'];
 
-/** The Idempotency-Key a write carries (validated), or undefined. */
+/** The Idempotency-Key a routed write carries (validated), or undefined. */
 function keyOf(request: FastifyRequest): string | undefined {
   const given = request.headers[IDEMPOTENCY_HEADER];
-  if (given === undefined || !takesIdempotencyKey(request.method)) return undefined;
+  if (given === undefined || !takesIdempotencyKey(request.method) || request.is404) return undefined;
   if (Array.isArray(given)) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: 'was sent more than once' });
   const problem = idempotencyKeyProblem(given);
   if (problem !== null) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: problem });
@@ -78,23 +78,19 @@ function answerOf(reply: FastifyReply, payload: unknown): KeptAnswer {
 }
 
 export function installIdempotency(app: FastifyInstance, records: IdempotencyRecords): void {
-  // The body as sent: before a route's own preValidation fills it in.
+  // The key is checked first, and the body digested as sent: before a route's own preValidation fills it in.
   app.addHook('preValidation', async (request) => {
-    if (keyOf(request) !== undefined) request.idempotencyFingerprint = fingerprintOf(request.method, request.url, request.body);
+    const key = keyOf(request);
+    if (key !== undefined) request.idempotencyKey = { key, fingerprint: fingerprintOf(request.method, request.url, request.body) };
   });
 
   // Ahead of every other preHandler (a paid act's reservation among them): a replay runs nothing.
   app.addHook('preHandler', (request, reply, done) => {
-    let key: string | undefined;
-    try {
-      key = keyOf(request);
-    } catch (error) {
-      return done(error as Error);
-    }
-    if (key === undefined) return done();
+    const given = request.idempotencyKey;
+    if (given === undefined) return done();
     const scope = scopeOf(request);
     if (scope === null) return done(refusal('IDEMPOTENCY_KEY_UNSCOPED', { method: request.method, url: request.routeOptions.url ?? request.url }));
-    records.begin(scope, key, request.idempotencyFingerprint!).then(
+    records.begin(scope, given.key, given.fingerprint).then(
       (begun) => {
         if ('replay' in begun) return replay(reply, begun.replay);
         request.idempotency = begun.claim;

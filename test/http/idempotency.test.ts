@@ -203,6 +203,9 @@ describe('a key that cannot be kept', () => {
     const again = await send('POST', '/workspaces', undefined, { 'idempotency-key': 'ws-1', ...k.headers });
     expect(again.text).toBe(keyed.text);
     expect((await send('GET', '/healthz', undefined, { 'idempotency-key': freshKey() })).status).toBe(200);
+    // A path no route serves answers as it would without the key.
+    expect((await send('POST', '/no-such-door', {}, { 'idempotency-key': freshKey() })).body.code).toBe('ROUTE_NOT_FOUND');
+    expect((await send('PUT', '/matters', {}, { 'idempotency-key': freshKey() })).body.code).toBe('METHOD_NOT_ALLOWED');
   });
 
   it('keeps a key per caller: the same key under another API key or in another grain is another request', async () => {
