@@ -267,3 +267,22 @@ describe('fixtures are sandbox-only', () => {
     expect(() => new Webhook(SUPPLY_SECRET).verify(s.payload, s.headers)).not.toThrow();
   });
 });
+
+describe('the signed callback under an Idempotency-Key', () => {
+  it('keeps the key for the supply network: a second delivery of the same request (a new webhook-id) replays the first answer', async () => {
+    const m = await matterAtSignGig(a);
+    const body = { gigId: m.gigId, outcome: 'attested', attestation: registeredAttestation() };
+    const first = signed(body);
+    const one = await http('POST', `/matters/${m.id}/gig-result`, { raw: first.payload, headers: { ...first.headers, 'idempotency-key': 'callback-1' } });
+    expect(one.status).toBe(200);
+    const before = await stateOf(a, m);
+    const second = signed(body);
+    const two = await http('POST', `/matters/${m.id}/gig-result`, { raw: second.payload, headers: { ...second.headers, 'idempotency-key': 'callback-1' } });
+    expect(two.status).toBe(200);
+    expect(two.text).toBe(one.text);
+    expect(two.headers.get('idempotent-replayed')).toBe('true');
+    expect(await stateOf(a, m)).toBe(before);
+    // Unsigned, the key changes nothing: the signature is checked first.
+    expect((await http('POST', `/matters/${m.id}/gig-result`, { body, headers: { 'idempotency-key': 'callback-1' } })).status).toBe(401);
+  });
+});
