@@ -117,7 +117,7 @@ function latestOf(events: JournalEvent[]): Kept | null {
   const last = events[events.length - 1];
   if (!last) return null;
   const d = last.data as { fingerprint: string; expiresAt: string; wrote?: string[]; answer?: KeptAnswer };
-  const claimed = last.kind === 'idempotency.claimed' ? last : events.length > 1 && events[events.length - 2].kind === 'idempotency.claimed' ? events[events.length - 2] : undefined;
+  const claimed = [last, events[events.length - 2]].find((e) => e?.kind === 'idempotency.claimed');
   return {
     fingerprint: d.fingerprint,
     expiresAt: Date.parse(d.expiresAt),

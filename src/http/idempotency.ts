@@ -101,14 +101,16 @@ export function installIdempotency(app: FastifyInstance, records: IdempotencyRec
     );
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks: a request without a key (nearly all of them) passes through without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const claim = request.idempotency;
-    if (claim) await records.settle(claim, answerOf(reply, payload));
-    return payload;
+    if (!claim) return done(null, payload);
+    records.settle(claim, answerOf(reply, payload)).then(() => done(null, payload), done);
   });
 
   // A request that ended without an answer (its connection dropped first) keeps nothing, and frees its key.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (request.idempotency) records.abandon(request.idempotency);
+    done();
   });
 }
