@@ -21,6 +21,7 @@ import { MATTER, Matters } from './engine/matters.ts';
 import { Outbox } from './engine/outbox.ts';
 import { Supervisor } from './engine/supervisor.ts';
 import { Tenants } from './engine/tenants.ts';
+import { Webhooks, type WebhookOptions } from './engine/webhooks.ts';
 import { Workspaces } from './engine/workspaces.ts';
 import { build, type HttpOptions } from './http/app.ts';
 import type { Services } from './http/services.ts';
@@ -41,6 +42,8 @@ export interface AppOptions extends HttpOptions {
   /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
   creationBound?: Partial<CreationBoundOptions>;
   residentActors?: number;
+  /** Webhook delivery: its time scale and timeout (tests), private addresses (local development), its transport. */
+  webhooks?: WebhookOptions;
 }
 
 export function createServices(options: AppOptions): Services {
@@ -77,6 +80,7 @@ export function createServices(options: AppOptions): Services {
     firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     conflicts: new Conflicts(supervisor),
     idempotency: new IdempotencyRecords(supervisor, options.sandboxNow),
+    webhooks: new Webhooks(supervisor, options.webhooks),
   };
 }
 

@@ -11,6 +11,7 @@ import { clockFromEnv } from './domain/clock.ts';
 import { parseSignerRegistry, signerRegistryFile } from './domain/registered-signers.ts';
 import { createApp } from './compose.ts';
 import { drainSecondsOf, installDrain } from './http/drain.ts';
+import { webhookOptionsFromEnv } from './engine/webhooks.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
 
@@ -44,6 +45,7 @@ export async function start(options: StartOptions = {}) {
     supplySecret: process.env.LEGALWORK_SUPPLY_SECRET,
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
+    webhooks: webhookOptionsFromEnv(process.env),
   });
   app.addHook('onClose', async () => journal.close());
   const drain = installDrain(app);

@@ -11,6 +11,7 @@ import { sha256Hex as sha } from '../src/domain/hash.ts';
 import { ContractChecker } from './helpers/contract.ts';
 import { call, testApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
 import { connectedTopLevel, registeredAttestation, signed } from './helpers/supply.ts';
+import { receiver } from './helpers/receiver.ts';
 
 /** How a grain's supply network answers a Gig: inside a sandbox, the fixture Signer by a plain callback; at the top level, a registered Signer by a signed one. */
 type Answer = (url: string, body: { gigId: string; outcome: string }) => ReturnType<ContractChecker['hit']>;
@@ -23,12 +24,18 @@ const signedAnswer: Answer = (url, body) => {
 let app: TestApp;
 let c: ContractChecker;
 let auth: Record<string, string>;
+let hook: Awaited<ReturnType<typeof receiver>>;
 beforeAll(async () => {
-  app = await testApp(connectedTopLevel());
+  // Loopback receivers at the top level too (LEGALWORK_WEBHOOK_ALLOW_PRIVATE's setting), retries in milliseconds.
+  app = await testApp({ ...connectedTopLevel(), webhooks: { allowPrivate: true, timeScale: 0.001, timeoutMs: 500 } });
+  hook = await receiver();
   c = new ContractChecker(app, (await call(app, 'GET', '/openapi.json')).body);
   auth = await topLevelHeaders(app);
 });
-afterAll(async () => app.close());
+afterAll(async () => {
+  await app.close();
+  await hook.close();
+});
 
 /** The Matter, Asset, Deadline and event doors of one grain prefix. */
 async function matterFamily(prefix: string, headers: Record<string, string>, mint: Record<string, unknown>, order: Record<string, unknown>, answer: Answer = sandboxAnswer) {
@@ -149,6 +156,34 @@ async function capabilityFamily(P: string, headers: Record<string, string>) {
   await c.hit('POST', `${P}/patent/file-utility`, { title: 'Map', inventors: ['Ada'], applicationSha256: h, signerId: FIXTURE.lapsedSigner }, headers);
 }
 
+/** A grain's webhook endpoint, registered before its Matters move so it is sent their events. */
+async function webhookEndpoint(P: string, headers: Record<string, string>): Promise<string> {
+  await c.hit('GET', `${P}/webhooks`, undefined, headers);
+  await c.hit('POST', `${P}/webhooks`, { url: 'ftp://example.com/hook', events: ['*'] }, headers);
+  const made = await c.hit('POST', `${P}/webhooks`, { url: hook.url, events: ['*'] }, headers);
+  expect(made.status).toBe(201);
+  await c.hit('GET', `${P}/webhooks`, undefined, headers);
+  await c.hit('GET', `${P}/webhooks/${made.body.webhook.id}`, undefined, headers);
+  await c.hit('GET', `${P}/webhooks/wh_0000000000000000000000000`, undefined, headers);
+  return made.body.webhook.id;
+}
+
+/** The endpoint's deliveries once its Matters moved: listed, redelivered, then the endpoint disabled. */
+async function webhookDeliveries(P: string, headers: Record<string, string>, id: string): Promise<void> {
+  let listed = await c.hit('GET', `${P}/webhooks/${id}/deliveries`, undefined, headers);
+  for (let i = 0; i < 100 && listed.body.type !== 'OK'; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    listed = await c.hit('GET', `${P}/webhooks/${id}/deliveries?limit=5`, undefined, headers);
+  }
+  expect(listed.body.type).toBe('OK');
+  const deliveryId = listed.body.results[0].deliveryId;
+  expect((await c.hit('POST', `${P}/webhooks/${id}/deliveries/${deliveryId}/redeliver`, undefined, headers)).status).toBe(202);
+  await c.hit('POST', `${P}/webhooks/${id}/deliveries/dl_0000000000000000000000000/redeliver`, undefined, headers);
+  expect((await c.hit('POST', `${P}/webhooks/${id}/disable`, undefined, headers)).status).toBe(200);
+  await c.hit('POST', `${P}/webhooks/${id}/deliveries/${deliveryId}/redeliver`, undefined, headers);
+  await c.hit('POST', `${P}/webhooks/wh_0000000000000000000000000/disable`, undefined, headers);
+}
+
 describe('every documented operation answers as documented', () => {
   it('discovery, proof, pages and keys', async () => {
     for (const path of ['/healthz', '/pricing', '/icp.json', '/.well-known/agents.json', '/.well-known/agent-card.json', '/llms.txt', '/catalog', '/openapi.json', '/verify', '/verify/suite.json', '/docs', '/sandbox', '/docs/diagrams/matter.svg', '/docs/diagrams/no-such-machine.svg']) {
@@ -161,7 +196,9 @@ describe('every documented operation answers as documented', () => {
 
   it('the top level', async () => {
     const order = { mint: 'acme', offer: 'provisional', title: 'Map', inventor: 'Ada', listFeeUsd: 199 };
+    const endpoint = await webhookEndpoint('', auth);
     await matterFamily('', auth, { matterType: 'patent_provisional' }, order, signedAnswer);
+    await webhookDeliveries('', auth, endpoint);
     // The callback door's own refusals: unsigned, and signed with another secret.
     await c.hit('POST', '/matters/mt_0000000000000000000000000/gig-result', { gigId: 'gig_x', outcome: 'attested' });
     const forged = signed({ gigId: 'gig_x', outcome: 'attested' }, { secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}` });
@@ -179,7 +216,9 @@ describe('every documented operation answers as documented', () => {
     await c.hit('GET', `${W}/fixtures`);
     await c.hit('GET', '/workspaces/ws_0000000000000000000000000');
     await c.hit('GET', '/workspaces/ws_0000000000000000000000000/fixtures');
+    const endpoint = await webhookEndpoint(W, {});
     await matterFamily(W, {}, { matterType: 'patent_provisional' }, { mint: 'acme', offer: 'provisional', title: 'Map', inventor: 'Ada', listFeeUsd: 199 });
+    await webhookDeliveries(W, {}, endpoint);
     await capabilityFamily(W, {});
     await c.hit('GET', `${W}/conflicts`);
     await c.hit('GET', `${W}/conflicts/pr_ada`);
@@ -198,7 +237,9 @@ describe('every documented operation answers as documented', () => {
     expect((await c.hit('PUT', `${T}/routing`, { maxFeeUsd: 1000 })).status).toBe(200);
     await c.hit('PUT', `${T}/routing`, { maxFeeUsd: 1000, settlementFloor: 5 });
     await c.hit('GET', '/tenants/tn_0000000000000000000000000');
+    const endpoint = await webhookEndpoint(T, {});
     await matterFamily(T, {}, { offer: 'prov' }, { mint: 'acme', offer: 'prov', title: 'Map', inventor: 'Ada', listFeeUsd: 199 });
+    await webhookDeliveries(T, {}, endpoint);
   });
 
   it('a firm', async () => {

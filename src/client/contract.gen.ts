@@ -3239,6 +3239,318 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.
+         */
+        get: operations["get_webhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL the grain's events are POSTed to, signed per Standard Webhooks with the endpoint's secret (`whsec_…`, shown in this answer only). It is sent the events of what happens after it is registered, at least once and in journal order, each retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; an endpoint failing for 5 days in a row is disabled. At the top level an endpoint is the key's and is sent only its records' events; in a sandbox grain, the grain's.
+         */
+        post: operations["post_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description One endpoint, without its secret.
+         */
+        get: operations["get_webhooks_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a webhook endpoint
+         * @description Stops every delivery to it, for good (journaled); nothing is deleted. Disabling it again changes nothing.
+         */
+        post: operations["post_webhooks_id_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every attempt, newest first, with its status, duration, the receiver's status and the first 1 KiB of its body; page with `before`.
+         */
+        get: operations["get_webhooks_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Sends the delivery's event again now, beside the ordered deliveries (same event id, a fresh signature); the attempt is listed with `redelivery: true`.
+         */
+        post: operations["post_webhooks_id_deliveries_deliveryId_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.
+         */
+        get: operations["get_workspaces_workspaceId_webhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL the grain's events are POSTed to, signed per Standard Webhooks with the endpoint's secret (`whsec_…`, shown in this answer only). It is sent the events of what happens after it is registered, at least once and in journal order, each retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; an endpoint failing for 5 days in a row is disabled. At the top level an endpoint is the key's and is sent only its records' events; in a sandbox grain, the grain's.
+         */
+        post: operations["post_workspaces_workspaceId_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description One endpoint, without its secret.
+         */
+        get: operations["get_workspaces_workspaceId_webhooks_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/webhooks/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a webhook endpoint
+         * @description Stops every delivery to it, for good (journaled); nothing is deleted. Disabling it again changes nothing.
+         */
+        post: operations["post_workspaces_workspaceId_webhooks_id_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every attempt, newest first, with its status, duration, the receiver's status and the first 1 KiB of its body; page with `before`.
+         */
+        get: operations["get_workspaces_workspaceId_webhooks_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Sends the delivery's event again now, beside the ordered deliveries (same event id, a fresh signature); the attempt is listed with `redelivery: true`.
+         */
+        post: operations["post_workspaces_workspaceId_webhooks_id_deliveries_deliveryId_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.
+         */
+        get: operations["get_tenants_tenantId_webhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers a URL the grain's events are POSTed to, signed per Standard Webhooks with the endpoint's secret (`whsec_…`, shown in this answer only). It is sent the events of what happens after it is registered, at least once and in journal order, each retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; an endpoint failing for 5 days in a row is disabled. At the top level an endpoint is the key's and is sent only its records' events; in a sandbox grain, the grain's.
+         */
+        post: operations["post_tenants_tenantId_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description One endpoint, without its secret.
+         */
+        get: operations["get_tenants_tenantId_webhooks_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/webhooks/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a webhook endpoint
+         * @description Stops every delivery to it, for good (journaled); nothing is deleted. Disabling it again changes nothing.
+         */
+        post: operations["post_tenants_tenantId_webhooks_id_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every attempt, newest first, with its status, duration, the receiver's status and the first 1 KiB of its body; page with `before`.
+         */
+        get: operations["get_tenants_tenantId_webhooks_id_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver an event
+         * @description Sends the delivery's event again now, beside the ordered deliveries (same event id, a fresh signature); the attempt is listed with `redelivery: true`.
+         */
+        post: operations["post_tenants_tenantId_webhooks_id_deliveries_deliveryId_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -3404,6 +3716,55 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description a webhook event: outcome.filed (a reserved act attested with its government receipt), the Matter lifecycle, or a Deadline Ladder rung
+         * @enum {string}
+         */
+        WebhookEventType: "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal";
+        /** @description a webhook endpoint (its signing secret is shown once, when it is registered) */
+        WebhookEndpoint: {
+            id: string;
+            /** @description where deliveries are POSTed */
+            url: string;
+            /** @description the event types it is sent: types, reminder.* or * */
+            events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
+            description?: string;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            disabled: {
+                at: string;
+                reason: string;
+            } | null;
+            createdAt: string;
+        };
+        /** @description one delivery attempt */
+        WebhookAttempt: {
+            /** @description the delivery of one event to this endpoint: redeliver names it */
+            deliveryId: string;
+            /** @description the event's id (the payload's `id` and the webhook-id header): the same on every attempt */
+            eventId: string;
+            type: components["schemas"]["WebhookEventType"];
+            /** @description the seq, in the grain's event tail, of the fact the event is */
+            seq: number;
+            /** @description 1 for the first attempt, then each retry */
+            attempt: number;
+            /** @description sent again on request (POST …/redeliver) */
+            redelivery: boolean;
+            /** @enum {string} */
+            outcome: "delivered" | "failed";
+            /** @description the event is finished with: delivered, or given up after the last retry */
+            final: boolean;
+            /** @description the receiver's status; null when it never answered */
+            responseStatus: number | null;
+            durationMs: number;
+            /** @description the first 1 KiB of the receiver's body */
+            responseBody: string;
+            /** @description why there was no answer */
+            error?: string;
+            attemptedAt: string;
+            /** @description pass as `before` for the attempts before it */
+            position: number;
+        };
+        /**
          * @description a Stage Verb, waiting on a Signer, needing the Client's direction, or a terminal
          * @enum {string}
          */
@@ -3494,9 +3855,14 @@ export interface components {
          *     - `key.spend.released`: a reservation released; data: ref, amountUsd, reason
          *     - `supply.callback.accepted`: a signed supply-network callback accepted (its webhook-id); data: webhookId, digest, matterId, matterVersion
          *     - `outbox.delivered`: an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}
+         *     - `idempotency.claimed`: a request under an Idempotency-Key committed (journaled with its command); data: fingerprint, expiresAt, wrote[]
+         *     - `idempotency.answered`: the answer kept for a request under an Idempotency-Key; data: fingerprint, expiresAt, answer{status, headers, payload}
+         *     - `webhook.endpoint.created`: a webhook endpoint registered; data: id, ownerGrain, url, events[], description, secret, fromSeq
+         *     - `webhook.attempt`: one delivery attempt of a webhook event; data: deliveryId, eventId, type, source{grain, seq}, attempt, redelivery, outcome, final, responseStatus, durationMs, responseBody, error, attemptedAt
+         *     - `webhook.endpoint.disabled`: a webhook endpoint disabled, by its owner or after failing for 5 days; data: reason
          * @enum {string}
          */
-        EventKind: "workspace.opened" | "tenant.opened" | "firm.opened" | "matter.opened" | "asset.minted" | "stage" | "gig.posted" | "gig.sent_back" | "gig.declined" | "client.direction" | "consent" | "document.recorded" | "terminal" | "lifecycle" | "ladder.opened" | "ladder.ticked" | "ladder.acked" | "ladder.monitored" | "ladder.satisfied" | "ladder.resolved" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal" | "enrollment.opened" | "enrollment.amended" | "enrollment.revoked" | "firm.routing.declared" | "tenant.offers.declared" | "tenant.routing.declared" | "conflicts.entry" | "capability.recorded" | "capability.acted" | "capability.escalated" | "key.issued" | "key.spend.reserved" | "key.spend.released" | "supply.callback.accepted" | "outbox.delivered";
+        EventKind: "workspace.opened" | "tenant.opened" | "firm.opened" | "matter.opened" | "asset.minted" | "stage" | "gig.posted" | "gig.sent_back" | "gig.declined" | "client.direction" | "consent" | "document.recorded" | "terminal" | "lifecycle" | "ladder.opened" | "ladder.ticked" | "ladder.acked" | "ladder.monitored" | "ladder.satisfied" | "ladder.resolved" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal" | "enrollment.opened" | "enrollment.amended" | "enrollment.revoked" | "firm.routing.declared" | "tenant.offers.declared" | "tenant.routing.declared" | "conflicts.entry" | "capability.recorded" | "capability.acted" | "capability.escalated" | "key.issued" | "key.spend.reserved" | "key.spend.released" | "supply.callback.accepted" | "outbox.delivered" | "idempotency.claimed" | "idempotency.answered" | "webhook.endpoint.created" | "webhook.attempt" | "webhook.endpoint.disabled";
         /**
          * @description what a member grants its firm
          * @enum {string}
@@ -22717,6 +23083,1716 @@ export interface operations {
                 };
             };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoints, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["WebhookEndpoint"][];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_webhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)
+                     * @example https://agent.example.com/legalwork/webhooks
+                     */
+                    url: string;
+                    /** @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or * */
+                    events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the endpoint and its signing secret */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        /** @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package) */
+                        secret: string;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a URL that is not https:// on a public address (a sandbox grain also takes loopback). Codes: WEBHOOK_URL_REFUSED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_webhooks_id_disable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the disabled endpoint */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_webhooks_id_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description the `position` of the oldest attempt already seen (`nextBefore`) */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of attempts, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["WebhookAttempt"][];
+                        /** @description pass as `before` for older attempts; null: this was the last page */
+                        nextBefore: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /** @description pass as `before` for older attempts; null: this was the last page */
+                        nextBefore: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_webhooks_id_deliveries_deliveryId_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the redelivery, under way */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        redelivery: {
+                            deliveryId: string;
+                            eventId: string;
+                            type: components["schemas"]["WebhookEventType"];
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours, or no such delivery of it. Codes: WEBHOOK_NOT_FOUND, WEBHOOK_DELIVERY_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the workspace grain's id */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoints, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["WebhookEndpoint"][];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_workspaces_workspaceId_webhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the workspace grain's id */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)
+                     * @example https://agent.example.com/legalwork/webhooks
+                     */
+                    url: string;
+                    /** @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or * */
+                    events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the endpoint and its signing secret */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        /** @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package) */
+                        secret: string;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a URL that is not https:// on a public address (a sandbox grain also takes loopback). Codes: WEBHOOK_URL_REFUSED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description the workspace grain's id */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_workspaces_workspaceId_webhooks_id_disable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                /** @description the workspace grain's id */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the disabled endpoint */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_webhooks_id_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description the `position` of the oldest attempt already seen (`nextBefore`) */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description the workspace grain's id */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of attempts, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["WebhookAttempt"][];
+                        /** @description pass as `before` for older attempts; null: this was the last page */
+                        nextBefore: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /** @description pass as `before` for older attempts; null: this was the last page */
+                        nextBefore: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_workspaces_workspaceId_webhooks_id_deliveries_deliveryId_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                deliveryId: string;
+                /** @description the workspace grain's id */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the redelivery, under way */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        redelivery: {
+                            deliveryId: string;
+                            eventId: string;
+                            type: components["schemas"]["WebhookEventType"];
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours, or no such delivery of it. Codes: WEBHOOK_NOT_FOUND, WEBHOOK_DELIVERY_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the tenant grain's id */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoints, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["WebhookEndpoint"][];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_tenants_tenantId_webhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the tenant grain's id */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)
+                     * @example https://agent.example.com/legalwork/webhooks
+                     */
+                    url: string;
+                    /** @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or * */
+                    events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the endpoint and its signing secret */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        /** @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package) */
+                        secret: string;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a URL that is not https:// on a public address (a sandbox grain also takes loopback). Codes: WEBHOOK_URL_REFUSED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_webhooks_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description the tenant grain's id */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_tenants_tenantId_webhooks_id_disable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                /** @description the tenant grain's id */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the disabled endpoint */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        webhook: components["schemas"]["WebhookEndpoint"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_webhooks_id_deliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description the `position` of the oldest attempt already seen (`nextBefore`) */
+                before?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+                /** @description the tenant grain's id */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of attempts, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["WebhookAttempt"][];
+                        /** @description pass as `before` for older attempts; null: this was the last page */
+                        nextBefore: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /** @description pass as `before` for older attempts; null: this was the last page */
+                        nextBefore: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours (at the top level, your key's; in a sandbox grain, the grain's). Codes: WEBHOOK_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_tenants_tenantId_webhooks_id_deliveries_deliveryId_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+                deliveryId: string;
+                /** @description the tenant grain's id */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the redelivery, under way */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        redelivery: {
+                            deliveryId: string;
+                            eventId: string;
+                            type: components["schemas"]["WebhookEventType"];
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such endpoint among yours, or no such delivery of it. Codes: WEBHOOK_NOT_FOUND, WEBHOOK_DELIVERY_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];

@@ -48,4 +48,9 @@ export const EVENT_KINDS: Record<string, string> = {
   'key.spend.released': 'a reservation released; data: ref, amountUsd, reason',
   'supply.callback.accepted': 'a signed supply-network callback accepted (its webhook-id); data: webhookId, digest, matterId, matterVersion',
   'outbox.delivered': 'an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}',
+  'idempotency.claimed': 'a request under an Idempotency-Key committed (journaled with its command); data: fingerprint, expiresAt, wrote[]',
+  'idempotency.answered': 'the answer kept for a request under an Idempotency-Key; data: fingerprint, expiresAt, answer{status, headers, payload}',
+  'webhook.endpoint.created': 'a webhook endpoint registered; data: id, ownerGrain, url, events[], description, secret, fromSeq',
+  'webhook.attempt': 'one delivery attempt of a webhook event; data: deliveryId, eventId, type, source{grain, seq}, attempt, redelivery, outcome, final, responseStatus, durationMs, responseBody, error, attemptedAt',
+  'webhook.endpoint.disabled': 'a webhook endpoint disabled, by its owner or after failing for 5 days; data: reason',
 };

@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'mt' | 'as' | 'gig' | 'ws' | 'tn' | 'fm' | 'doc' | 'cl' | 'key' | 'rc' | 'en';
+export type IdPrefix = 'mt' | 'as' | 'gig' | 'ws' | 'tn' | 'fm' | 'doc' | 'cl' | 'key' | 'rc' | 'en' | 'wh';
 
 /**
  * Random bits are drawn from the CSPRNG a pool at a time: one call per 256 ids

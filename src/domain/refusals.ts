@@ -91,6 +91,14 @@ export const REFUSALS = {
 
   // Matters.
   VERSION_MISMATCH: entry<{ matterId: string; expected: number; current: number }>({ status: 412, fix: 'read the Matter again (its ETag is its version), decide again, and send If-Match with the current version', says: (a) => `Matter ${a.matterId} is at version ${a.current}, not ${a.expected}: it moved on since it was read; nothing was written` }),
+  WEBHOOK_URL_REFUSED: entry<{ url: string; why: string; sandbox: boolean }>({
+    status: 422,
+    fix: 'register an https:// URL on a public address (inside a sandbox grain, http://127.0.0.1 works too)',
+    says: (a) => `the webhook URL ${JSON.stringify(a.url)} is refused: ${a.why}. ${a.sandbox ? 'A sandbox endpoint is https:// on a public address, or http(s):// on loopback (127.0.0.1, ::1)' : 'A top-level endpoint is https:// on a public address: never loopback, private, link-local or metadata addresses'}. Nothing was registered`,
+  }),
+  WEBHOOK_NOT_FOUND: entry<{ webhookEndpointId: string }>({ status: 404, type: 'EMPTY', fix: 'GET /webhooks lists the endpoints of your key (or of the grain)', says: (a) => `webhook endpoint ${a.webhookEndpointId} does not exist here` }),
+  WEBHOOK_DELIVERY_NOT_FOUND: entry<{ webhookEndpointId: string; deliveryId: string }>({ status: 404, type: 'EMPTY', fix: 'GET /webhooks/{id}/deliveries lists the deliveries of the endpoint', says: (a) => `delivery ${a.deliveryId} is not one of webhook endpoint ${a.webhookEndpointId}'s` }),
+  WEBHOOK_DISABLED: entry<{ webhookEndpointId: string; reason: string }>({ status: 409, fix: 'register a new endpoint (POST /webhooks): a disabled endpoint stays disabled', says: (a) => `webhook endpoint ${a.webhookEndpointId} is disabled (${a.reason}); nothing is sent to it. Nothing was redelivered` }),
   IDEMPOTENCY_KEY_INVALID: entry<{ why: string }>({ status: 400, fix: 'send one Idempotency-Key of 1 to 255 printable ASCII characters (a UUID is a good key), or none', says: (a) => `the Idempotency-Key header ${a.why}: a key is 1 to 255 printable ASCII characters, sent once; nothing was run` }),
   IDEMPOTENCY_KEY_UNSCOPED: entry<{ method: string; url: string }>({
     status: 400,

@@ -19,6 +19,7 @@ import { matterRoutes } from './routes/matters.ts';
 import { conflictRoutes } from './routes/conflicts.ts';
 import { firmRoutes } from './routes/firms.ts';
 import { tenantRoutes } from './routes/tenants.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { installReplyCheck } from './reply-check.ts';
 import { buildSerializer } from './serializers.ts';
@@ -80,6 +81,9 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   // Effects the journal asked for before a stop (or a crash) are delivered again; retries end with the app.
   app.addHook('onReady', async () => void services.outbox.resume());
   app.addHook('preClose', async () => services.outbox.close());
+  // Webhook deliveries resume where the journal says they stood; a stop ends their waits (a restart resumes them).
+  app.addHook('onReady', async () => void services.webhooks.resume());
+  app.addHook('preClose', async () => services.webhooks.close());
   app.addHook('preSerialization', stampProvenance);
   // After the stamp: the reply is checked as it will be written.
   installReplyCheck(app);
@@ -102,6 +106,8 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
     await app.register(conflictRoutes, { services, prefix });
   }
   await app.register(deadlineRoutes, { services, prefix: '/tenants/:tenantId' });
+  // Webhook endpoints: the calling key's at the top level, a grain's where it holds Matters.
+  for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(webhookRoutes, { services, prefix });
   // Every grain has its own event tail.
   for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId', '/firms/:firmId']) {
     await app.register(eventRoutes, { services, sse, prefix });

@@ -14,6 +14,7 @@ import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Firms } from '../engine/firms.ts';
 import type { Tenants } from '../engine/tenants.ts';
+import type { Webhooks } from '../engine/webhooks.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
 import type { JournalStore } from '../journal/store.ts';
 
@@ -41,4 +42,6 @@ export interface Services {
   conflicts: Conflicts;
   /** The kept answers of requests under an Idempotency-Key. */
   idempotency: IdempotencyRecords;
+  /** Webhook endpoints and the durable delivery of their events. */
+  webhooks: Webhooks;
 }

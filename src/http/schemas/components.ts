@@ -14,6 +14,7 @@ import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
 import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, Bool, Enum, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from './common.ts';
 
 /** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
@@ -315,7 +316,36 @@ export const IssuedKey = named('IssuedKey', Strict({
 }, 'the key, shown once; it is stored hashed'));
 
 /** Every component, in the order the contract lists them. */
+// Webhooks (decisions.md, "Webhooks").
+export const WebhookEventType = named('WebhookEventType', Enum(WEBHOOK_EVENT_TYPES, 'a webhook event: outcome.filed (a reserved act attested with its government receipt), the Matter lifecycle, or a Deadline Ladder rung'));
+export const WebhookEndpoint = named('WebhookEndpoint', Strict({
+  id: Str,
+  url: Type.String({ description: 'where deliveries are POSTed' }),
+  events: Arr(Enum(WEBHOOK_SUBSCRIPTIONS), { description: 'the event types it is sent: types, reminder.* or *' }),
+  description: Opt(Str),
+  status: Enum(['enabled', 'disabled'] as const),
+  disabled: Nullable(Strict({ at: Str, reason: Str })),
+  createdAt: Str,
+}, 'a webhook endpoint (its signing secret is shown once, when it is registered)'));
+export const WebhookAttempt = named('WebhookAttempt', Strict({
+  deliveryId: Type.String({ description: 'the delivery of one event to this endpoint: redeliver names it' }),
+  eventId: Type.String({ description: 'the event\'s id (the payload\'s `id` and the webhook-id header): the same on every attempt' }),
+  type: ref(WebhookEventType),
+  seq: Type.Integer({ description: 'the seq, in the grain\'s event tail, of the fact the event is' }),
+  attempt: Type.Integer({ description: '1 for the first attempt, then each retry' }),
+  redelivery: Type.Boolean({ description: 'sent again on request (POST …/redeliver)' }),
+  outcome: Enum(['delivered', 'failed'] as const),
+  final: Type.Boolean({ description: 'the event is finished with: delivered, or given up after the last retry' }),
+  responseStatus: Nullable(Type.Integer({ description: 'the receiver\'s status; null when it never answered' })),
+  durationMs: Int,
+  responseBody: Type.String({ description: 'the first 1 KiB of the receiver\'s body' }),
+  error: Opt(Type.String({ description: 'why there was no answer' })),
+  attemptedAt: Str,
+  position: Type.Integer({ description: 'pass as `before` for the attempts before it' }),
+}, 'one delivery attempt'));
+
 export const COMPONENTS = [
+  WebhookEventType, WebhookEndpoint, WebhookAttempt,
   MatterStatus, Stage, ReservedAct, MatterType, Rail, ConsumerPattern, AssetKind, GigOutcome, Feed, LadderOutcome, EventKind, Grant,
   Gate, CapabilityMeta, Provenance, Refusal, Matter, JournalEntry, Attestation, DocumentRecord, Escalation, Settlement, LadderResolution, Monitoring, DeadlineLadder, Asset,
   Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey,

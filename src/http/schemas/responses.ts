@@ -9,7 +9,7 @@ import { Any, Arr, Bool, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from 
 import { refused, type RefusalCode } from '../declared-refusals.ts';
 import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields,
-  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, ref,
+  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
 } from './components.ts';
 
 const Obj = Strict;
@@ -303,3 +303,23 @@ export const EventDoors = {
   }),
 };
 
+
+const NOT_YOURS = refused('no such endpoint among yours (at the top level, your key\'s; in a sandbox grain, the grain\'s)', ['WEBHOOK_NOT_FOUND']);
+export const WebhookDoors = {
+  create: door('Register a webhook endpoint', 'Registers a URL the grain\'s events are POSTed to, signed per Standard Webhooks with the endpoint\'s secret (`whsec_…`, shown in this answer only). It is sent the events of what happens after it is registered, at least once and in journal order, each retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; an endpoint failing for 5 days in a row is disabled. At the top level an endpoint is the key\'s and is sent only its records\' events; in a sandbox grain, the grain\'s.', {
+    201: Ok({ webhook: ref(WebhookEndpoint), secret: Type.String({ description: 'the signing secret, shown once: verify each delivery\'s webhook-signature with it (the standardwebhooks package)' }) }, 'the endpoint and its signing secret'),
+    422: refused('a URL that is not https:// on a public address (a sandbox grain also takes loopback)', ['WEBHOOK_URL_REFUSED']),
+  }),
+  list: door('List webhook endpoints', 'The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.', { 200: Listed(ref(WebhookEndpoint), {}, 'the endpoints, or a typed EMPTY') }),
+  get: door('Read a webhook endpoint', 'One endpoint, without its secret.', { 200: Ok({ webhook: ref(WebhookEndpoint) }, 'the endpoint'), 404: NOT_YOURS }),
+  disable: door('Disable a webhook endpoint', 'Stops every delivery to it, for good (journaled); nothing is deleted. Disabling it again changes nothing.', { 200: Ok({ webhook: ref(WebhookEndpoint) }, 'the disabled endpoint'), 404: NOT_YOURS }),
+  deliveries: door('List an endpoint\'s delivery attempts', 'Every attempt, newest first, with its status, duration, the receiver\'s status and the first 1 KiB of its body; page with `before`.', {
+    200: Listed(ref(WebhookAttempt), { nextBefore: Nullable(Type.Integer({ description: 'pass as `before` for older attempts; null: this was the last page' })) }, 'a page of attempts, or a typed EMPTY'),
+    404: NOT_YOURS,
+  }),
+  redeliver: door('Redeliver an event', 'Sends the delivery\'s event again now, beside the ordered deliveries (same event id, a fresh signature); the attempt is listed with `redelivery: true`.', {
+    202: Ok({ redelivery: Strict({ deliveryId: Str, eventId: Str, type: ref(WebhookEventType) }) }, 'the redelivery, under way'),
+    404: refused('no such endpoint among yours, or no such delivery of it', ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND']),
+    409: refused('the endpoint is disabled', ['WEBHOOK_DISABLED']),
+  }),
+};

@@ -1,0 +1,414 @@
+/**
+ * Webhooks (decisions.md, "Webhooks"): endpoints a grain's owner registers,
+ * and the durable delivery of the events its journal derives.
+ *
+ * - An endpoint is a stream of its own in a grain no route serves
+ *   (`webhooks`): its registration (with the signing secret, which only the
+ *   201 shows), every delivery attempt, and its disabling. Everything below
+ *   is derived from that stream and from the owner's tail.
+ * - Each endpoint has one worker. It reads the owner grain's tail in journal
+ *   order, after the last event it finished, derives the webhook events of
+ *   each fact (`domain/webhook-events.ts`) and delivers each in turn: at
+ *   least once, in journal order, retried on a non-2xx or no answer after
+ *   5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then given up. An endpoint
+ *   whose deliveries have failed for 5 days in a row is disabled.
+ * - Only committed facts are read (the tail holds nothing else), so nothing
+ *   is sent for an uncommitted write; a restart (SIGKILL included) folds each
+ *   endpoint's attempts back and resumes where it stood, the retry clock
+ *   included.
+ * - The write path only wakes a worker (a map lookup per commit): a slow or
+ *   dead receiver holds its own worker, nothing else.
+ */
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { newId } from '../domain/ids.ts';
+import { matterView, factsOf } from '../domain/matter-view.ts';
+import { refusal } from '../domain/refusals.ts';
+import { subscribes, webhookEventId, webhookTypesOf, type WebhookEventType, type WebhookSubscription } from '../domain/webhook-events.ts';
+import { webhookUrlProblem, type WebhookUrlPolicy } from '../domain/webhook-url.ts';
+import { sha256Hex } from '../domain/hash.ts';
+import { eachStreamHead, type JournalEvent } from '../journal/store.ts';
+import { Entity } from './entity.ts';
+import { sandboxKindOf } from './grains.ts';
+import { asBookkeeping } from './idempotency.ts';
+import { MATTER } from './matters.ts';
+import type { Supervisor } from './supervisor.ts';
+import { httpTransport, type Attempted, type WebhookTransport } from './webhook-transport.ts';
+
+/** The grain of endpoint streams; no route resolves to it. */
+export const WEBHOOKS_GRAIN = 'webhooks';
+
+/** After the first attempt, when each retry follows the one before (decisions.md). */
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+/** An endpoint failing this long in a row is disabled. */
+export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+/** How long one attempt may take. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How many tail events a worker reads at a time. */
+const TAIL_PAGE = 200;
+
+export interface WebhookOptions {
+  /** Multiplies the retry schedule and the disabling window (tests run them in milliseconds). */
+  timeScale?: number;
+  timeoutMs?: number;
+  /** LEGALWORK_WEBHOOK_ALLOW_PRIVATE=1: top-level endpoints may be http:// and private, for local development. */
+  allowPrivate?: boolean;
+  transport?: WebhookTransport;
+  /** Wall clock, ms. */
+  now?: () => number;
+}
+
+export interface EndpointRequest {
+  url: string;
+  events: WebhookSubscription[];
+  description?: string;
+}
+
+export interface Endpoint {
+  id: string;
+  ownerGrain: string;
+  url: string;
+  events: WebhookSubscription[];
+  description?: string;
+  secret: string;
+  createdAt: string;
+  /** The owner grain's seq when it was registered: it is sent what happens after. */
+  fromSeq: number;
+  disabled: { at: string; reason: string } | null;
+}
+
+/** One delivery attempt, as journaled. */
+export interface AttemptRecord {
+  deliveryId: string;
+  eventId: string;
+  type: WebhookEventType;
+  source: { grain: string; seq: number };
+  attempt: number;
+  redelivery: boolean;
+  outcome: 'delivered' | 'failed';
+  /** Its event is finished with: delivered, or given up after the last retry. */
+  final: boolean;
+  responseStatus: number | null;
+  durationMs: number;
+  responseBody: string;
+  error?: string;
+  attemptedAt: string;
+}
+
+interface Worker {
+  endpoint: Endpoint;
+  stream: string;
+  version: number;
+  /** Tail seq up to which every event is finished with. */
+  cursor: number;
+  /** Events finished with at the cursor's fact or after it (a fact may be two events). */
+  finished: Set<string>;
+  /** Attempts made so far of an unfinished event, and when the last was. */
+  tried: Map<string, { attempts: number; lastAt: number }>;
+  failingSince: number | null;
+  running: boolean;
+  again: boolean;
+  /** Wakes a worker waiting out a retry when it is closed. */
+  sleeping: { timer: NodeJS.Timeout; wake: () => void } | null;
+}
+
+const streamOf = (id: string) => `webhook:${id}`;
+export const deliveryIdOf = (endpointId: string, eventId: string) => `dl_${sha256Hex(`${endpointId}\n${eventId}`).slice(0, 32)}`;
+const notFound = (id: string) => refusal('WEBHOOK_NOT_FOUND', { webhookEndpointId: id });
+
+export class Webhooks {
+  private readonly workers = new Map<string, Worker>();
+  /** Endpoint ids by owner grain: what a commit wakes. */
+  private readonly byOwner = new Map<string, Set<string>>();
+  private readonly transport: WebhookTransport;
+  private readonly scale: number;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(
+    private readonly supervisor: Supervisor,
+    private readonly options: WebhookOptions = {},
+  ) {
+    this.transport = options.transport ?? httpTransport;
+    this.scale = options.timeScale ?? 1;
+    this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    this.now = options.now ?? Date.now;
+    supervisor.bus.on('committed', (written: JournalEvent[]) => {
+      for (const grain of new Set(written.map((e) => e.grain))) for (const id of this.byOwner.get(grain) ?? []) this.wake(this.workers.get(id)!);
+    });
+  }
+
+  private policyOf(ownerGrain: string): WebhookUrlPolicy {
+    return { sandbox: sandboxKindOf(ownerGrain) !== null, allowPrivate: this.options.allowPrivate === true };
+  }
+
+  /** Loads every endpoint and resumes its deliveries (at start-up). */
+  async resume(): Promise<void> {
+    for await (const head of eachStreamHead(this.supervisor.journal, WEBHOOKS_GRAIN, 'webhook.endpoint.created')) {
+      if (this.closed) return;
+      if (!this.workers.has(String(head.data.id))) this.adopt(await this.supervisor.journal.readStream(head.stream));
+    }
+  }
+
+  /** Registers an endpoint; the answer is the only place its secret is shown. */
+  async create(ownerGrain: string, request: EndpointRequest): Promise<Endpoint> {
+    const problem = await webhookUrlProblem(request.url, this.policyOf(ownerGrain));
+    if (problem) throw refusal('WEBHOOK_URL_REFUSED', { url: request.url, why: problem, sandbox: this.policyOf(ownerGrain).sandbox });
+    const id = newId('wh');
+    const data = {
+      id,
+      ownerGrain,
+      url: request.url,
+      events: [...new Set(request.events)],
+      ...(request.description !== undefined ? { description: request.description } : {}),
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      fromSeq: await this.supervisor.journal.latestSeq(ownerGrain),
+    };
+    const written = await this.supervisor.openStream(WEBHOOKS_GRAIN, streamOf(id), { kind: 'webhook.endpoint.created', by: 'gate', note: `webhook endpoint ${id} registered`, data }, id);
+    return this.adopt(written).endpoint;
+  }
+
+  list(ownerGrain: string): Endpoint[] {
+    return [...(this.byOwner.get(ownerGrain) ?? [])].map((id) => this.workers.get(id)!.endpoint);
+  }
+
+  get(ownerGrain: string, id: string): Endpoint {
+    return this.workerOf(ownerGrain, id).endpoint;
+  }
+
+  /** Stops deliveries to an endpoint for good (journaled); disabling a disabled endpoint changes nothing. */
+  async disable(ownerGrain: string, id: string, reason = 'disabled by its owner'): Promise<Endpoint> {
+    const worker = this.workerOf(ownerGrain, id);
+    await this.disableWorker(worker, reason);
+    return worker.endpoint;
+  }
+
+  /** An endpoint's attempts, newest first, `before` the given record position. */
+  async attempts(ownerGrain: string, id: string, page: { before?: number; limit: number }) {
+    const worker = this.workerOf(ownerGrain, id);
+    const records = (await this.supervisor.journal.readStream(worker.stream)).filter((e) => e.kind === 'webhook.attempt' && (page.before === undefined || e.version < page.before)).reverse();
+    const shown = records.slice(0, page.limit);
+    const attempts = shown.map((e) => {
+      const { source, ...attempt } = e.data as unknown as AttemptRecord;
+      return { ...attempt, seq: source.seq, position: e.version };
+    });
+    return { attempts, nextBefore: records.length > page.limit ? shown[shown.length - 1].version : null };
+  }
+
+  /** Sends an event of a delivery again, now, beside the ordered deliveries; answers the event it sends. */
+  async redeliver(ownerGrain: string, id: string, deliveryId: string): Promise<{ deliveryId: string; eventId: string; type: WebhookEventType }> {
+    const worker = this.workerOf(ownerGrain, id);
+    if (worker.endpoint.disabled) throw refusal('WEBHOOK_DISABLED', { webhookEndpointId: id, reason: worker.endpoint.disabled.reason });
+    const first = (await this.supervisor.journal.readStream(worker.stream)).find((e) => e.kind === 'webhook.attempt' && e.data.deliveryId === deliveryId);
+    if (!first) throw refusal('WEBHOOK_DELIVERY_NOT_FOUND', { webhookEndpointId: id, deliveryId });
+    const record = first.data as unknown as AttemptRecord;
+    const [fact] = await this.supervisor.journal.readTail(record.source.grain, { after: record.source.seq - 1, limit: 1, feed: 'timeline' });
+    asBookkeeping(() => void this.attempt(worker, fact, record.type, 1, true).catch(() => undefined));
+    return { deliveryId, eventId: record.eventId, type: record.type };
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const worker of this.workers.values()) {
+      if (worker.sleeping) {
+        clearTimeout(worker.sleeping.timer);
+        worker.sleeping.wake();
+      }
+    }
+  }
+
+  private workerOf(ownerGrain: string, id: string): Worker {
+    const worker = this.workers.get(id);
+    if (!worker || worker.endpoint.ownerGrain !== ownerGrain) throw notFound(id);
+    return worker;
+  }
+
+  /** A worker folded from an endpoint's stream, started unless the endpoint is disabled. */
+  private adopt(stream: JournalEvent[]): Worker {
+    const created = stream[0];
+    const endpoint = { ...(created.data as unknown as Omit<Endpoint, 'createdAt' | 'disabled'>), createdAt: created.at, disabled: null } as Endpoint;
+    const worker: Worker = { endpoint, stream: created.stream, version: 0, cursor: endpoint.fromSeq, finished: new Set(), tried: new Map(), failingSince: null, running: false, again: false, sleeping: null };
+    this.fold(worker, stream);
+    this.workers.set(endpoint.id, worker);
+    let owned = this.byOwner.get(endpoint.ownerGrain);
+    if (!owned) this.byOwner.set(endpoint.ownerGrain, (owned = new Set()));
+    owned.add(endpoint.id);
+    this.wake(worker);
+    return worker;
+  }
+
+  /** Takes journaled endpoint facts into the worker's state. */
+  private fold(worker: Worker, events: JournalEvent[]): void {
+    for (const e of events) {
+      worker.version = e.version;
+      if (e.kind === 'webhook.endpoint.disabled') worker.endpoint.disabled = { at: e.at, reason: String(e.data.reason) };
+      if (e.kind !== 'webhook.attempt') continue;
+      const a = e.data as unknown as AttemptRecord;
+      if (a.redelivery) continue;
+      const at = Date.parse(a.attemptedAt);
+      worker.failingSince = a.outcome === 'delivered' ? null : (worker.failingSince ?? at);
+      if (!a.final) {
+        worker.tried.set(a.eventId, { attempts: a.attempt, lastAt: at });
+        continue;
+      }
+      worker.tried.delete(a.eventId);
+      if (a.source.seq - 1 > worker.cursor) {
+        worker.cursor = a.source.seq - 1;
+        worker.finished.clear();
+      }
+      worker.finished.add(a.eventId);
+    }
+  }
+
+  /** Runs the worker, or has it look again once it finishes what it is at. Never in a request's context: its writes are its own. */
+  private wake(worker: Worker): void {
+    if (this.closed || worker.endpoint.disabled) return;
+    if (worker.running) {
+      worker.again = true;
+      return;
+    }
+    asBookkeeping(() => void this.pump(worker).catch(() => undefined));
+  }
+
+  private async pump(worker: Worker): Promise<void> {
+    worker.running = true;
+    try {
+      do {
+        worker.again = false;
+        for (;;) {
+          const page = await this.supervisor.journal.readTail(worker.endpoint.ownerGrain, { after: worker.cursor, limit: TAIL_PAGE, feed: 'timeline' });
+          for (const fact of page) {
+            for (const type of webhookTypesOf(fact)) {
+              if (!subscribes(worker.endpoint.events, type) || worker.finished.has(webhookEventId(fact, type))) continue;
+              if (!(await this.deliver(worker, fact, type))) return;
+            }
+            worker.cursor = fact.seq;
+            worker.finished.clear();
+          }
+          if (page.length < TAIL_PAGE) break;
+        }
+      } while (worker.again && !this.closed);
+    } finally {
+      worker.running = false;
+    }
+  }
+
+  /** Delivers one event with its retries; false when the worker stopped (closed, or the endpoint disabled). */
+  private async deliver(worker: Worker, fact: JournalEvent, type: WebhookEventType): Promise<boolean> {
+    const eventId = webhookEventId(fact, type);
+    for (;;) {
+      if (this.closed || worker.endpoint.disabled) return false;
+      const tried = worker.tried.get(eventId);
+      if (tried) await this.sleep(worker, tried.lastAt + RETRY_SCHEDULE_MS[tried.attempts - 1] * this.scale - this.now());
+      if (this.closed || worker.endpoint.disabled) return false;
+      const record = await this.attempt(worker, fact, type, (tried?.attempts ?? 0) + 1, false);
+      if (record.final) return true;
+      if (worker.failingSince !== null && this.now() - worker.failingSince >= DISABLE_AFTER_MS * this.scale) {
+        await this.disableWorker(worker, `every delivery failed for ${Math.round((DISABLE_AFTER_MS * this.scale) / 3_600_000)} hours in a row`);
+        return false;
+      }
+    }
+  }
+
+  /** One attempt, journaled (and folded) once it is over. */
+  private async attempt(worker: Worker, fact: JournalEvent, type: WebhookEventType, attempt: number, redelivery: boolean): Promise<AttemptRecord> {
+    const eventId = webhookEventId(fact, type);
+    const payload = JSON.stringify({ id: eventId, type, timestamp: fact.at, data: await this.dataOf(fact, type) });
+    const at = new Date(this.now());
+    const signature = new Webhook(worker.endpoint.secret).sign(eventId, at, payload);
+    let answer: Attempted;
+    try {
+      answer = await this.transport.post(worker.endpoint.url, { 'webhook-id': eventId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature }, payload, this.policyOf(worker.endpoint.ownerGrain), this.timeoutMs);
+    } catch (error) {
+      answer = { status: null, body: '', durationMs: 0, error: error instanceof Error ? error.message : String(error) };
+    }
+    const delivered = answer.status !== null && answer.status >= 200 && answer.status < 300;
+    const record: AttemptRecord = {
+      deliveryId: deliveryIdOf(worker.endpoint.id, eventId),
+      eventId,
+      type,
+      source: { grain: fact.grain, seq: fact.seq },
+      attempt,
+      redelivery,
+      outcome: delivered ? 'delivered' : 'failed',
+      final: !redelivery && (delivered || attempt > RETRY_SCHEDULE_MS.length),
+      responseStatus: answer.status,
+      durationMs: answer.durationMs,
+      responseBody: answer.body,
+      ...(answer.error !== undefined ? { error: answer.error } : {}),
+      attemptedAt: at.toISOString(),
+    };
+    await this.journalFact(worker, { kind: 'webhook.attempt', by: 'webhooks', note: `${type} ${eventId} attempt ${attempt}: ${record.outcome}`, data: record as unknown as Record<string, unknown> });
+    return record;
+  }
+
+  private async disableWorker(worker: Worker, reason: string): Promise<void> {
+    if (worker.endpoint.disabled) return;
+    await this.journalFact(worker, { kind: 'webhook.endpoint.disabled', by: 'webhooks', note: `webhook endpoint ${worker.endpoint.id} disabled: ${reason}`, data: { reason } });
+    worker.sleeping?.wake();
+  }
+
+  /** Appends to the endpoint's stream, one writer at a time, and folds what it wrote. */
+  private journalFact(worker: Worker, fact: { kind: string; by: string; note: string; data: Record<string, unknown> }): Promise<void> {
+    return this.supervisor.exclusive(worker.stream, async () => {
+      const written = await this.supervisor.appendFact(WEBHOOKS_GRAIN, worker.stream, worker.version, fact, worker.endpoint.id);
+      this.fold(worker, written);
+    });
+  }
+
+  /** Waits `ms` (none when due), or until the worker is closed or disabled. */
+  private sleep(worker: Worker, ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((wake) => {
+      const timer = setTimeout(() => {
+        worker.sleeping = null;
+        wake();
+      }, ms);
+      timer.unref();
+      worker.sleeping = {
+        timer,
+        wake: () => {
+          clearTimeout(timer);
+          worker.sleeping = null;
+          wake();
+        },
+      };
+    });
+  }
+
+  /** An event's `data`, from the journal: the Matter as the fact left it, the filing's proof, or the rung. */
+  private async dataOf(fact: JournalEvent, type: WebhookEventType): Promise<Record<string, unknown>> {
+    if (type.startsWith('reminder.')) return { assetId: fact.subject, ...fact.data };
+    const stream = await this.supervisor.journal.readStream(fact.stream);
+    const entity = new Entity(MATTER, stream.slice(0, fact.version));
+    try {
+      if (type === 'outcome.filed') {
+        const attestation = fact.data.attestation as { artifactHash: string };
+        return { matterId: entity.id, matterType: factsOf(entity).matterType, act: fact.data.act, gigId: fact.data.gigId, artifactHash: attestation.artifactHash, attestation, receipt: fact.data.receipt };
+      }
+      return { matter: matterView(entity) };
+    } finally {
+      entity.stop();
+    }
+  }
+}
+
+/**
+ * The service's webhook settings: `LEGALWORK_WEBHOOK_ALLOW_PRIVATE=1` (local
+ * development), and for tests `LEGALWORK_WEBHOOK_TIME_SCALE` (a factor in
+ * (0, 1] on the retry schedule and the disabling window) and
+ * `LEGALWORK_WEBHOOK_TIMEOUT_MS`. A malformed value stops the start.
+ */
+export function webhookOptionsFromEnv(env: NodeJS.ProcessEnv): WebhookOptions {
+  const number = (name: string, ok: (n: number) => boolean): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!ok(n)) throw new Error(`${name} must be a number in range, got "${raw}"`);
+    return n;
+  };
+  const timeScale = number('LEGALWORK_WEBHOOK_TIME_SCALE', (n) => n > 0 && n <= 1);
+  const timeoutMs = number('LEGALWORK_WEBHOOK_TIMEOUT_MS', (n) => Number.isInteger(n) && n > 0 && n <= DELIVERY_TIMEOUT_MS);
+  return { allowPrivate: env.LEGALWORK_WEBHOOK_ALLOW_PRIVATE === '1', ...(timeScale !== undefined ? { timeScale } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
+}

@@ -1,0 +1,110 @@
+/**
+ * Webhooks (issue 15), over a real receiver on a loopback port: a sandbox
+ * endpoint is sent the events of its grain in journal order, each signed
+ * with its secret; failures are retried on the schedule (scaled down here)
+ * and every attempt is listed; endpoints are their owner's.
+ */
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE } from '../../src/domain/fixtures.ts';
+import { call, issueKey, testApp, workspace, type TestApp } from '../helpers/app.ts';
+import { receiver } from '../helpers/receiver.ts';
+
+let app: TestApp;
+beforeAll(async () => {
+  // The retry schedule at a thousandth: 5 ms, 300 ms, 1.8 s, ...
+  app = await testApp({ webhooks: { timeScale: 0.001, timeoutMs: 300 } });
+});
+afterAll(async () => app.close());
+
+/** Walks a fulfilling fixture Matter to `fulfilled`: two reserved acts, each attested at once, the second with its receipt. */
+async function fulfil(prefix: string): Promise<string> {
+  const created = await call(app, 'POST', `${prefix}/matters`, { matterType: 'patent_provisional', client: { name: FIXTURE.fulfillingClient } });
+  const id = created.body.matter.id as string;
+  for (let i = 0; i < 5; i++) expect((await call(app, 'POST', `${prefix}/matters/${id}/advance`, {})).status).toBe(200);
+  expect((await call(app, 'GET', `${prefix}/matters/${id}`)).body.matter.status).toBe('fulfilled');
+  return id;
+}
+
+describe('a sandbox endpoint', () => {
+  it('is sent the lifecycle of a Matter walked to fulfilled, in journal order, each signed with its secret; outcome.filed carries the receipt and the Attestation', async () => {
+    const hook = await receiver();
+    const ws = await workspace(app);
+    const registered = await call(app, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['*'], description: 'all of it' });
+    expect(registered.status).toBe(201);
+    expect(registered.body.secret).toMatch(/^whsec_/);
+    const id = await fulfil(ws);
+    await hook.until(6);
+    const events = hook.received.map((r) => JSON.parse(r.body));
+    expect(events.map((e) => e.type)).toEqual(['matter.escalated', 'matter.attested', 'matter.escalated', 'matter.attested', 'outcome.filed', 'matter.fulfilled']);
+    const verifier = new Webhook(registered.body.secret);
+    for (const r of hook.received) {
+      expect(() => verifier.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) })).not.toThrow();
+      expect(JSON.parse(r.body).id).toBe(r.headers['webhook-id']);
+    }
+    const filed = events.find((e) => e.type === 'outcome.filed');
+    expect(filed.data).toMatchObject({ matterId: id, matterType: 'patent_provisional', act: 'file', receipt: expect.stringMatching(/receipt/), attestation: { signedBy: FIXTURE.eligibleSigner } });
+    expect(filed.data.artifactHash).toBe(filed.data.attestation.artifactHash);
+    expect(events[5].data.matter).toMatchObject({ id, status: 'fulfilled' });
+    expect(events[0].data.matter).toMatchObject({ id, status: 'waiting_on_signer' });
+    // Another workspace's endpoint hears nothing of this one's.
+    expect(new Set(events.map((e) => e.id)).size).toBe(6);
+    // The secret is shown once.
+    const read = await call(app, 'GET', `${ws}/webhooks/${registered.body.webhook.id}`);
+    expect(read.raw).not.toContain(registered.body.secret);
+    expect(read.body.webhook).toMatchObject({ url: hook.url, events: ['*'], status: 'enabled', disabled: null });
+    await hook.close();
+  });
+
+  it('retries a failing receiver on schedule (500, no answer, a dropped connection) until it answers; every attempt is listed', async () => {
+    const hook = await receiver([500, 'hang', 'close']);
+    const ws = await workspace(app);
+    const registered = await call(app, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] });
+    const endpoint = registered.body.webhook.id;
+    const created = await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' });
+    for (let i = 0; i < 4; i++) await call(app, 'POST', `${ws}/matters/${created.body.matter.id}/advance`, {});
+    await hook.until(4, 20_000);
+    // Wait for the fourth attempt's record.
+    let list: any;
+    for (let i = 0; i < 50; i++) {
+      list = await call(app, 'GET', `${ws}/webhooks/${endpoint}/deliveries`);
+      if (list.body.results?.length === 4) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const attempts = list.body.results;
+    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.responseStatus])).toEqual([[4, 'delivered', 200], [3, 'failed', null], [2, 'failed', null], [1, 'failed', 500]]);
+    expect(attempts[0].final).toBe(true);
+    expect(attempts[2].error).toMatch(/no answer within 300 ms/);
+    expect(attempts[3].responseBody.length).toBe(1024);
+    expect(new Set(attempts.map((a: any) => a.eventId)).size).toBe(1);
+    expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    // Times between attempts follow the schedule (5 s, 5 min, 30 min at a thousandth).
+    const at = attempts.map((a: any) => Date.parse(a.attemptedAt)).reverse();
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(5);
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(300);
+    expect(at[3] - at[2]).toBeGreaterThanOrEqual(1800);
+    // Paging, newest first.
+    const first = await call(app, 'GET', `${ws}/webhooks/${endpoint}/deliveries?limit=3`);
+    expect(first.body.results).toHaveLength(3);
+    const rest = await call(app, 'GET', `${ws}/webhooks/${endpoint}/deliveries?limit=3&before=${first.body.nextBefore}`);
+    expect(rest.body.results.map((a: any) => a.attempt)).toEqual([1]);
+    expect(rest.body.nextBefore).toBeNull();
+    // Redelivery: the same event id, a fresh attempt marked as one.
+    const again = await call(app, 'POST', `${ws}/webhooks/${endpoint}/deliveries/${attempts[0].deliveryId}/redeliver`);
+    expect(again.status).toBe(202);
+    await hook.until(5);
+    expect(hook.received[4].headers['webhook-id']).toBe(attempts[0].eventId);
+    await hook.close();
+  }, 30_000);
+});
+
+describe('endpoints are their owner\'s', () => {
+  it('at the top level: another key neither lists, reads, disables nor redelivers them; keyless lists are EMPTY', async () => {
+    const a = await issueKey(app, 'hooks-a@legalwork.test');
+    const b = await issueKey(app, 'hooks-b@legalwork.test');
+    const refused = await call(app, 'POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] }, a.headers);
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('WEBHOOK_URL_REFUSED');
+    expect((await call(app, 'POST', '/webhooks', { url: 'https://example.com/hook', events: ['*'] })).status).toBe(401);
+  });
+});
