@@ -48,7 +48,7 @@ export interface SuiteDocument {
 }
 
 /** Well-formed ids that no service issues (issued ids carry 128 random bits). */
-export const ABSENT = { matter: 'mt_0000000000000000000000000', asset: 'as_0000000000000000000000000', workspace: 'ws_0000000000000000000000000', tenant: 'tn_0000000000000000000000000', firm: 'fm_0000000000000000000000000' };
+export const ABSENT = { matter: 'mt_0000000000000000000000000', asset: 'as_0000000000000000000000000', workspace: 'ws_0000000000000000000000000', tenant: 'tn_0000000000000000000000000', firm: 'fm_0000000000000000000000000', webhook: 'wh_0000000000000000000000000' };
 
 const JSON_ = 'application/json';
 const row = (id: string, path: string, status: number, expect: Partial<Expectation>, why: string, headers?: Record<string, string>): Requirement => ({
@@ -137,6 +137,11 @@ const REQUIREMENTS: Requirement[] = [
   row('events-stream-keyless', '/events/stream', 200, { type: 'EMPTY', has: ['message'], equals: { appendOnly: true } }, 'without a key there is nothing of yours to follow at the top level: a typed EMPTY naming the fix, never a hung request'),
   row('workspace-events-404', `${WS}/events`, 404, goneWorkspace, 'the tail of an unknown workspace'),
   row('workspace-events-stream-404', `${WS}/events/stream`, 404, goneWorkspace, 'the stream of an unknown workspace'),
+  // Webhook endpoints: a key's own at the top level, a grain's inside one.
+  row('webhooks-keyless', '/webhooks', 200, { type: 'EMPTY', has: ['message'] }, 'the top-level endpoints are a key\'s own: without a key, a typed EMPTY naming the fix'),
+  row('webhook-404', `/webhooks/${ABSENT.webhook}`, 404, { type: 'EMPTY', equals: { code: 'WEBHOOK_NOT_FOUND' } }, 'an endpoint that is not yours is a typed EMPTY'),
+  row('webhook-deliveries-404', `/webhooks/${ABSENT.webhook}/deliveries`, 404, { type: 'EMPTY', equals: { code: 'WEBHOOK_NOT_FOUND' } }, 'so are its deliveries'),
+  ...['webhooks', `webhooks/${ABSENT.webhook}`, `webhooks/${ABSENT.webhook}/deliveries`].map((tail) => row(`workspace-${tail.replace(/[a-z]{2}_0+/g, 'x').replace(/\//g, '-')}-404`, `${WS}/${tail}`, 404, goneWorkspace, `${tail.split('/')[0]} of an unknown workspace`)),
   // Conflicts ledgers: never pooled; per-practitioner ledgers BLOCKED on the top-level surface.
   row('conflicts-pooled-blocked', '/conflicts', 403, { type: 'BLOCKED', has: ['error', 'code'] }, 'ledgers are never pooled'),
   row('conflicts-ledger-blocked', '/conflicts/pr_example', 403, { type: 'BLOCKED', has: ['upgrade.tier'] }, 'the top-level ledger names the upgrade path'),
@@ -144,7 +149,7 @@ const REQUIREMENTS: Requirement[] = [
   row('workspace-conflicts-ledger-404', `${WS}/conflicts/pr_example`, 404, goneWorkspace, 'a ledger of an unknown workspace'),
   // Tenants.
   row('tenant-404', TN, 404, goneTenant, 'an unknown or expired tenant names the fix'),
-  ...['matters', `matters/${ABSENT.matter}`, `matters/${ABSENT.matter}/journal`, `matters/${ABSENT.matter}/attestations`, `matters/${ABSENT.matter}/documents`, `matters/${ABSENT.matter}/settlement`, 'assets', `assets/${ABSENT.asset}`, `deadlines/${ABSENT.asset}`, 'events', 'events/stream'].map((tail) =>
+  ...['matters', `matters/${ABSENT.matter}`, `matters/${ABSENT.matter}/journal`, `matters/${ABSENT.matter}/attestations`, `matters/${ABSENT.matter}/documents`, `matters/${ABSENT.matter}/settlement`, 'assets', `assets/${ABSENT.asset}`, `deadlines/${ABSENT.asset}`, 'events', 'events/stream', 'webhooks', `webhooks/${ABSENT.webhook}`, `webhooks/${ABSENT.webhook}/deliveries`].map((tail) =>
     row(`tenant-${tail.replace(/[a-z]{2}_0+/g, 'x').replace(/\//g, '-')}-404`, `${TN}/${tail}`, 404, goneTenant, `${tail.split('/')[0]} of an unknown tenant`),
   ),
   // Firms.
