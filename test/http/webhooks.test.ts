@@ -99,12 +99,73 @@ describe('a sandbox endpoint', () => {
 });
 
 describe('endpoints are their owner\'s', () => {
-  it('at the top level: another key neither lists, reads, disables nor redelivers them; keyless lists are EMPTY', async () => {
+  it('at the top level: another key neither lists, reads, disables, pages nor redelivers them; without a key, EMPTY and 404', async () => {
     const a = await issueKey(app, 'hooks-a@legalwork.test');
     const b = await issueKey(app, 'hooks-b@legalwork.test');
     const refused = await call(app, 'POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] }, a.headers);
     expect(refused.status).toBe(422);
     expect(refused.body.code).toBe('WEBHOOK_URL_REFUSED');
-    expect((await call(app, 'POST', '/webhooks', { url: 'https://example.com/hook', events: ['*'] })).status).toBe(401);
+    expect((await call(app, 'POST', '/webhooks', { url: 'https://93.184.215.14/hook', events: ['*'] })).status).toBe(401);
+    const made = await call(app, 'POST', '/webhooks', { url: 'https://93.184.215.14/hook', events: ['outcome.filed'] }, a.headers);
+    expect(made.status).toBe(201);
+    const id = made.body.webhook.id;
+    for (const [method, path] of [
+      ['GET', `/webhooks/${id}`],
+      ['POST', `/webhooks/${id}/disable`],
+      ['GET', `/webhooks/${id}/deliveries`],
+      ['POST', `/webhooks/${id}/deliveries/dl_0000000000000000000000000/redeliver`],
+    ] as const) {
+      for (const headers of [b.headers, {}]) {
+        const res = await call(app, method, path, undefined, headers);
+        expect(res.status, `${method} ${path}`).toBe(method === 'POST' && !('authorization' in headers) ? 401 : 404);
+        expect(res.raw).not.toContain('93.184.215.14');
+      }
+    }
+    const theirs = await call(app, 'GET', '/webhooks', undefined, b.headers);
+    expect(theirs.body.type).toBe('EMPTY');
+    const keyless = await call(app, 'GET', '/webhooks');
+    expect(keyless.body).toMatchObject({ type: 'EMPTY', message: expect.stringContaining('Authorization: Bearer') });
+    const mine = await call(app, 'GET', '/webhooks', undefined, a.headers);
+    expect(mine.body.results).toEqual([expect.objectContaining({ id, status: 'enabled', events: ['outcome.filed'] })]);
+  });
+
+  it('in a sandbox grain: another grain does not see them', async () => {
+    const hook = await receiver();
+    const [w1, w2] = [await workspace(app), await workspace(app)];
+    const made = await call(app, 'POST', `${w1}/webhooks`, { url: hook.url, events: ['*'] });
+    expect((await call(app, 'GET', `${w2}/webhooks/${made.body.webhook.id}`)).status).toBe(404);
+    expect((await call(app, 'GET', `${w2}/webhooks`)).body.type).toBe('EMPTY');
+    // Nor is it sent another grain's events.
+    await fulfil(w2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(hook.received).toHaveLength(0);
+    await hook.close();
+  });
+
+  it('is disabled after failing for 5 days in a row (the window scaled down, on an injected clock), and then sent nothing', async () => {
+    let now = Date.parse('2026-11-25T00:00:00Z');
+    const fast = await testApp({ webhooks: { timeScale: 0.0001, timeoutMs: 200, now: () => now } });
+    const hook = await receiver(Array(50).fill(500));
+    const ws = await workspace(fast);
+    const id = (await call(fast, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] })).body.webhook.id;
+    const created = await call(fast, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' });
+    for (let i = 0; i < 4; i++) await call(fast, 'POST', `${ws}/matters/${created.body.matter.id}/advance`, {});
+    await hook.until(1);
+    // Five days (scaled) pass with every attempt failing.
+    now += 5 * 24 * 3_600_000 * 0.0001 + 1;
+    let endpoint: any;
+    for (let i = 0; i < 100; i++) {
+      endpoint = (await call(fast, 'GET', `${ws}/webhooks/${id}`)).body.webhook;
+      if (endpoint.status === 'disabled') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(endpoint).toMatchObject({ status: 'disabled', disabled: { reason: expect.stringMatching(/failed/) } });
+    const sent = hook.received.length;
+    const again = await call(fast, 'POST', `${ws}/webhooks/${id}/deliveries/dl_0000000000000000000000000/redeliver`);
+    expect(again.body.code).toBe('WEBHOOK_DISABLED');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(hook.received.length).toBe(sent);
+    await fast.close();
+    await hook.close();
   });
 });
