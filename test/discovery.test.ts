@@ -59,6 +59,9 @@ describe('/.well-known/agents.json', () => {
     expect(body.tiers.map((t: { tier: string }) => t.tier)).toEqual([...ACCESS_TIERS]);
     expect(body.probes).toEqual(suiteDocument().requirements.map((r) => ({ id: r.id, method: r.method, path: r.path, status: r.status })));
     expect(body.contract).toMatchObject({ openapiVersion: '3.1.0', version: '0.3.0', suiteId: 'legalwork-contract@1', pin: SUITE_PIN });
+    expect(body.webhooks.events).toContain('outcome.filed');
+    expect(body.webhooks.events.sort()).toEqual(Object.keys(openapi.webhooks).sort());
+    expect(body.webhooks.register).toMatch(/^POST \/webhooks/);
     expect(body.capabilities).toHaveLength(CAPABILITIES.length);
   });
 

@@ -7,6 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 import { REFUSALS } from '../src/domain/refusals.ts';
+import { WEBHOOK_EVENT_TYPES } from '../src/domain/webhook-events.ts';
 import { needsKey } from '../src/http/auth.ts';
 import { rmSync } from 'node:fs';
 import { createApp } from '../src/compose.ts';
@@ -123,6 +124,15 @@ describe('/openapi.json', () => {
     // Top-level writes that opt out of the key in their route config (needsKey above sees only method and path).
     for (const path of ['/keys', '/workspaces', '/tenants', '/firms', '/conflicts/{practitionerId}/entries']) expect(doc.paths[path].post.security, path).toEqual([]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('documents what an endpoint is sent, event by event, in the webhooks section; outcome.filed with the artifact hash, the Attestation and the receipt', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const filed = doc.webhooks['outcome.filed'].post;
+    expect(filed.parameters.map((p: any) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const data = filed.requestBody.content['application/json'].schema.properties.data;
+    expect(data.required).toEqual(expect.arrayContaining(['artifactHash', 'attestation', 'receipt', 'matterId', 'matterType']));
+    expect(data.properties.attestation).toEqual({ $ref: '#/components/schemas/Attestation' });
   });
 
   it('declares Idempotency-Key on every write, with its refusals and the replay header, and on no read', () => {

@@ -3712,7 +3712,228 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "outcome.filed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The outcome.filed event
+         * @description A reserved act was attested and came back with the government receipt: the signed artifact's hash, the Attestation and the receipt. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_outcome_filed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "matter.escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The matter.escalated event
+         * @description A reserved act was posted as a Gig to the supply network; the Matter waits on its Signer. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_matter_escalated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "matter.attested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The matter.attested event
+         * @description A Signer attested the reserved act. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_matter_attested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "matter.sent_back": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The matter.sent_back event
+         * @description The Signer sent the work back to prepare, with its defects. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_matter_sent_back"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "matter.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The matter.declined event
+         * @description The Signer declined; the Matter waits on the Client's direction. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_matter_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "matter.terminal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The matter.terminal event
+         * @description The Matter ended: withdrawn, lapsed or referred out. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_matter_terminal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "matter.fulfilled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The matter.fulfilled event
+         * @description The Matter was fulfilled. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_matter_fulfilled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reminder.notice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reminder.notice event
+         * @description A Deadline Ladder's notice rung fired. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_reminder_notice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reminder.ack_missed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reminder.ack_missed event
+         * @description A Deadline Ladder's ack_missed rung fired: nobody acknowledged in time. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_reminder_ack_missed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reminder.ack_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reminder.ack_due event
+         * @description A Deadline Ladder's ack_due rung fired: a named human must acknowledge. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_reminder_ack_due"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "reminder.terminal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The reminder.terminal event
+         * @description A Deadline Ladder reached its terminal rung. Sent to every endpoint subscribed to it, signed per Standard Webhooks, at least once and in journal order; retried on a non-2xx or no answer within 10 s after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h.
+         */
+        post: operations["webhook_reminder_terminal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -4414,6 +4635,11 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         };
+                        webhooks?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
                         components: {
                             [key: string]: {
                                 [key: string]: {
@@ -4801,7 +5027,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the capability card: HTTP routes, the MCP command, the tier ladder, probes */
+            /** @description the capability card: HTTP routes, the MCP command, the tier ladder, probes, webhooks */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4868,6 +5094,13 @@ export interface operations {
                             humans: string;
                             sandbox: string;
                             llms: string;
+                        };
+                        webhooks: {
+                            register: string;
+                            events: string[];
+                            signing: string;
+                            delivery: string;
+                            contract: string;
                         };
                     };
                 };
@@ -25565,6 +25798,454 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Refusal"];
                 };
+            };
+        };
+    };
+    webhook_outcome_filed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "outcome.filed";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        matterId: string;
+                        matterType: components["schemas"]["MatterType"];
+                        act: components["schemas"]["ReservedAct"];
+                        gigId: string;
+                        /** @description the signed artifact's hash, as the Attestation names it */
+                        artifactHash: string;
+                        attestation: components["schemas"]["Attestation"];
+                        /** @description the government receipt of the filing */
+                        receipt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_matter_escalated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "matter.escalated";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        /** @description the Matter as the fact left it */
+                        matter: components["schemas"]["Matter"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_matter_attested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "matter.attested";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        /** @description the Matter as the fact left it */
+                        matter: components["schemas"]["Matter"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_matter_sent_back: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "matter.sent_back";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        /** @description the Matter as the fact left it */
+                        matter: components["schemas"]["Matter"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_matter_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "matter.declined";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        /** @description the Matter as the fact left it */
+                        matter: components["schemas"]["Matter"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_matter_terminal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "matter.terminal";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        /** @description the Matter as the fact left it */
+                        matter: components["schemas"]["Matter"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_matter_fulfilled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "matter.fulfilled";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    data: {
+                        /** @description the Matter as the fact left it */
+                        matter: components["schemas"]["Matter"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reminder_notice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "reminder.notice";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
+                    data: {
+                        assetId: string;
+                        rung: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reminder_ack_missed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "reminder.ack_missed";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
+                    data: {
+                        assetId: string;
+                        rung: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reminder_ack_due: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "reminder.ack_due";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
+                    data: {
+                        assetId: string;
+                        rung: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_reminder_terminal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id (the payload's `id`): the same on every attempt and redelivery, so a receiver drops a repeat */
+                "webhook-id": string;
+                /** @description seconds since the epoch when this attempt was signed */
+                "webhook-timestamp": string;
+                /** @description v1,<base64 HMAC-SHA256> over "<id>.<timestamp>.<body>" with the endpoint's secret (Standard Webhooks; verify with the standardwebhooks package) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id: string;
+                    /** @constant */
+                    type: "reminder.terminal";
+                    /** @description when the fact was journaled */
+                    timestamp: string;
+                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
+                    data: {
+                        assetId: string;
+                        rung: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description any 2xx: delivered. Anything else, a redirect or no answer within 10 s is a failed attempt, retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -18,6 +18,7 @@ import { IDEMPOTENCY_HEADER, IdempotencyKey, takesIdempotencyKey } from './idemp
 import { isBodyOptional } from './json-body.ts';
 import { Id } from './schemas/common.ts';
 import { COMPONENTS } from './schemas/components.ts';
+import { WEBHOOK_EVENTS_DOCUMENT } from './schemas/webhooks.ts';
 
 export const CONTRACT_VERSION = '0.3.0';
 export const OPENAPI_VERSION = '3.1.0';
@@ -39,6 +40,7 @@ const TAGS = [
   { name: 'conflicts', description: 'Hash-only conflicts ledgers' },
   { name: 'capabilities', description: 'The listed capability catalog: reads, records and acts' },
   { name: 'keys', description: 'API keys' },
+  { name: 'webhooks', description: 'Webhook endpoints and their deliveries; the events themselves are in the document\'s `webhooks` section' },
   { name: 'discovery', description: 'Liveness, pricing, the capability card, the contract and its proof' },
 ];
 
@@ -49,7 +51,7 @@ function tagOf(url: string): string {
   const first = sandbox && segments.length > 1 ? segments[1] : segments[0];
   if (first === undefined) return 'discovery';
   if (['matters', 'orders'].includes(first)) return 'matters';
-  if (['assets', 'deadlines', 'events', 'conflicts', 'keys'].includes(first)) return first;
+  if (['assets', 'deadlines', 'events', 'conflicts', 'keys', 'webhooks'].includes(first)) return first;
   if (sandbox || ['fixtures', 'offers', 'routing', 'enrollments', 'roster', 'remittances'].includes(first)) return 'sandbox';
   return 'discovery';
 }
@@ -162,6 +164,7 @@ const OpenApiDocument = {
     tags: { type: 'array', items: { type: 'object', additionalProperties: true } },
     security: { type: 'array', items: { type: 'object', additionalProperties: true } },
     paths: Members,
+    webhooks: Members,
     components: { type: 'object', additionalProperties: Members },
   },
 };
@@ -188,6 +191,8 @@ export async function installContract(app: FastifyInstance) {
         license: { name: 'Proprietary (UNLICENSED): the preview may be used to evaluate the service' },
       },
       tags: TAGS,
+      // What a registered endpoint is sent: one operation per event type.
+      webhooks: WEBHOOK_EVENTS_DOCUMENT,
       components: {
         headers: { IdempotentReplayed: REPLAYED },
         securitySchemes: {

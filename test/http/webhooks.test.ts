@@ -4,6 +4,7 @@
  * with its secret; failures are retried on the schedule (scaled down here)
  * and every attempt is listed; endpoints are their owner's.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../../src/domain/fixtures.ts';
@@ -41,6 +42,14 @@ describe('a sandbox endpoint', () => {
     for (const r of hook.received) {
       expect(() => verifier.verify(r.body, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) })).not.toThrow();
       expect(JSON.parse(r.body).id).toBe(r.headers['webhook-id']);
+    }
+    // Each payload is what the contract's webhooks section says it is.
+    const doc = (await call(app, 'GET', '/openapi.json')).body;
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema(doc, 'contract');
+    for (const e of events) {
+      const validate = ajv.getSchema(`contract#/webhooks/${e.type}/post/requestBody/content/application~1json/schema`)!;
+      expect(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`).toBe(true);
     }
     const filed = events.find((e) => e.type === 'outcome.filed');
     expect(filed.data).toMatchObject({ matterId: id, matterType: 'patent_provisional', act: 'file', receipt: expect.stringMatching(/receipt/), attestation: { signedBy: FIXTURE.eligibleSigner } });

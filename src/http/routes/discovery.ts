@@ -10,6 +10,7 @@ import { TIER_LADDER } from '../../domain/access.ts';
 import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';
 import { CONSUMER_PATTERNS, MATTER_TYPES, RAIL_OF } from '../../domain/matter-types.ts';
 import { PER_ACT_INSURANCE_USD, POSTED_PRICES } from '../../domain/pricing.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/webhook-events.ts';
 import { SPEC_TOOLS } from '../../mcp/tool-names.ts';
 import { SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
 import { empty, ok } from '../envelopes.ts';
@@ -95,6 +96,13 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
       mcp: MCP,
       probes: suiteDocument().requirements.map((r) => ({ id: r.id, method: r.method, path: r.path, status: r.status })),
       docs: { humans: `${base}/docs`, sandbox: `${base}/sandbox`, llms: `${base}/llms.txt` },
+      webhooks: {
+        register: 'POST /webhooks {url, events[]} (at the top level with a key; inside a sandbox grain, keyless): the answer shows the signing secret once',
+        events: [...WEBHOOK_EVENT_TYPES],
+        signing: 'Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature (HMAC-SHA256 with the endpoint\'s whsec_ secret)',
+        delivery: 'at least once, in journal order per endpoint; retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; an endpoint failing for 5 days in a row is disabled',
+        contract: `${base}/openapi.json#/webhooks`,
+      },
     };
   });
 

@@ -60,8 +60,9 @@ export const CapabilityCard = Strict(
     mcp: Strict({ command: Str, args: Arr(Str), env: Type.Record(Str, Str, { description: 'environment variable → what it sets' }), transport: Str, tools: Arr(Str) }),
     probes: Arr(Strict({ id: Str, method: Str, path: Str, status: Int })),
     docs: Strict({ humans: Str, sandbox: Str, llms: Str }),
+    webhooks: Strict({ register: Str, events: Arr(Str), signing: Str, delivery: Str, contract: Str }),
   },
-  'the capability card: HTTP routes, the MCP command, the tier ladder, probes',
+  'the capability card: HTTP routes, the MCP command, the tier ladder, probes, webhooks',
 );
 
 export const AgentCard = Strict(
