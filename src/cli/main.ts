@@ -11,6 +11,7 @@ import { matterCommands } from './commands/matters.ts';
 import { mcpCommands } from './commands/mcp.ts';
 import { orderCommands } from './commands/orders.ts';
 import { serveCommands } from './commands/serve.ts';
+import { webhookCommands } from './commands/webhooks.ts';
 import { supplyCommands } from './commands/supply.ts';
 import { runVerify, VERIFY_SUMMARY } from './commands/verify.ts';
 import { workspaceCommands } from './commands/workspaces.ts';
@@ -18,7 +19,7 @@ import { EXIT } from './exit-codes.ts';
 import type { Streams } from './output.ts';
 import { DEFAULT_BASE_URL } from '../client/service-client.ts';
 
-export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...mcpCommands];
+export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...webhookCommands, ...mcpCommands];
 
 export function overview(): string {
   const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map(argumentUsage)].join(' '), c.summary]);
