@@ -13,6 +13,8 @@
  *   a 2xx unless something went wrong (non-2xx are printed, never counted).
  * - GET: `GET .../matters/{id}` over the same pool (journal, view and Asset).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { drive, type Figures, type Load } from './lib/load.ts';
 import { spawnBare, spawnService, removeDir, tempDataDir } from './lib/service.ts';
 import { pairTable, ms, num, pct, us, verdict, type Pair } from './lib/table.ts';
@@ -57,6 +59,8 @@ export interface MatterFigures {
   appendOnly: Figures;
   /** The same create and advance under a fresh Idempotency-Key each, beside the plain door run again after them (the request context is live in the process by then). */
   keyed: { create: Pair; advance: Pair };
+  /** The advance run again on fresh Matters with a webhook endpoint that never answers registered (every event's attempt hangs to its timeout), beside the first advance run. */
+  deadEndpoint: Pair;
   pool: number;
 }
 
@@ -101,7 +105,17 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     // One advance per Matter each, both stage commits: the keyed run takes each Matter intake -> prepare, the plain run prepare -> examine.
     const keyedAdvance = await advanceOf('POST /matters/:id/advance under Idempotency-Key', keyOf('advance'));
     const plainAdvance = await advanceOf('POST /matters/:id/advance (plain, after)');
-    return { create, advance, get, appendOnly, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, pool: n };
+    // A receiver that accepts and never answers, registered for every event of the workspace.
+    const dead = createServer(() => undefined);
+    await new Promise<void>((ok) => dead.listen(0, '127.0.0.1', ok));
+    await fetch(`${service.url}${prefix}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `http://127.0.0.1:${(dead.address() as AddressInfo).port}/`, events: ['*'] }) });
+    const deadPool: string[] = [];
+    await createDoor('create (the dead endpoint run\'s Matters)', seconds / 2, collectMatterIds(deadPool));
+    deadPool.splice(0, Math.max(0, deadPool.length - POOL_MAX));
+    const d = deadPool.length;
+    const deadAdvance = await drive({ title: 'POST /matters/:id/advance, a dead endpoint registered', url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${deadPool[i % d]}/advance`, body: () => ADVANCE_BODY, amount: 4 * d, duration: seconds });
+    dead.close();
+    return { create, advance, get, appendOnly, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n };
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
     removeDir(dir);
@@ -122,7 +136,10 @@ export async function bench(): Promise<string[]> {
     '',
     'Idempotency-Key: each door under a fresh key per request, beside the same door without one, run right after it (the "vs bare" column compares the two)',
     ...pairTable([f.keyed.create, f.keyed.advance]),
-    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare]),
+    '',
+    'A webhook endpoint that never answers, registered for every event of the workspace: the advance run again on fresh Matters, beside the first advance run (no endpoint)',
+    ...pairTable([f.deadEndpoint]),
+    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
   ];
 }
 

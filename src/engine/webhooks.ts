@@ -135,6 +135,7 @@ export class Webhooks {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
     supervisor.bus.on('committed', (written: JournalEvent[]) => {
+      if (this.byOwner.size === 0) return;
       for (const grain of new Set(written.map((e) => e.grain))) for (const id of this.byOwner.get(grain) ?? []) this.wake(this.workers.get(id)!);
     });
   }

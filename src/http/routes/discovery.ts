@@ -145,6 +145,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
       '',
       '- Send `Idempotency-Key: <a fresh UUID>` on every POST and PUT, and the same key when you retry it (a dropped connection, a timeout): the retry gets the first status and body again with `Idempotent-Replayed: true`, and nothing runs twice (no second Matter, Gig or fee). Kept 24 hours per API key (in a sandbox, per grain); at the top level it needs an API key. 409 `IDEMPOTENCY_KEY_IN_USE`: the first is still running, retry in a moment. 422 `IDEMPOTENCY_KEY_REUSED`: that key named another request. 409 `IDEMPOTENCY_ANSWER_LOST`: the first committed but its answer was lost in a crash; read what `wrote` names, do not resend under a new key.',
       '- Send `If-Match: "<version>"` (the ETag of the Matter you read) on a Matter write when the decision depends on the state you saw: 412 `VERSION_MISMATCH` (with `currentVersion`) when the Matter moved on; read again and decide again.',
+      '- To hear of a filing, an attestation or a deadline rung without polling, register a webhook: `POST /webhooks {url, events[]}` (`outcome.filed` carries the artifact hash, the Attestation and the receipt). Deliveries are signed per Standard Webhooks with the secret the 201 shows once; verify them, answer 2xx within 10 s, and drop repeats by `id`.',
       '',
       '## Contract',
       '',
