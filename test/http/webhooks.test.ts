@@ -65,8 +65,8 @@ describe('a sandbox endpoint', () => {
     await hook.close();
   });
 
-  it('retries a failing receiver on schedule (500, no answer, a dropped connection) until it answers; every attempt is listed', async () => {
-    const hook = await receiver([500, 'hang', 'close']);
+  it('retries a failing receiver on schedule (a redirect, never followed; no answer; a dropped connection) until it answers; every attempt is listed', async () => {
+    const hook = await receiver([302, 'hang', 'close']);
     const ws = await workspace(app);
     const registered = await call(app, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] });
     const endpoint = registered.body.webhook.id;
@@ -81,7 +81,7 @@ describe('a sandbox endpoint', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const attempts = list.body.results;
-    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.responseStatus])).toEqual([[4, 'delivered', 200], [3, 'failed', null], [2, 'failed', null], [1, 'failed', 500]]);
+    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.responseStatus])).toEqual([[4, 'delivered', 200], [3, 'failed', null], [2, 'failed', null], [1, 'failed', 302]]);
     expect(attempts[0].final).toBe(true);
     expect(attempts[2].error).toMatch(/no answer within 300 ms/);
     expect(attempts[3].responseBody.length).toBe(1024);
