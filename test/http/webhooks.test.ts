@@ -13,8 +13,8 @@ import { receiver } from '../helpers/receiver.ts';
 
 let app: TestApp;
 beforeAll(async () => {
-  // The retry schedule at a thousandth: 5 ms, 300 ms, 1.8 s, ...
-  app = await testApp({ webhooks: { timeScale: 0.001, timeoutMs: 300 } });
+  // The retry schedule at a five-thousandth: 1 ms, 60 ms, 360 ms, 1.44 s, ...
+  app = await testApp({ webhooks: { timeScale: 0.0002, timeoutMs: 300 } });
 });
 afterAll(async () => app.close());
 
@@ -65,44 +65,45 @@ describe('a sandbox endpoint', () => {
     await hook.close();
   });
 
-  it('retries a failing receiver on schedule (a redirect, never followed; no answer; a dropped connection) until it answers; every attempt is listed', async () => {
-    const hook = await receiver([302, 'hang', 'close']);
+  it('retries a failing receiver on schedule (500, no answer, a dropped connection, a redirect it never follows) until it answers; every attempt is listed', async () => {
+    const hook = await receiver([500, 'hang', 'close', 302]);
     const ws = await workspace(app);
     const registered = await call(app, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] });
     const endpoint = registered.body.webhook.id;
     const created = await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' });
     for (let i = 0; i < 4; i++) await call(app, 'POST', `${ws}/matters/${created.body.matter.id}/advance`, {});
-    await hook.until(4, 20_000);
+    await hook.until(5, 20_000);
     // Wait for the fourth attempt's record.
     let list: any;
     for (let i = 0; i < 50; i++) {
       list = await call(app, 'GET', `${ws}/webhooks/${endpoint}/deliveries`);
-      if (list.body.results?.length === 4) break;
+      if (list.body.results?.length === 5) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const attempts = list.body.results;
-    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.responseStatus])).toEqual([[4, 'delivered', 200], [3, 'failed', null], [2, 'failed', null], [1, 'failed', 302]]);
+    expect(attempts.map((a: any) => [a.attempt, a.outcome, a.responseStatus])).toEqual([[5, 'delivered', 200], [4, 'failed', 302], [3, 'failed', null], [2, 'failed', null], [1, 'failed', 500]]);
     expect(attempts[0].final).toBe(true);
-    expect(attempts[2].error).toMatch(/no answer within 300 ms/);
-    expect(attempts[3].responseBody.length).toBe(1024);
+    expect(attempts[3].error).toMatch(/no answer within 300 ms/);
+    expect(attempts[4].responseBody.length).toBe(1024);
     expect(new Set(attempts.map((a: any) => a.eventId)).size).toBe(1);
     expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    // Times between attempts follow the schedule (5 s, 5 min, 30 min at a thousandth).
+    // Times between attempts follow the schedule (5 s, 5 min, 30 min, 2 h at a five-thousandth).
     const at = attempts.map((a: any) => Date.parse(a.attemptedAt)).reverse();
-    expect(at[1] - at[0]).toBeGreaterThanOrEqual(5);
-    expect(at[2] - at[1]).toBeGreaterThanOrEqual(300);
-    expect(at[3] - at[2]).toBeGreaterThanOrEqual(1800);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(1);
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(60);
+    expect(at[3] - at[2]).toBeGreaterThanOrEqual(360);
+    expect(at[4] - at[3]).toBeGreaterThanOrEqual(1440);
     // Paging, newest first.
     const first = await call(app, 'GET', `${ws}/webhooks/${endpoint}/deliveries?limit=3`);
     expect(first.body.results).toHaveLength(3);
     const rest = await call(app, 'GET', `${ws}/webhooks/${endpoint}/deliveries?limit=3&before=${first.body.nextBefore}`);
-    expect(rest.body.results.map((a: any) => a.attempt)).toEqual([1]);
+    expect(rest.body.results.map((a: any) => a.attempt)).toEqual([2, 1]);
     expect(rest.body.nextBefore).toBeNull();
     // Redelivery: the same event id, a fresh attempt marked as one.
     const again = await call(app, 'POST', `${ws}/webhooks/${endpoint}/deliveries/${attempts[0].deliveryId}/redeliver`);
     expect(again.status).toBe(202);
-    await hook.until(5);
-    expect(hook.received[4].headers['webhook-id']).toBe(attempts[0].eventId);
+    await hook.until(6);
+    expect(hook.received[5].headers['webhook-id']).toBe(attempts[0].eventId);
     await hook.close();
   }, 30_000);
 });
