@@ -12,6 +12,7 @@ import { parseSignerRegistry, signerRegistryFile } from './domain/registered-sig
 import { createApp } from './compose.ts';
 import { drainSecondsOf, installDrain } from './http/drain.ts';
 import { webhookOptionsFromEnv } from './engine/webhooks.ts';
+import { PostgresJournal } from './journal/postgres.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
 
@@ -22,10 +23,14 @@ export interface StartOptions {
   logger?: boolean;
 }
 
-export function journalFromEnv(dataDir: string): JournalStore {
-  if (process.env.LEGALWORK_DATABASE_URL) {
-    throw new Error('LEGALWORK_DATABASE_URL is set, but this build ships only the embedded SQLite journal; unset it to use LEGALWORK_DATA');
-  }
+/**
+ * The journal the environment names: PostgreSQL when LEGALWORK_DATABASE_URL
+ * is set (in LEGALWORK_DATABASE_SCHEMA if given), held by this process alone;
+ * else the embedded SQLite journal in `dataDir`.
+ */
+export async function journalFromEnv(dataDir: string): Promise<JournalStore> {
+  const url = process.env.LEGALWORK_DATABASE_URL;
+  if (url) return PostgresJournal.connect({ url, schema: process.env.LEGALWORK_DATABASE_SCHEMA || undefined, exclusive: true });
   return new SqliteJournal(dataDir);
 }
 
@@ -36,7 +41,7 @@ export async function start(options: StartOptions = {}) {
   const registry = process.env.LEGALWORK_SIGNER_REGISTRY || undefined;
   // Read once here so a missing or malformed registry stops the start, not the first result.
   if (registry) parseSignerRegistry(readFileSync(registry, 'utf8'), registry);
-  const journal = journalFromEnv(dataDir);
+  const journal = await journalFromEnv(dataDir);
   const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
   const app = await createApp({
     journal,

@@ -5,17 +5,30 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import { VersionConflict, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
+import { PostgresJournal } from '../../src/journal/postgres.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import pg from 'pg';
 import { tempDir } from '../helpers/app.ts';
 
 const event = (kind: string, actor?: string): NewEvent => ({ kind, at: '2026-01-01T00:00:00.000Z', subject: 's', summary: kind, data: { n: 1 }, ...(actor ? { actor } : {}) });
 
 const dirs: string[] = [];
-afterEach(() => {
+const schemas: string[] = [];
+afterEach(async () => {
   while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+  while (schemas.length) await dropSchema(schemas.pop()!);
 });
 
-const adapters: Array<[string, () => JournalStore]> = [
+/** A PostgreSQL journal in a schema of its own, dropped after the test. */
+async function postgresJournal(): Promise<PostgresJournal> {
+  const schema = freshSchema();
+  schemas.push(schema);
+  return PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+}
+
+const adapters: Array<[string, () => JournalStore | Promise<JournalStore>]> = [
   ['memory', () => new MemoryJournal()],
+  ['postgres', postgresJournal],
   [
     'sqlite',
     () => {
@@ -28,7 +41,7 @@ const adapters: Array<[string, () => JournalStore]> = [
 
 describe.each(adapters)('the %s journal', (_name, make) => {
   it('appends with per-grain seq and per-stream version, and reads them back', async () => {
-    const j = make();
+    const j = await make();
     const first = await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }, { stream: 'b', expectedVersion: 0, events: [event('z')] }]);
     expect(first.map((e) => [e.stream, e.seq, e.version])).toEqual([['a', 1, 1], ['a', 2, 2], ['b', 3, 1]]);
     await j.append('other', [{ stream: 'c', expectedVersion: 0, events: [event('x')] }]);
@@ -40,7 +53,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 
   it('lets a write name its own grain: its events join that grain\'s tail and seq, in the same all-or-none append', async () => {
-    const j = make();
+    const j = await make();
     await j.append('side', [{ stream: 's0', expectedVersion: 0, events: [event('x')] }]);
     const written = await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }, { stream: 'rec', grain: 'side', expectedVersion: 0, events: [event('r')] }]);
     expect(written.map((e) => [e.grain, e.stream, e.seq, e.version])).toEqual([['g', 'a', 1, 1], ['g', 'a', 2, 2], ['side', 'rec', 2, 1]]);
@@ -53,7 +66,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 
   it("knows each stream's version: the expected version of its next append", async () => {
-    const j = make();
+    const j = await make();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }]);
     await j.append('other', [{ stream: 'b', expectedVersion: 0, events: [event('z')] }]);
     expect([await j.streamVersion('a'), await j.streamVersion('b'), await j.streamVersion('never')]).toEqual([2, 1, 0]);
@@ -62,7 +75,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 
   it('refuses a stale expected version and writes nothing of that append', async () => {
-    const j = make();
+    const j = await make();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);
     await expect(j.append('g', [{ stream: 'b', expectedVersion: 0, events: [event('y')] }, { stream: 'a', expectedVersion: 0, events: [event('z')] }])).rejects.toBeInstanceOf(VersionConflict);
     expect(await j.readStream('b')).toEqual([]);
@@ -71,7 +84,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 
   it('filters the reminders and time feeds', async () => {
-    const j = make();
+    const j = await make();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('stage'), event('reminder.notice'), event('consent', 'client'), event('reminder.ack_missed')] }]);
     expect((await j.readTail('g', { after: 0, limit: 10, feed: 'reminders' })).map((e) => e.kind)).toEqual(['reminder.notice', 'reminder.ack_missed']);
     expect((await j.readTail('g', { after: 0, limit: 10, feed: 'time' })).map((e) => e.kind)).toEqual(['consent']);
@@ -79,7 +92,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 
   it('lists stream heads by opening kind', async () => {
-    const j = make();
+    const j = await make();
     await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened'), event('stage')] }]);
     await j.append('g', [{ stream: 'm2', expectedVersion: 0, events: [event('matter.opened')] }]);
     expect((await j.streamHeads('g', 'matter.opened', 0, 10)).map((h) => h.stream)).toEqual(['m1', 'm2']);
@@ -88,7 +101,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 
   it('pages the intents of every grain in (grain, seq) order, and nothing else', async () => {
-    const j = make();
+    const j = await make();
     for (const grain of ['g2', 'g1']) {
       await j.append(grain, [{ stream: `${grain}-m`, expectedVersion: 0, events: [event('stage'), event('gig.posted'), event('stage')] }]);
       await j.append(grain, [{ stream: `${grain}-act`, expectedVersion: 0, events: [event('capability.escalated')] }]);
@@ -103,7 +116,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   it('keeps each grain tail gap-free and strictly increasing under concurrent appends', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom('g1', 'g2'), fc.integer({ min: 1, max: 3 })), { minLength: 1, maxLength: 30 }), async (ops) => {
-        const j = make();
+        const j = await make();
         await Promise.all(ops.map(([grain, n], i) => j.append(grain, [{ stream: `s${i}`, expectedVersion: 0, events: Array.from({ length: n }, () => event('x')) }])));
         for (const grain of ['g1', 'g2']) {
           const seqs = (await j.readTail(grain, { after: 0, limit: 500, feed: 'timeline' })).map((e) => e.seq);
@@ -140,5 +153,64 @@ describe('the SQLite journal', () => {
     const [next] = await b.append('g', [{ stream: 's', expectedVersion: 2, events: [event('z')] }]);
     expect([next.seq, next.version]).toEqual([3, 3]);
     await b.close();
+  });
+});
+
+describe('the PostgreSQL journal', () => {
+  it('is append-only in the database itself: UPDATE, DELETE and TRUNCATE abort', async () => {
+    const j = await postgresJournal();
+    await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);
+    await j.close();
+    const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query(`SET search_path TO ${pg.escapeIdentifier(schemas[schemas.length - 1])}`);
+      for (const sql of ["UPDATE events SET kind = 'y'", 'DELETE FROM events', 'TRUNCATE events']) await expect(db.query(sql), sql).rejects.toThrow(/append-only/);
+      expect((await db.query('SELECT max(version) AS v FROM schema_version')).rows[0].v).toBe(1);
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('survives a reopen with the same contents and continues the sequences', async () => {
+    const schema = freshSchema();
+    schemas.push(schema);
+    const a = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    await a.append('g', [{ stream: 's', expectedVersion: 0, events: [event('x'), event('y')] }]);
+    await a.close();
+    const b = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    expect((await b.readStream('s')).map((e) => e.kind)).toEqual(['x', 'y']);
+    const [next] = await b.append('g', [{ stream: 's', expectedVersion: 2, events: [event('z')] }]);
+    expect([next.seq, next.version]).toEqual([3, 3]);
+    await b.close();
+  });
+
+  it('lets exactly one of two processes write a version; seqs stay gap-free per grain, and a tail read while both write never skips', async () => {
+    const schema = freshSchema();
+    schemas.push(schema);
+    const [one, two] = await Promise.all([PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }), PostgresJournal.connect({ url: TEST_DATABASE_URL, schema })]);
+    // The same expected version from both: one wins, the other is a VersionConflict and writes nothing.
+    const raced = await Promise.allSettled([one.append('g', [{ stream: 'r', expectedVersion: 0, events: [event('a')] }]), two.append('g', [{ stream: 'r', expectedVersion: 0, events: [event('b')] }])]);
+    expect(raced.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect((raced.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(VersionConflict);
+    expect(await one.readStream('r')).toHaveLength(1);
+    // Many writers in both processes, and a reader paging the tail as they write.
+    const seen: number[] = [];
+    let writing = true;
+    const reader = (async () => {
+      let after = 0;
+      while (writing || after < (await one.latestSeq('g'))) {
+        const page = await two.readTail('g', { after, limit: 7, feed: 'timeline' });
+        for (const e of page) seen.push(e.seq);
+        if (page.length) after = page[page.length - 1].seq;
+      }
+    })();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? one : two).append('g', [{ stream: `w${i}`, expectedVersion: 0, events: [event('x'), event('y')] }])));
+    writing = false;
+    await reader;
+    const total = await one.latestSeq('g');
+    expect(total).toBe(81);
+    expect(seen).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    await Promise.all([one.close(), two.close()]);
   });
 });
