@@ -15,6 +15,7 @@ type Bench = () => Promise<string[]>;
 // Each loaded only when it runs, so BENCH_ONLY skips the others' imports.
 const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['matters', () => import('./matters.ts')],
+  ['postgres', () => import('./postgres.ts')],
   ['engine', () => import('./engine.ts')],
   ['memory', () => import('./memory.ts')],
   ['restart', () => import('./restart.ts')],

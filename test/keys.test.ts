@@ -4,12 +4,12 @@
  * the caller's hard spend ceiling on paid acts.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readFileSync, rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { ownGrainOf } from '../src/engine/grains.ts';
 import { KEYS_GRAIN } from '../src/engine/keys.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
-import { acrossRestarts, call, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
+import { acrossRestarts, call, tempDir, testApp, topLevelHeaders, workspace, type TestApp } from './helpers/app.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const order = { mint: 'acme', offer: 'provisional', title: 'Self-folding map', inventor: 'Ada Inventor', listFeeUsd: 199 };
@@ -71,6 +71,13 @@ describe('POST /keys', () => {
   });
 
   it('stores the key hashed, in a grain no tail serves; the key itself is nowhere on disk', async () => {
+    // On the embedded journal, whose bytes on disk the test reads (whichever journal the suite's pass runs on).
+    const dir = tempDir();
+    const app = await testApp({ journal: new SqliteJournal(dir) });
+    onTestFinished(async () => {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
     const { key } = await issue(app);
     const events = await app.services.journal.readTail(KEYS_GRAIN, { after: 0, limit: 100, feed: 'timeline' });
     const issued = events.find((e) => e.kind === 'key.issued')!;

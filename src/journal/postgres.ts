@@ -9,9 +9,11 @@
  *   another process, so exactly one writer of a version wins; the other's
  *   append is a VersionConflict and writes nothing.
  * - Group commit: appends that arrive while a transaction is being written
- *   go into the next one, each inside its own savepoint, so one refused
- *   append leaves the others of its batch whole. A transaction resolves its
- *   appends only once COMMIT returns with `synchronous_commit = on`.
+ *   go into the next one, written by one call of a database function
+ *   (`journal_append_batch`: one round trip), each append in a
+ *   subtransaction of its own, so one refused append leaves the others of
+ *   its batch whole. Appends resolve only once COMMIT returns with
+ *   `synchronous_commit = on`.
  * - Tails never skip: a grain's seq comes from its row in `grain_heads`,
  *   incremented under that row's lock, which is held to COMMIT. A writer to
  *   the same grain waits until the one before it has committed, so seqs
@@ -53,6 +55,54 @@ CREATE FUNCTION journal_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION journal_is_append_only();
+-- One batch of appends in one round trip: each append in a subtransaction of
+-- its own (a refused one leaves the others whole), its versions checked as
+-- it writes, its seqs taken from its grains' heads, which the batch locks
+-- first in name order. Answers, per append, its rows' positions or the
+-- conflict that refused it.
+CREATE FUNCTION journal_append_batch(batch jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  answers jsonb := '[]';
+  app jsonb;
+  w jsonb;
+  e jsonb;
+  positions jsonb;
+  grain_name text;
+  actual integer;
+  position_seq bigint;
+  position_version integer;
+BEGIN
+  INSERT INTO grain_heads (grain, seq)
+    SELECT DISTINCT coalesce(x->>'grain', a->>'grain'), 0 FROM jsonb_array_elements(batch) a, jsonb_array_elements(a->'writes') x
+    ON CONFLICT DO NOTHING;
+  PERFORM 1 FROM grain_heads WHERE grain IN (SELECT coalesce(x->>'grain', a->>'grain') FROM jsonb_array_elements(batch) a, jsonb_array_elements(a->'writes') x) ORDER BY grain FOR UPDATE;
+  FOR app IN SELECT value FROM jsonb_array_elements(batch) LOOP
+    BEGIN
+      positions := '[]';
+      FOR w IN SELECT value FROM jsonb_array_elements(app->'writes') LOOP
+        SELECT coalesce(max(version), 0) INTO actual FROM events WHERE stream = w->>'stream';
+        IF actual <> (w->>'expectedVersion')::integer THEN
+          RAISE EXCEPTION USING MESSAGE = json_build_object('stream', w->>'stream', 'expected', (w->>'expectedVersion')::integer, 'actual', actual)::text, ERRCODE = 'P0409';
+        END IF;
+        grain_name := coalesce(w->>'grain', app->>'grain');
+        position_version := actual;
+        FOR e IN SELECT value FROM jsonb_array_elements(w->'events') LOOP
+          UPDATE grain_heads SET seq = seq + 1 WHERE grain = grain_name RETURNING seq INTO position_seq;
+          position_version := position_version + 1;
+          INSERT INTO events (grain, seq, stream, version, at, kind, actor, body)
+            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body');
+          positions := positions || jsonb_build_array(jsonb_build_array(grain_name, position_seq, position_version));
+        END LOOP;
+      END LOOP;
+      answers := answers || jsonb_build_array(jsonb_build_object('positions', positions));
+    EXCEPTION
+      WHEN SQLSTATE 'P0409' THEN answers := answers || jsonb_build_array(jsonb_build_object('conflict', SQLERRM::jsonb));
+      -- Another process wrote one of these versions between the check and the insert.
+      WHEN unique_violation THEN answers := answers || jsonb_build_array(jsonb_build_object('conflict', json_build_object('stream', null)));
+    END;
+  END LOOP;
+  RETURN answers;
+END $$;
 `,
 };
 
@@ -77,6 +127,26 @@ interface Pending {
 function toEvent(row: Row): JournalEvent {
   const body = JSON.parse(row.body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>;
   return { grain: row.grain, seq: Number(row.seq), stream: row.stream, version: row.version, at: row.at, kind: row.kind, ...(row.actor === null ? {} : { actor: row.actor }), ...body };
+}
+
+/** An event as the batch function inserts it: the columns, and the rest as the body's text. */
+function rowOf(e: NewEvent): { at: string; kind: string; actor: string | null; body: string } {
+  const { kind, at, actor, ...rest } = e;
+  return { at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
+}
+
+/** The events an append wrote, at the positions the database gave them, as they read back. */
+function eventsOf(p: Pending, positions: Array<[string, string | number, number]>): JournalEvent[] {
+  const events: JournalEvent[] = [];
+  let i = 0;
+  for (const w of p.writes) {
+    for (const e of w.events) {
+      const [grain, seq, version] = positions[i++];
+      const row = rowOf(e);
+      events.push(toEvent({ grain, seq, stream: w.stream, version, at: row.at, kind: row.kind, actor: row.actor, body: row.body }));
+    }
+  }
+  return events;
 }
 
 const FEED_PREDICATE = { timeline: '', reminders: "AND kind LIKE 'reminder.%'", time: 'AND actor IS NOT NULL' } as const;
@@ -108,17 +178,15 @@ export class PostgresJournal implements JournalStore {
 
   /** Connects, creates or migrates the schema, and keeps a connection for writes. */
   static async connect(options: PostgresOptions): Promise<PostgresJournal> {
-    const pool = new pg.Pool({ connectionString: options.url, max: 8 });
     const schema = options.schema;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`the journal's schema must be a plain lower-case identifier (letters, digits, _), got ${JSON.stringify(schema)}`);
+    // Set at connection start-up, on every connection: durable before the reply (the default, made explicit), and the schema.
+    const startup = `-c synchronous_commit=on${schema ? ` -c search_path=${schema}` : ''}`;
+    const pool = new pg.Pool({ connectionString: options.url, max: 8, options: startup });
     // An idle connection the database dropped: the pool replaces it, and the next query says what failed.
     pool.on('error', () => undefined);
-    pool.on('connect', (client) => {
-      // Durable before the reply: a commit returns once it is flushed (the default, made explicit).
-      void client.query(`SET synchronous_commit = on${schema ? `; SET search_path TO ${pg.escapeIdentifier(schema)}` : ''}`);
-    });
     const writer = await pool.connect();
     try {
-      await writer.query('SET synchronous_commit = on');
       await migrate(writer, schema);
       // A session lock, held by the writing connection for the journal's life: released when the process goes, however it goes.
       if (options.exclusive && !(await writer.query<{ held: boolean }>("SELECT pg_try_advisory_lock(7351991, hashtext(current_schema())) AS held")).rows[0].held) {
@@ -154,83 +222,39 @@ export class PostgresJournal implements JournalStore {
     }
   }
 
+  /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
   private async commit(batch: Pending[]): Promise<void> {
     const db = this.writer;
-    const done: Array<{ p: Pending; events: JournalEvent[] }> = [];
+    let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number } }>;
     try {
       await db.query('BEGIN');
-      // Every grain the batch writes, locked in name order: seqs are assigned one writer at a time, and never in a deadlock.
-      const grains = [...new Set(batch.flatMap((p) => p.writes.map((w) => w.grain ?? p.grain)))].sort();
-      await db.query('INSERT INTO grain_heads (grain, seq) SELECT unnest($1::text[]), 0 ON CONFLICT DO NOTHING', [grains]);
-      await db.query('SELECT grain FROM grain_heads WHERE grain = ANY($1) ORDER BY grain FOR UPDATE', [grains]);
-      for (const p of batch) {
-        await db.query('SAVEPOINT append');
-        try {
-          done.push({ p, events: await this.stage(p) });
-          await db.query('RELEASE SAVEPOINT append');
-        } catch (error) {
-          await db.query('ROLLBACK TO SAVEPOINT append');
-          p.reject(error);
-        }
-      }
+      const payload = batch.map((p) => ({
+        grain: p.grain,
+        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(rowOf) })),
+      }));
+      answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
       await db.query('COMMIT');
     } catch (error) {
       // The transaction failed (the database went away, a disk error): nothing of it was written.
       await db.query('ROLLBACK').catch(() => undefined);
-      for (const { p } of done) p.reject(error);
+      for (const p of batch) p.reject(error);
       return;
     }
-    for (const { p, events } of done) p.resolve(events);
+    for (const [i, p] of batch.entries()) {
+      const answer = answers[i];
+      if ('conflict' in answer) p.reject(await this.conflictOf(p, answer.conflict));
+      else p.resolve(eventsOf(p, answer.positions));
+    }
   }
 
-  /** One append inside the batch's transaction: its versions checked, its seqs taken, its rows inserted. */
-  private async stage(p: Pending): Promise<JournalEvent[]> {
-    const db = this.writer;
-    const streams = [...new Set(p.writes.map((w) => w.stream))];
-    const { rows } = await db.query<{ stream: string; v: number }>('SELECT stream, max(version) AS v FROM events WHERE stream = ANY($1) GROUP BY stream', [streams]);
-    const actual = new Map(rows.map((r) => [r.stream, Number(r.v)]));
+  /** The VersionConflict a refused append names: the stream the batch found moved, or (a race at insert) the first that has. */
+  private async conflictOf(p: Pending, conflict: { stream: string | null; expected?: number; actual?: number }): Promise<VersionConflict> {
+    if (conflict.stream !== null) return new VersionConflict(conflict.stream, conflict.expected!, conflict.actual!);
     for (const w of p.writes) {
-      const at = actual.get(w.stream) ?? 0;
-      if (at !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, at);
-      actual.set(w.stream, at + w.events.length);
+      const now = await this.streamVersionOn(this.pool, w.stream);
+      if (now !== w.expectedVersion) return new VersionConflict(w.stream, w.expectedVersion, now);
     }
-    const counts = new Map<string, number>();
-    for (const w of p.writes) counts.set(w.grain ?? p.grain, (counts.get(w.grain ?? p.grain) ?? 0) + w.events.length);
-    const next = new Map<string, number>();
-    for (const [grain, n] of counts) {
-      const { rows: head } = await db.query<{ seq: string }>('UPDATE grain_heads SET seq = seq + $2 WHERE grain = $1 RETURNING seq', [grain, n]);
-      next.set(grain, Number(head[0].seq) - n);
-    }
-    const columns: unknown[][] = [[], [], [], [], [], [], [], []];
-    const events: JournalEvent[] = [];
-    for (const w of p.writes) {
-      const grain = w.grain ?? p.grain;
-      let version = w.expectedVersion;
-      for (const e of w.events) {
-        const seq = next.get(grain)! + 1;
-        next.set(grain, seq);
-        version += 1;
-        const { kind, at, actor, ...rest } = e;
-        const row: Row = { grain, seq, stream: w.stream, version, at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
-        [row.grain, row.seq, row.stream, row.version, row.at, row.kind, row.actor, row.body].forEach((value, i) => columns[i].push(value));
-        events.push(toEvent(row));
-      }
-    }
-    try {
-      await db.query('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[])', columns);
-    } catch (error) {
-      // Another process wrote one of these versions first (between the check and the insert).
-      if ((error as { code?: string }).code === '23505') {
-        // This transaction is aborted until its savepoint is rolled back: the versions are read on another connection.
-        for (const w of p.writes) {
-          const now = await this.streamVersionOn(this.pool, w.stream);
-          if (now !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, now);
-        }
-        throw new VersionConflict(p.writes[0].stream, p.writes[0].expectedVersion, p.writes[0].expectedVersion + 1);
-      }
-      throw error;
-    }
-    return events;
+    return new VersionConflict(p.writes[0].stream, p.writes[0].expectedVersion, p.writes[0].expectedVersion + 1);
   }
 
   private async streamVersionOn(db: pg.Pool | pg.PoolClient, stream: string): Promise<number> {

@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { ownGrainOf } from '../../src/engine/grains.ts';
 import { createApp, type AppOptions } from '../../src/compose.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
+import { PostgresJournal } from '../../src/journal/postgres.ts';
+import type { JournalStore } from '../../src/journal/store.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from './postgres.ts';
 
 export type TestApp = Awaited<ReturnType<typeof createApp>>;
 
@@ -15,14 +18,25 @@ export function tempDir(prefix = 'legalwork-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Builds the app on a fresh journal; `close()` stops it and removes the directory. */
+/**
+ * The journal a test app runs on: SQLite in `dir`, or, with
+ * LEGALWORK_TEST_JOURNAL=postgres (the suite's second pass), PostgreSQL in a
+ * schema of its own; `drop` removes what it made.
+ */
+export async function testJournal(dir: string): Promise<{ journal: JournalStore; drop: () => Promise<void> }> {
+  if (process.env.LEGALWORK_TEST_JOURNAL !== 'postgres') return { journal: new SqliteJournal(dir), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  const schema = freshSchema();
+  return { journal: await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }), drop: async () => (rmSync(dir, { recursive: true, force: true }), dropSchema(schema)) };
+}
+
+/** Builds the app on a fresh journal; `close()` stops it and removes the journal. */
 export async function testApp(options: Partial<AppOptions> = {}) {
-  const dir = tempDir();
-  const journal = options.journal ?? new SqliteJournal(dir);
+  const made = options.journal ? null : await testJournal(tempDir());
+  const journal = options.journal ?? made!.journal;
   const app = await createApp({ ...options, journal });
   app.addHook('onClose', async () => {
     await journal.close();
-    rmSync(dir, { recursive: true, force: true });
+    await made?.drop();
   });
   await app.ready();
   return app;
