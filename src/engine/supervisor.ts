@@ -16,12 +16,15 @@ import { type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstat
 import type { Clock } from '../domain/clock.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import type { JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
+import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from './mailbox.ts';
+
+/** How many times a command is decided again when another process moved its entity first. */
+const STALE_RETRIES = 3;
 
 export interface SupervisorOptions {
   journal: JournalStore;
@@ -120,9 +123,21 @@ export class Supervisor {
    */
   dispatch<M extends AnyStateMachine, T>(definition: EntityDefinition<M>, id: string, grain: string, notFound: () => Refusal, work: (entity: Entity<M>) => Promise<T>): Promise<T> {
     return this.mailboxes.run(id, async () => {
-      const entity = await this.loadIn(definition, id, grain);
-      if (!entity) throw notFound();
-      return work(entity);
+      for (let attempt = 1; ; attempt++) {
+        const entity = await this.loadIn(definition, id, grain);
+        if (!entity) throw notFound();
+        const loadedAt = entity.version;
+        try {
+          return await work(entity);
+        } catch (error) {
+          // Another process committed to this stream after this one loaded it: the
+          // commit dropped the stale actor and wrote nothing, so the command is
+          // decided again on the journal as it now stands (the answer a serial
+          // order gives). Not once this work has committed: a retry would repeat that.
+          const stale = error instanceof VersionConflict && error.stream === id && entity.version === loadedAt;
+          if (!stale || attempt >= STALE_RETRIES) throw error;
+        }
+      }
     });
   }
 
