@@ -26,7 +26,8 @@
  *   later change can migrate it.
  */
 import pg from 'pg';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
+import { columnsOf, eventOf, type EventRow, type PendingAppend } from './rows.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
 export const SCHEMA_VERSION = 1;
@@ -106,44 +107,17 @@ END $$;
 `,
 };
 
-interface Row {
-  grain: string;
-  seq: string | number;
-  stream: string;
-  version: number;
-  at: string;
-  kind: string;
-  actor: string | null;
-  body: string;
-}
 
-interface Pending {
-  grain: string;
-  writes: StreamWrite[];
-  resolve: (events: JournalEvent[]) => void;
-  reject: (error: unknown) => void;
-}
 
-function toEvent(row: Row): JournalEvent {
-  const body = JSON.parse(row.body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>;
-  return { grain: row.grain, seq: Number(row.seq), stream: row.stream, version: row.version, at: row.at, kind: row.kind, ...(row.actor === null ? {} : { actor: row.actor }), ...body };
-}
-
-/** An event as the batch function inserts it: the columns, and the rest as the body's text. */
-function rowOf(e: NewEvent): { at: string; kind: string; actor: string | null; body: string } {
-  const { kind, at, actor, ...rest } = e;
-  return { at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
-}
 
 /** The events an append wrote, at the positions the database gave them, as they read back. */
-function eventsOf(p: Pending, positions: Array<[string, string | number, number]>): JournalEvent[] {
+function eventsOf(p: PendingAppend, positions: Array<[string, string | number, number]>): JournalEvent[] {
   const events: JournalEvent[] = [];
   let i = 0;
   for (const w of p.writes) {
     for (const e of w.events) {
       const [grain, seq, version] = positions[i++];
-      const row = rowOf(e);
-      events.push(toEvent({ grain, seq, stream: w.stream, version, at: row.at, kind: row.kind, actor: row.actor, body: row.body }));
+      events.push(eventOf({ grain, seq, stream: w.stream, version, ...columnsOf(e) }));
     }
   }
   return events;
@@ -165,7 +139,7 @@ export interface PostgresOptions {
 }
 
 export class PostgresJournal implements JournalStore {
-  private pending: Pending[] = [];
+  private pending: PendingAppend[] = [];
   private writing = false;
   private closing: Promise<void> | null = null;
 
@@ -223,14 +197,14 @@ export class PostgresJournal implements JournalStore {
   }
 
   /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
-  private async commit(batch: Pending[]): Promise<void> {
+  private async commit(batch: PendingAppend[]): Promise<void> {
     const db = this.writer;
     let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number } }>;
     try {
       await db.query('BEGIN');
       const payload = batch.map((p) => ({
         grain: p.grain,
-        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(rowOf) })),
+        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf) })),
       }));
       answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
       await db.query('COMMIT');
@@ -248,7 +222,7 @@ export class PostgresJournal implements JournalStore {
   }
 
   /** The VersionConflict a refused append names: the stream the batch found moved, or (a race at insert) the first that has. */
-  private async conflictOf(p: Pending, conflict: { stream: string | null; expected?: number; actual?: number }): Promise<VersionConflict> {
+  private async conflictOf(p: PendingAppend, conflict: { stream: string | null; expected?: number; actual?: number }): Promise<VersionConflict> {
     if (conflict.stream !== null) return new VersionConflict(conflict.stream, conflict.expected!, conflict.actual!);
     for (const w of p.writes) {
       const now = await this.streamVersionOn(this.pool, w.stream);
@@ -263,11 +237,11 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readStream(stream: string) {
-    return (await this.pool.query<Row>('SELECT * FROM events WHERE stream = $1 ORDER BY version', [stream])).rows.map(toEvent);
+    return (await this.pool.query<EventRow>('SELECT * FROM events WHERE stream = $1 ORDER BY version', [stream])).rows.map(eventOf);
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
-    return (await this.pool.query<Row>(`SELECT * FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).rows.map(toEvent);
+    return (await this.pool.query<EventRow>(`SELECT * FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).rows.map(eventOf);
   }
 
   async latestSeq(grain: string) {
@@ -290,8 +264,8 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    const { rows } = await this.pool.query<Row>('SELECT * FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4', [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit]);
-    return rows.map(toEvent);
+    const { rows } = await this.pool.query<EventRow>('SELECT * FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4', [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit]);
+    return rows.map(eventOf);
   }
 
   /** Commits what is pending, then closes every connection. */

@@ -20,7 +20,8 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite, type TailQuery } from './store.ts';
+import { columnsOf, eventOf, type EventRow, type PendingAppend } from './rows.ts';
+import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -50,28 +51,8 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
 `;
 
-interface Row {
-  grain: string;
-  seq: number;
-  stream: string;
-  version: number;
-  at: string;
-  kind: string;
-  actor: string | null;
-  body: string;
-}
 
-interface Pending {
-  grain: string;
-  writes: StreamWrite[];
-  resolve: (events: JournalEvent[]) => void;
-  reject: (error: unknown) => void;
-}
 
-function toEvent(row: Row): JournalEvent {
-  const body = JSON.parse(row.body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>;
-  return { grain: row.grain, seq: row.seq, stream: row.stream, version: row.version, at: row.at, kind: row.kind, ...(row.actor === null ? {} : { actor: row.actor }), ...body };
-}
 
 /**
  * The writer thread, as source: plain CommonJS so it loads the same way under
@@ -113,10 +94,10 @@ export class SqliteJournal implements JournalStore {
   /** Caches of the heads, filled lazily from the indexes; updated only after a commit. */
   private readonly streamVersions = new Map<string, number>();
   private readonly grainSeqs = new Map<string, number>();
-  private pending: Pending[] = [];
+  private pending: PendingAppend[] = [];
   private flushScheduled = false;
   /** The batch the writer is committing, with what it will make true once committed. */
-  private inFlight: { staged: Array<{ p: Pending; events: JournalEvent[] }>; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
+  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
   /** The writer thread died: nothing more can be made durable. */
   private broken: Error | null = null;
   private closing: Promise<void> | null = null;
@@ -186,7 +167,7 @@ export class SqliteJournal implements JournalStore {
    * expected version is checked first, so a refused append stages nothing and
    * an accepted one is written whole.
    */
-  private stage(p: Pending, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][]): JournalEvent[] {
+  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][]): JournalEvent[] {
     const local = new Map<string, number>();
     for (const w of p.writes) {
       const actual = local.get(w.stream) ?? this.version(w.stream, versions);
@@ -201,11 +182,10 @@ export class SqliteJournal implements JournalStore {
       for (const e of w.events) {
         seq += 1;
         version += 1;
-        const { kind, at, actor, ...rest } = e;
-        const row: Row = { grain, seq, stream: w.stream, version, at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
+        const row: EventRow = { grain, seq, stream: w.stream, version, ...columnsOf(e) };
         rows.push([row.grain, row.seq, row.stream, row.version, row.at, row.kind, row.actor, row.body]);
         // The caller gets the event as it reads back after a restart, sharing nothing with its input.
-        events.push(toEvent(row));
+        events.push(eventOf(row));
       }
       seqs.set(grain, seq);
     }
@@ -222,7 +202,7 @@ export class SqliteJournal implements JournalStore {
     this.pending = [];
     const versions = new Map<string, number>();
     const seqs = new Map<string, number>();
-    const staged: Array<{ p: Pending; events: JournalEvent[] }> = [];
+    const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
     for (const p of batch) {
       try {
@@ -275,11 +255,11 @@ export class SqliteJournal implements JournalStore {
   }
 
   async readStream(stream: string) {
-    return (this.stmt.readStream.all(stream) as Row[]).map(toEvent);
+    return (this.stmt.readStream.all(stream) as EventRow[]).map(eventOf);
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
-    return (this.stmt.readTail[feed].all(grain, after, limit) as Row[]).map(toEvent);
+    return (this.stmt.readTail[feed].all(grain, after, limit) as EventRow[]).map(eventOf);
   }
 
   async latestSeq(grain: string) {
@@ -300,7 +280,7 @@ export class SqliteJournal implements JournalStore {
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as Row[]).map(toEvent);
+    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(eventOf);
   }
 
   /** Commits what is pending, stops the writer, then closes. */
