@@ -25,12 +25,12 @@ export interface StartOptions {
 
 /**
  * The journal the environment names: PostgreSQL when LEGALWORK_DATABASE_URL
- * is set (in LEGALWORK_DATABASE_SCHEMA if given), held by this process alone;
- * else the embedded SQLite journal in `dataDir`.
+ * is set (in LEGALWORK_DATABASE_SCHEMA if given), shared with every other
+ * process on it; else the embedded SQLite journal in `dataDir`.
  */
 export async function journalFromEnv(dataDir: string): Promise<JournalStore> {
   const url = process.env.LEGALWORK_DATABASE_URL;
-  if (url) return PostgresJournal.connect({ url, schema: process.env.LEGALWORK_DATABASE_SCHEMA || undefined, exclusive: true });
+  if (url) return PostgresJournal.connect({ url, schema: process.env.LEGALWORK_DATABASE_SCHEMA || undefined });
   return new SqliteJournal(dataDir);
 }
 

@@ -130,12 +130,6 @@ export interface PostgresOptions {
   url: string;
   /** A schema of its own (tests make and drop one each); default: the connection's search path. */
   schema?: string;
-  /**
-   * Hold the journal for this process alone (the service, until several
-   * processes share the state they keep in memory today, issue 16): a
-   * second process on the same database and schema is refused at start-up.
-   */
-  exclusive?: boolean;
 }
 
 export class PostgresJournal implements JournalStore {
@@ -162,10 +156,6 @@ export class PostgresJournal implements JournalStore {
     const writer = await pool.connect();
     try {
       await migrate(writer, schema);
-      // A session lock, held by the writing connection for the journal's life: released when the process goes, however it goes.
-      if (options.exclusive && !(await writer.query<{ held: boolean }>("SELECT pg_try_advisory_lock(7351991, hashtext(current_schema())) AS held")).rows[0].held) {
-        throw new Error(`another legalwork process is serving this journal (schema ${schema ?? 'public'}): one process per database for now, until the state each process keeps in memory is shared (issue 16); stop the other, or use another database`);
-      }
     } catch (error) {
       writer.release();
       await pool.end();
