@@ -26,6 +26,7 @@ import { Workspaces } from './engine/workspaces.ts';
 import { build, type HttpOptions } from './http/app.ts';
 import type { Services } from './http/services.ts';
 import { supplySecretOf } from './http/supply-callback.ts';
+import { PostgresJournal } from './journal/postgres.ts';
 import type { JournalStore } from './journal/store.ts';
 
 export interface AppOptions extends HttpOptions {
@@ -75,7 +76,10 @@ export function createServices(options: AppOptions): Services {
     ladders,
     keys: new Keys(supervisor),
     workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
-    creationBound: new CreationBound({ now: options.sandboxNow, ...options.creationBound }),
+    // Admissions are counted where the journal is shared: on PostgreSQL, in its database, so every process on it
+    // counts the same ones; on the embedded journal (one process per file) in this process's memory. Chosen here, by
+    // the journal's adapter, rather than through the JournalStore contract: the ledger is the limiter's state, not the journal's.
+    creationBound: new CreationBound({ now: options.sandboxNow, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
     tenants,
     firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     conflicts: new Conflicts(supervisor),

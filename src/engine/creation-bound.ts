@@ -10,10 +10,30 @@
  * `Retry-After`, the seconds until the oldest counted creation leaves the window.
  * A slot is taken when a creation is admitted, so a burst of concurrent
  * requests cannot slip past the bound.
+ *
+ * The policy (limit, window, the refusal and its Retry-After) is here; where
+ * admissions are counted is an {@link AdmissionLedger}: this process's memory
+ * by default (one process on the embedded journal), or the PostgreSQL
+ * journal's database when several processes share it
+ * (`journal/postgres-admissions.ts`), so together they admit `limit`, not
+ * `limit` each.
  */
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { GrainKind } from './workspaces.ts';
+
+/** A ledger's answer: the slot was taken, or how many admissions the window holds and the oldest of them (ms). */
+export type Admission = { admitted: true } | { admitted: false; count: number; oldestMs: number };
+
+/**
+ * Where admissions are counted. `admit` takes a slot in `key`'s rolling
+ * window (admissions at instants > `nowMs - windowMs`) when fewer than
+ * `limit` are in it, atomically per key: concurrent calls, from any process
+ * sharing the ledger, never admit more than `limit`.
+ */
+export interface AdmissionLedger {
+  admit(key: string, nowMs: number, windowMs: number, limit: number): Promise<Admission>;
+}
 
 export interface CreationBoundOptions {
   /** Grains of one kind a caller may open per window. */
@@ -21,6 +41,8 @@ export interface CreationBoundOptions {
   windowSeconds: number;
   /** Wall clock in milliseconds; injected by tests. */
   now?: () => number;
+  /** Where admissions are counted (default: this process's memory). */
+  ledger?: AdmissionLedger;
 }
 
 /** 1000 grains of each kind per caller per rolling hour. */
@@ -28,17 +50,42 @@ export const DEFAULT_CREATION_BOUND = { limit: 1000, windowSeconds: 3600 } as co
 /** When this many callers are tracked, callers with nothing left in the window are forgotten. */
 const SWEEP_AT = 10_000;
 
+/** Admissions counted in this process's memory: exact for one process, and only for one. */
+export class MemoryAdmissions implements AdmissionLedger {
+  /** Per key: admission instants (ms) still inside the window, oldest first. */
+  private readonly admitted = new Map<string, number[]>();
+
+  // Synchronous to the end: the check and the slot taken are one step, whatever else is in flight.
+  async admit(key: string, nowMs: number, windowMs: number, limit: number): Promise<Admission> {
+    const times = (this.admitted.get(key) ?? []).filter((t) => t > nowMs - windowMs);
+    if (times.length >= limit) {
+      this.admitted.set(key, times);
+      return { admitted: false, count: times.length, oldestMs: times[0] };
+    }
+    times.push(nowMs);
+    this.admitted.set(key, times);
+    if (this.admitted.size > SWEEP_AT) this.sweep(nowMs - windowMs);
+    return { admitted: true };
+  }
+
+  private sweep(horizon: number): void {
+    for (const [key, times] of this.admitted) {
+      if (times[times.length - 1] <= horizon) this.admitted.delete(key);
+    }
+  }
+}
+
 export class CreationBound {
   readonly limit: number;
   readonly windowSeconds: number;
   private readonly now: () => number;
-  /** Per `kind caller`: admission instants (ms) still inside the window, oldest first. */
-  private readonly admitted = new Map<string, number[]>();
+  private readonly ledger: AdmissionLedger;
 
   constructor(options: Partial<CreationBoundOptions> = {}) {
     this.limit = options.limit ?? DEFAULT_CREATION_BOUND.limit;
     this.windowSeconds = options.windowSeconds ?? DEFAULT_CREATION_BOUND.windowSeconds;
     this.now = options.now ?? Date.now;
+    this.ledger = options.ledger ?? new MemoryAdmissions();
     if (!Number.isInteger(this.limit) || this.limit < 1) throw new Error(`creation bound limit must be a positive integer, got ${this.limit}`);
     if (!Number.isFinite(this.windowSeconds) || this.windowSeconds <= 0) throw new Error(`creation bound window must be a positive number of seconds, got ${this.windowSeconds}`);
   }
@@ -47,26 +94,13 @@ export class CreationBound {
    * Takes one creation slot for `caller`, or returns the 429 refusal (with the
    * seconds to wait) when the caller has used every slot in the window.
    */
-  admit(kind: GrainKind, caller: string): { refusal: Refusal; retryAfterSeconds: number } | null {
+  async admit(kind: GrainKind, caller: string): Promise<{ refusal: Refusal; retryAfterSeconds: number } | null> {
     const now = this.now();
     const windowMs = this.windowSeconds * 1000;
-    const key = `${kind} ${caller}`;
-    const times = (this.admitted.get(key) ?? []).filter((t) => t > now - windowMs);
-    if (times.length >= this.limit) {
-      this.admitted.set(key, times);
-      const retryAfterSeconds = Math.max(1, Math.ceil((times[0] + windowMs - now) / 1000));
-      const refused = refusal('CREATION_BOUND', { caller, count: times.length, kind, windowSeconds: this.windowSeconds, limit: this.limit, retryAfterSeconds }, { retryAfterSeconds, bound: { kind, limit: this.limit, windowSeconds: this.windowSeconds, caller: 'remote address' } });
-      return { refusal: refused, retryAfterSeconds };
-    }
-    times.push(now);
-    this.admitted.set(key, times);
-    if (this.admitted.size > SWEEP_AT) this.sweep(now - windowMs);
-    return null;
-  }
-
-  private sweep(horizon: number): void {
-    for (const [key, times] of this.admitted) {
-      if (times[times.length - 1] <= horizon) this.admitted.delete(key);
-    }
+    const answer = await this.ledger.admit(`${kind} ${caller}`, now, windowMs, this.limit);
+    if (answer.admitted) return null;
+    const retryAfterSeconds = Math.max(1, Math.ceil((answer.oldestMs + windowMs - now) / 1000));
+    const refused = refusal('CREATION_BOUND', { caller, count: answer.count, kind, windowSeconds: this.windowSeconds, limit: this.limit, retryAfterSeconds }, { retryAfterSeconds, bound: { kind, limit: this.limit, windowSeconds: this.windowSeconds, caller: 'remote address' } });
+    return { refusal: refused, retryAfterSeconds };
   }
 }

@@ -10,9 +10,9 @@ import type { Services } from './services.ts';
 /** The `config.keyless` reason of the provisioning doors (POST /workspaces, /tenants, /firms): the creation bound stands in for a key. */
 export const SANDBOX_PROVISIONING = 'sandbox provisioning is anonymous';
 
-/** Takes a creation slot for the caller, or refuses 429 BLOCKED with Retry-After. */
-export function admitCreation(services: Services, kind: GrainKind, request: FastifyRequest, reply: FastifyReply): void {
-  const bounded = services.creationBound.admit(kind, request.ip);
+/** Takes a creation slot for the caller, or refuses 429 BLOCKED with Retry-After (rejects with the refusal: await it before opening the grain). */
+export async function admitCreation(services: Services, kind: GrainKind, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const bounded = await services.creationBound.admit(kind, request.ip);
   if (!bounded) return;
   reply.header('retry-after', String(bounded.retryAfterSeconds));
   throw bounded.refusal;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import { VersionConflict, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
-import { PostgresJournal } from '../../src/journal/postgres.ts';
+import { PostgresJournal, SCHEMA_VERSION } from '../../src/journal/postgres.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
 import pg from 'pg';
 import { tempDir } from '../helpers/app.ts';
@@ -166,7 +166,7 @@ describe('the PostgreSQL journal', () => {
     try {
       await db.query(`SET search_path TO ${pg.escapeIdentifier(schemas[schemas.length - 1])}`);
       for (const sql of ["UPDATE events SET kind = 'y'", 'DELETE FROM events', 'TRUNCATE events']) await expect(db.query(sql), sql).rejects.toThrow(/append-only/);
-      expect((await db.query('SELECT max(version) AS v FROM schema_version')).rows[0].v).toBe(1);
+      expect((await db.query('SELECT max(version) AS v FROM schema_version')).rows[0].v).toBe(SCHEMA_VERSION);
     } finally {
       await db.end();
     }

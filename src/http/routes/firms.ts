@@ -25,7 +25,7 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
   const { firms } = services;
 
   app.post('/firms', { config: { keyless: SANDBOX_PROVISIONING }, schema: R.open }, async (request, reply) => {
-    admitCreation(services, 'firm', request, reply);
+    await admitCreation(services, 'firm', request, reply);
     const grain = await firms.open();
     request.grain = grain.record.id;
     return reply.status(201).send(ok({ firm: { ...grainView(firms, grain.record), enrollments: { enrolled: 0, revoked: 0 } } }));

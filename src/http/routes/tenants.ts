@@ -50,7 +50,7 @@ export async function tenantRoutes(fastify: FastifyInstance, { services }: { ser
 
   // No request schema to type, and the hook in `sandbox.ts` stamps the reply's `provenance` after the handler.
   fastify.post('/tenants', { config: { keyless: SANDBOX_PROVISIONING }, schema: R.open }, async (request, reply) => {
-    admitCreation(services, 'tenant', request, reply);
+    await admitCreation(services, 'tenant', request, reply);
     const grain = await tenants.open();
     request.grain = grain.record.id;
     return reply.status(201).send(ok({ tenant: await view(grain) }));

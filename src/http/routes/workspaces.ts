@@ -13,7 +13,7 @@ export async function workspaceRoutes(app: FastifyInstance, { services }: { serv
   const { workspaces, journal } = services;
 
   app.post('/workspaces', { config: { keyless: SANDBOX_PROVISIONING }, schema: R.open }, async (request, reply) => {
-    admitCreation(services, 'workspace', request, reply);
+    await admitCreation(services, 'workspace', request, reply);
     const { record } = await workspaces.open();
     request.grain = record.id;
     return reply.status(201).send(ok({ workspace: grainView(workspaces, record) }));
