@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.ts';
 import { refusal } from '../domain/refusals.ts';
-import type { JournalEvent } from '../journal/store.ts';
+import { VersionConflict, type JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import { asBookkeeping } from './idempotency.ts';
@@ -48,6 +48,8 @@ export interface KeyRecord {
 
 export const hashKey = (key: string) => sha256Hex(key);
 const streamOf = (hash: string) => `keyhash:${hash}`;
+/** How many times a reservation is decided again when another process reserved on the key first. */
+const STALE_RETRIES = 5;
 /** Money is summed in cents so repeated reservations never drift. */
 const cents = (usd: number) => Math.round(usd * 100);
 
@@ -97,12 +99,12 @@ export class Keys {
    */
   reserve(record: KeyRecord, ref: string, amountUsd: number, act: string): Promise<void> {
     return this.supervisor.exclusive(record.stream, async () => {
-      const ceiling = record.spendCeilingUsd;
-      if (ceiling !== null && cents(record.committedUsd) + cents(amountUsd) > cents(ceiling)) {
-        throw refusal('SPEND_CEILING', { act, priceUsd: amountUsd, committedUsd: record.committedUsd, ceiling }, { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act });
-      }
-      const written = await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.reserved', by: 'gate', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, record.id));
-      apply(record, written);
+      await this.appendSpend(record, { kind: 'key.spend.reserved', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, () => {
+        const ceiling = record.spendCeilingUsd;
+        if (ceiling !== null && cents(record.committedUsd) + cents(amountUsd) > cents(ceiling)) {
+          throw refusal('SPEND_CEILING', { act, priceUsd: amountUsd, committedUsd: record.committedUsd, ceiling }, { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act });
+        }
+      });
       record.running.set(ref, cents(amountUsd));
     });
   }
@@ -112,10 +114,33 @@ export class Keys {
     return this.supervisor.exclusive(record.stream, async () => {
       const amount = record.running.get(ref);
       if (amount === undefined) return;
-      const written = await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { kind: 'key.spend.released', by: 'gate', note: `reservation ${ref} released: ${reason}`, data: { ref, amountUsd: amount / 100, reason } }, record.id));
+      await this.appendSpend(record, { kind: 'key.spend.released', note: `reservation ${ref} released: ${reason}`, data: { ref, amountUsd: amount / 100, reason } });
       record.running.delete(ref);
-      apply(record, written);
     });
+  }
+
+  /**
+   * Journals a spend fact on the key's stream at the version this process
+   * folded, after `check` passes. On a journal other processes share, the
+   * key's facts they wrote are folded first; one they write between that and
+   * the append makes it a conflict, folded in turn before deciding again.
+   */
+  private async appendSpend(record: KeyRecord, fact: { kind: string; note: string; data: Record<string, unknown> }, check: () => void = () => undefined): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.supervisor.journal.shared) await this.catchUp(record);
+      check();
+      try {
+        apply(record, await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { ...fact, by: 'gate' }, record.id)));
+        return;
+      } catch (error) {
+        if (!(error instanceof VersionConflict) || attempt >= STALE_RETRIES) throw error;
+      }
+    }
+  }
+
+  /** Folds the key's facts journaled after the record's version (by another process). */
+  private async catchUp(record: KeyRecord): Promise<void> {
+    apply(record, (await this.supervisor.journal.readStream(record.stream)).filter((e) => e.version > record.version));
   }
 
   /** The act went through: its reservation stays committed for good. */

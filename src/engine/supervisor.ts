@@ -11,6 +11,11 @@
  * Actors are rebuilt lazily, on first touch, by replaying their journaled
  * causes (checked: see `entity.ts`). Idle actors are passivated (least
  * recently used first) so memory stays bounded however many entities exist.
+ *
+ * On a journal other processes write too, a resident actor is checked
+ * against its stream's version before each use (one indexed read): a read
+ * on this process after a write another process acknowledged sees that
+ * write, and a command decides on the journal as it stands.
  */
 import { type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
@@ -58,11 +63,12 @@ export class Supervisor {
     this.clock = options.clock;
     this.capacity = options.residentActors ?? 20_000;
     this.definitions = new Map(options.entities.map((d) => [d.openedKind, d]));
+    options.journal.shared?.onPeerCommit((grain, seq) => this.bus.emit('committedElsewhere', grain, seq));
   }
 
   /** The live entity, rehydrated from the journal on first touch; null when no such stream. */
   async load<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string): Promise<Entity<M> | null> {
-    const hit = this.resident.get(id);
+    const hit = await this.residentAsJournaled(id);
     if (hit) {
       this.resident.delete(id);
       this.resident.set(id, hit);
@@ -76,6 +82,16 @@ export class Supervisor {
     }
     const entity = await pending;
     return entity && entity.definition === definition ? (entity as unknown as Entity<M>) : null;
+  }
+
+  /** The resident actor of `id`, unless another process has moved its stream since (it is forgotten: the caller rebuilds it). */
+  private async residentAsJournaled(id: string): Promise<Entity | undefined> {
+    const hit = this.resident.get(id);
+    if (!hit || !this.journal.shared || (await this.journal.streamVersion(id)) <= hit.version) return hit;
+    if (this.resident.get(id) === hit) this.resident.delete(id);
+    // A command of this process may hold it still; that command's append will meet the conflict and decide again.
+    if (!this.mailboxes.isBusy(id)) hit.stop();
+    return undefined;
   }
 
   /** The live entity when `grain` reaches it (`reaches`); null when there is no such stream or it lies beyond the grain. */

@@ -18,6 +18,13 @@
  *   included.
  * - The write path only wakes a worker (a map lookup per commit): a slow or
  *   dead receiver holds its own worker, nothing else.
+ * - On a journal several processes share, every process knows every
+ *   endpoint (it follows the `webhooks` grain as other processes write it),
+ *   and one delivers to each: the holder of the endpoint's lease. When that
+ *   process goes, its leases go with its database session, and another
+ *   process takes them within `LEASE_POLL_MS`, folds the endpoint's stream
+ *   and resumes where it stood (an event whose attempt was cut short is
+ *   sent again: at least once).
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -27,7 +34,7 @@ import { refusal } from '../domain/refusals.ts';
 import { subscribes, webhookEventId, webhookTypesOf, type WebhookEventType, type WebhookSubscription } from '../domain/webhook-events.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../domain/webhook-url.ts';
 import { sha256Hex } from '../domain/hash.ts';
-import { eachStreamHead, type JournalEvent } from '../journal/store.ts';
+import { eachStreamHead, VersionConflict, type JournalEvent } from '../journal/store.ts';
 import { Entity } from './entity.ts';
 import { sandboxKindOf } from './grains.ts';
 import { asBookkeeping } from './idempotency.ts';
@@ -46,6 +53,10 @@ export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** How many tail events a worker reads at a time. */
 const TAIL_PAGE = 200;
+/** How often a process tries to take the leases of endpoints no process delivers to (a journal several processes share). */
+export const LEASE_POLL_MS = 2_000;
+/** How many times an endpoint fact is journaled again after another process wrote the stream first. */
+const STALE_RETRIES = 5;
 
 export interface WebhookOptions {
   /** Multiplies the retry schedule and the disabling window (tests run them in milliseconds). */
@@ -106,6 +117,8 @@ interface Worker {
   /** Attempts made so far of an unfinished event, and when the last was. */
   tried: Map<string, { attempts: number; lastAt: number }>;
   failingSince: number | null;
+  /** This process delivers to the endpoint: it holds its lease (always, on a journal no other process writes). */
+  leased: boolean;
   running: boolean;
   again: boolean;
   /** Wakes a worker waiting out a retry when it is closed. */
@@ -125,6 +138,12 @@ export class Webhooks {
   private readonly timeoutMs: number;
   private readonly now: () => number;
   private closed = false;
+  /** How far this process has followed the `webhooks` grain that other processes write too. */
+  private followed = 0;
+  private following: Promise<void> = Promise.resolve();
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  private readonly leaseTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -136,19 +155,100 @@ export class Webhooks {
     this.now = options.now ?? Date.now;
     supervisor.bus.on('committed', (written: JournalEvent[]) => {
       if (this.byOwner.size === 0) return;
-      for (const grain of new Set(written.map((e) => e.grain))) for (const id of this.byOwner.get(grain) ?? []) this.wake(this.workers.get(id)!);
+      for (const grain of new Set(written.map((e) => e.grain))) this.wakeOwnedBy(grain);
     });
+    const shared = supervisor.journal.shared;
+    if (!shared) return;
+    supervisor.bus.on('committedElsewhere', (grain) => {
+      if (grain === null || grain === WEBHOOKS_GRAIN) this.follow();
+      if (grain === null) for (const worker of this.workers.values()) this.wake(worker);
+      else this.wakeOwnedBy(grain);
+    });
+    shared.onLeasesLost(() => {
+      for (const worker of this.workers.values()) worker.leased = false;
+    });
+    this.leaseTimer = setInterval(() => this.claimLeases(), LEASE_POLL_MS);
+    this.leaseTimer.unref();
+  }
+
+  private wakeOwnedBy(grain: string): void {
+    for (const id of this.byOwner.get(grain) ?? []) this.wake(this.workers.get(id)!);
+  }
+
+  /** Takes the leases this process can (`claimFree`), one claim at a time; a call while one runs has it run once more. */
+  private claimLeases(): void {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = (async () => {
+      do {
+        this.claimAgain = false;
+        await this.claimFree().catch(() => undefined);
+      } while (this.claimAgain && !this.closed);
+      this.claiming = null;
+    })();
+  }
+
+  /** Takes the leases of enabled endpoints no process delivers to; each taken is brought up to its stream, then run. */
+  private async claimFree(): Promise<void> {
+    const shared = this.supervisor.journal.shared;
+    const free = [...this.workers.values()].filter((w) => !w.leased && !w.endpoint.disabled);
+    if (!shared || this.closed || free.length === 0) return;
+    const taken = await shared.tryLeases(free.map((w) => w.stream));
+    for (const worker of free) {
+      if (!taken.has(worker.stream)) continue;
+      await this.catchUp(worker).catch(() => undefined);
+      worker.leased = true;
+      this.wake(worker);
+    }
+  }
+
+  /** Folds what other processes journaled on the endpoint's stream since this process last read it. */
+  private async catchUp(worker: Worker): Promise<void> {
+    this.fold(worker, await this.supervisor.journal.readStream(worker.stream));
+  }
+
+  /**
+   * Reads the `webhooks` grain after where this process stands: endpoints
+   * other processes registered are adopted, and their attempts and disablings
+   * folded. One read at a time, in order.
+   */
+  private follow(): void {
+    this.following = this.following.then(async () => {
+      for (;;) {
+        const page = await this.supervisor.journal.readTail(WEBHOOKS_GRAIN, { after: this.followed, limit: TAIL_PAGE, feed: 'timeline' });
+        for (const e of page) {
+          const worker = this.workers.get(e.subject);
+          if (!worker && e.kind === 'webhook.endpoint.created') this.adopt(await this.supervisor.journal.readStream(e.stream));
+          else if (worker && e.version === worker.version + 1) this.fold(worker, [e]);
+          else if (worker && e.version > worker.version) await this.catchUp(worker);
+          this.followed = e.seq;
+        }
+        if (page.length < TAIL_PAGE) return;
+      }
+    }).catch(() => undefined);
   }
 
   private policyOf(ownerGrain: string): WebhookUrlPolicy {
     return { sandbox: sandboxKindOf(ownerGrain) !== null, allowPrivate: this.options.allowPrivate === true };
   }
 
-  /** Loads every endpoint and resumes its deliveries (at start-up). */
+  /**
+   * Loads every endpoint and resumes its deliveries (at start-up). Runs
+   * beside the service, so it never throws: a journal closed under it ends
+   * it, and the next start resumes again.
+   */
   async resume(): Promise<void> {
-    for await (const head of eachStreamHead(this.supervisor.journal, WEBHOOKS_GRAIN, 'webhook.endpoint.created')) {
-      if (this.closed) return;
-      if (!this.workers.has(String(head.data.id))) this.adopt(await this.supervisor.journal.readStream(head.stream));
+    try {
+      // Read first: whatever other processes write to the grain from here on is followed (`follow`).
+      this.followed = await this.supervisor.journal.latestSeq(WEBHOOKS_GRAIN);
+      for await (const head of eachStreamHead(this.supervisor.journal, WEBHOOKS_GRAIN, 'webhook.endpoint.created')) {
+        if (this.closed) return;
+        if (!this.workers.has(String(head.data.id))) this.adopt(await this.supervisor.journal.readStream(head.stream));
+      }
+    } catch {
+      // The journal closed under it (a stop): nothing to resume into.
     }
   }
 
@@ -211,6 +311,7 @@ export class Webhooks {
 
   close(): void {
     this.closed = true;
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     for (const worker of this.workers.values()) {
       if (worker.sleeping) {
         clearTimeout(worker.sleeping.timer);
@@ -229,21 +330,27 @@ export class Webhooks {
   private adopt(stream: JournalEvent[]): Worker {
     const created = stream[0];
     const endpoint = { ...(created.data as unknown as Omit<Endpoint, 'createdAt' | 'disabled'>), createdAt: created.at, disabled: null } as Endpoint;
-    const worker: Worker = { endpoint, stream: created.stream, version: 0, cursor: endpoint.fromSeq, finished: new Set(), tried: new Map(), failingSince: null, running: false, again: false, sleeping: null };
+    const worker: Worker = { endpoint, stream: created.stream, version: 0, cursor: endpoint.fromSeq, finished: new Set(), tried: new Map(), failingSince: null, leased: !this.supervisor.journal.shared, running: false, again: false, sleeping: null };
     this.fold(worker, stream);
     this.workers.set(endpoint.id, worker);
     let owned = this.byOwner.get(endpoint.ownerGrain);
     if (!owned) this.byOwner.set(endpoint.ownerGrain, (owned = new Set()));
     owned.add(endpoint.id);
-    this.wake(worker);
+    if (worker.leased) this.wake(worker);
+    else this.claimLeases();
     return worker;
   }
 
   /** Takes journaled endpoint facts into the worker's state. */
   private fold(worker: Worker, events: JournalEvent[]): void {
     for (const e of events) {
+      // Already folded: this process wrote it, or read it before.
+      if (e.version <= worker.version) continue;
       worker.version = e.version;
-      if (e.kind === 'webhook.endpoint.disabled') worker.endpoint.disabled = { at: e.at, reason: String(e.data.reason) };
+      if (e.kind === 'webhook.endpoint.disabled') {
+        worker.endpoint.disabled = { at: e.at, reason: String(e.data.reason) };
+        worker.sleeping?.wake();
+      }
       if (e.kind !== 'webhook.attempt') continue;
       const a = e.data as unknown as AttemptRecord;
       if (a.redelivery) continue;
@@ -264,7 +371,7 @@ export class Webhooks {
 
   /** Runs the worker, or has it look again once it finishes what it is at. Never in a request's context: its writes are its own. */
   private wake(worker: Worker): void {
-    if (this.closed || worker.endpoint.disabled) return;
+    if (this.closed || worker.endpoint.disabled || !worker.leased) return;
     if (worker.running) {
       worker.again = true;
       return;
@@ -299,10 +406,10 @@ export class Webhooks {
   private async deliver(worker: Worker, fact: JournalEvent, type: WebhookEventType): Promise<boolean> {
     const eventId = webhookEventId(fact, type);
     for (;;) {
-      if (this.closed || worker.endpoint.disabled) return false;
+      if (this.closed || worker.endpoint.disabled || !worker.leased) return false;
       const tried = worker.tried.get(eventId);
       if (tried) await this.sleep(worker, tried.lastAt + RETRY_SCHEDULE_MS[tried.attempts - 1] * this.scale - this.now());
-      if (this.closed || worker.endpoint.disabled) return false;
+      if (this.closed || worker.endpoint.disabled || !worker.leased) return false;
       const record = await this.attempt(worker, fact, type, (tried?.attempts ?? 0) + 1, false);
       if (record.final) return true;
       if (worker.failingSince !== null && this.now() - worker.failingSince >= DISABLE_AFTER_MS * this.scale) {
@@ -345,16 +452,26 @@ export class Webhooks {
   }
 
   private async disableWorker(worker: Worker, reason: string): Promise<void> {
-    if (worker.endpoint.disabled) return;
-    await this.journalFact(worker, { kind: 'webhook.endpoint.disabled', by: 'webhooks', note: `webhook endpoint ${worker.endpoint.id} disabled: ${reason}`, data: { reason } });
-    worker.sleeping?.wake();
+    await this.journalFact(worker, { kind: 'webhook.endpoint.disabled', by: 'webhooks', note: `webhook endpoint ${worker.endpoint.id} disabled: ${reason}`, data: { reason } }, () => worker.endpoint.disabled === null);
   }
 
-  /** Appends to the endpoint's stream, one writer at a time, and folds what it wrote. */
-  private journalFact(worker: Worker, fact: { kind: string; by: string; note: string; data: Record<string, unknown> }): Promise<void> {
+  /**
+   * Appends to the endpoint's stream, one writer at a time in this process,
+   * and folds what it wrote; unless `wanted` says otherwise once the stream
+   * is read. Another process may have written the stream first (a disabling,
+   * an attempt): that is folded, and the fact journaled after it.
+   */
+  private journalFact(worker: Worker, fact: { kind: string; by: string; note: string; data: Record<string, unknown> }, wanted: () => boolean = () => true): Promise<void> {
     return this.supervisor.exclusive(worker.stream, async () => {
-      const written = await this.supervisor.appendFact(WEBHOOKS_GRAIN, worker.stream, worker.version, fact, worker.endpoint.id);
-      this.fold(worker, written);
+      for (let attempt = 1; wanted(); attempt++) {
+        try {
+          this.fold(worker, await this.supervisor.appendFact(WEBHOOKS_GRAIN, worker.stream, worker.version, fact, worker.endpoint.id));
+          return;
+        } catch (error) {
+          if (!(error instanceof VersionConflict) || attempt >= STALE_RETRIES) throw error;
+          await this.catchUp(worker);
+        }
+      }
     });
   }
 

@@ -66,6 +66,8 @@ class Subscriber {
   private catchingUp = false;
   /** Highest seq announced by the bus while the journal was being read. */
   private announced = 0;
+  /** Read the journal once more after the current catch-up: commits may have gone unheard meanwhile. */
+  private again = false;
   closed = false;
   private readonly socket: Socket;
   /** Whether the body is chunked (HTTP/1.1) or raw until close (HTTP/1.0). */
@@ -112,6 +114,14 @@ class Subscriber {
     this.checkBuffer();
   }
 
+  /** Another process committed to this grain through `seq` (null: unknown, read anyway): read it from the journal. */
+  committedElsewhere(seq: number | null): void {
+    if (this.closed || (seq !== null && seq <= this.cursor)) return;
+    if (seq !== null) this.announced = Math.max(this.announced, seq);
+    else this.again = true;
+    void this.catchUp();
+  }
+
   keepAlive(): void {
     if (this.closed) return;
     this.write(KEEP_ALIVE);
@@ -132,6 +142,7 @@ class Subscriber {
     this.catchingUp = true;
     try {
       for (;;) {
+        this.again = false;
         const latest = await this.hub.journal.latestSeq(this.grain);
         const page = await this.hub.journal.readTail(this.grain, { after: this.cursor, limit: CATCH_UP_PAGE, feed: this.feed });
         if (this.closed) return;
@@ -142,7 +153,7 @@ class Subscriber {
         this.cursor = full ? page[page.length - 1].seq : Math.max(this.cursor, latest, page.length ? page[page.length - 1].seq : 0);
         if (this.socket.writableNeedDrain) await this.drained();
         if (this.closed) return;
-        if (!full && this.announced <= this.cursor) return;
+        if (!full && this.announced <= this.cursor && !this.again) return;
       }
     } catch {
       // The journal could not be read (closing under a shutdown): drop; the client resumes with Last-Event-ID.
@@ -177,6 +188,11 @@ export class SseHub {
   private readonly onCommitted = (events: JournalEvent[]) => {
     if (this.byGrain.has(events[0]?.grain)) setImmediate(() => this.fanOut(events));
   };
+  /** Another process's commit: each subscriber of its grain (of every grain, when unknown) reads what it has not sent. */
+  private readonly onCommittedElsewhere = (grain: string | null, seq: number) => {
+    const sets = grain === null ? [...this.byGrain.values()] : [this.byGrain.get(grain) ?? []];
+    for (const set of sets) for (const subscriber of set) subscriber.committedElsewhere(grain === null ? null : seq);
+  };
 
   constructor(
     readonly journal: JournalStore,
@@ -186,6 +202,7 @@ export class SseHub {
     this.keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     bus.on('committed', this.onCommitted);
+    bus.on('committedElsewhere', this.onCommittedElsewhere);
     // One timer for every connection; it never keeps the process alive.
     this.timer = setInterval(() => this.keepAliveAll(), this.keepAliveMs);
     this.timer.unref();
@@ -247,6 +264,7 @@ export class SseHub {
   close(): void {
     clearInterval(this.timer);
     this.bus.off('committed', this.onCommitted);
+    this.bus.off('committedElsewhere', this.onCommittedElsewhere);
     for (const set of [...this.byGrain.values()]) {
       for (const subscriber of [...set]) {
         this.forget(subscriber);

@@ -26,11 +26,13 @@
  *   later change can migrate it.
  */
 import pg from 'pg';
+import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
+import { PostgresSession } from './postgres-session.ts';
 import { columnsOf, eventOf, type EventRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const MIGRATIONS: Record<number, string> = {
   1: `
@@ -105,6 +107,8 @@ BEGIN
   RETURN answers;
 END $$;
 `,
+  // The creation bound's admissions, shared by every process on this database.
+  2: ADMISSIONS_MIGRATION,
 };
 
 
@@ -140,8 +144,14 @@ export class PostgresJournal implements JournalStore {
   private constructor(
     /** Reads. */
     private readonly pool: pg.Pool,
-    /** The one connection that writes: one transaction at a time, each a batch of appends. */
-    private readonly writer: pg.PoolClient,
+    /**
+     * The one connection that writes: one transaction at a time, each a
+     * batch of appends. Replaced when it breaks (the database restarted):
+     * the batch it held failed whole, and the next batch takes a new one.
+     */
+    private writer: pg.PoolClient | null,
+    /** Other processes' commits, heard; this process's leases. */
+    readonly shared: PostgresSession,
   ) {}
 
   /** Connects, creates or migrates the schema, and keeps a connection for writes. */
@@ -153,15 +163,19 @@ export class PostgresJournal implements JournalStore {
     const pool = new pg.Pool({ connectionString: options.url, max: 8, options: startup });
     // An idle connection the database dropped: the pool replaces it, and the next query says what failed.
     pool.on('error', () => undefined);
-    const writer = await pool.connect();
+    const writer = await writerOf(pool);
+    let session: PostgresSession;
     try {
       await migrate(writer, schema);
+      const { rows } = await writer.query<{ schema: string }>('SELECT current_schema() AS schema');
+      session = new PostgresSession({ connectionString: options.url, options: startup }, `legalwork_journal:${rows[0].schema}`);
+      await session.open();
     } catch (error) {
       writer.release();
       await pool.end();
       throw error;
     }
-    return new PostgresJournal(pool, writer);
+    return new PostgresJournal(pool, writer, session);
   }
 
   append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
@@ -188,19 +202,27 @@ export class PostgresJournal implements JournalStore {
 
   /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
   private async commit(batch: PendingAppend[]): Promise<void> {
-    const db = this.writer;
+    let db: pg.PoolClient | undefined;
     let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number } }>;
     try {
+      db = this.writer ??= await writerOf(this.pool);
       await db.query('BEGIN');
       const payload = batch.map((p) => ({
         grain: p.grain,
         writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf) })),
       }));
       answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
-      await db.query('COMMIT');
+      // The notices go out with the COMMIT, in the same round trip, and are delivered only if it commits.
+      await db.query(`${this.noticesOf(answers)}COMMIT`);
     } catch (error) {
-      // The transaction failed (the database went away, a disk error): nothing of it was written.
-      await db.query('ROLLBACK').catch(() => undefined);
+      // The transaction failed (a disk error, the database went away): nothing of it was written, or, when
+      // the connection broke during COMMIT, it is unknown whether it was. Either way no append is answered
+      // as a success; the writers drop their actors and read the journal again, and a retry under an
+      // Idempotency-Key finds out which (its record commits with the command, or not at all).
+      if (db && !(await db.query('ROLLBACK').then(() => true, () => false))) {
+        db.release(true);
+        this.writer = null;
+      }
       for (const p of batch) p.reject(error);
       return;
     }
@@ -209,6 +231,20 @@ export class PostgresJournal implements JournalStore {
       if ('conflict' in answer) p.reject(await this.conflictOf(p, answer.conflict));
       else p.resolve(eventsOf(p, answer.positions));
     }
+  }
+
+  /**
+   * `pg_notify` of each grain the batch wrote, with the last seq it took
+   * there (a simple-protocol statement, so it rides with the COMMIT): other
+   * processes' SSE subscribers and webhook workers wake on it and read the
+   * journal.
+   */
+  private noticesOf(answers: Array<{ positions: Array<[string, string, number]> } | { conflict: unknown }>): string {
+    const last = new Map<string, number>();
+    for (const answer of answers) if ('positions' in answer) for (const [grain, seq] of answer.positions) last.set(grain, Math.max(last.get(grain) ?? 0, Number(seq)));
+    if (last.size === 0) return '';
+    const notices = [...last].map(([grain, seq]) => pg.escapeLiteral(this.shared.notice(grain, seq)));
+    return `SELECT pg_notify(${pg.escapeLiteral(this.shared.channel)}, n) FROM unnest(ARRAY[${notices.join(', ')}]::text[]) n; `;
   }
 
   /** The VersionConflict a refused append names: the stream the batch found moved, or (a race at insert) the first that has. */
@@ -258,6 +294,11 @@ export class PostgresJournal implements JournalStore {
     return rows.map(eventOf);
   }
 
+  /** The creation bound's admissions, counted in this database so every process on it counts the same ones. */
+  admissions(): PostgresAdmissions {
+    return new PostgresAdmissions(this.pool);
+  }
+
   /** Commits what is pending, then closes every connection. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -265,11 +306,19 @@ export class PostgresJournal implements JournalStore {
         if (!this.writing) void this.flush();
         await new Promise((r) => setTimeout(r, 5));
       }
-      this.writer.release();
+      this.writer?.release();
+      await this.shared.close();
       await this.pool.end();
     })();
     return this.closing;
   }
+}
+
+/** A connection for the writer; its errors surface on its next query (an unheard 'error' would end the process). */
+async function writerOf(pool: pg.Pool): Promise<pg.PoolClient> {
+  const client = await pool.connect();
+  client.on('error', () => undefined);
+  return client;
 }
 
 /** Creates the schema if asked, and brings it to `SCHEMA_VERSION`, one migration per transaction, under an advisory lock (several processes may start at once). */

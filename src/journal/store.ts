@@ -85,7 +85,27 @@ export interface JournalStore {
    * reader resumes from.
    */
   readIntents(after: IntentCursor | null, limit: number): Promise<JournalEvent[]>;
+  /** Present when other processes write this journal too (PostgreSQL); absent, this process is its only writer. */
+  readonly shared?: SharedJournal;
   close(): Promise<void>;
+}
+
+/** What a journal several processes share adds: their commits announced, and leases. */
+export interface SharedJournal {
+  /**
+   * Hears each commit another process makes, once it is durable: its grain
+   * and the grain's last seq it wrote. Nothing else is carried: a listener
+   * reads the journal. Grain `null`: notices may have been missed (the
+   * connection was lost and is back), so read the journal again.
+   */
+  onPeerCommit(listener: (grain: string | null, seq: number) => void): void;
+  /**
+   * Takes each named lease no other process holds, for this process;
+   * answers the names it holds now. A lease is held until this process goes
+   * or loses its database session (`onLeasesLost`): then another may take it.
+   */
+  tryLeases(names: string[]): Promise<Set<string>>;
+  onLeasesLost(listener: () => void): void;
 }
 
 /**

@@ -1,0 +1,115 @@
+/**
+ * The process's own session on a shared PostgreSQL journal, beside the pool
+ * that reads and writes: it LISTENs for the commits other processes
+ * announce, and it holds this process's leases (session advisory locks: the
+ * database releases them when the session ends, however the process ends,
+ * SIGKILL included).
+ *
+ * When the connection is lost, every lease is gone and notices may have
+ * been missed: lease holders hear `leasesLost` at once, and once the session
+ * is back (it reconnects with a backoff) every listener hears a commit with
+ * grain `null`: read the journal again.
+ */
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
+import pg from 'pg';
+import type { SharedJournal } from './store.ts';
+
+/** Advisory-lock namespace of leases (the first key; the second is the lease's name hashed with the schema). */
+const LEASE_NAMESPACE = 7351992;
+const RECONNECT_MS = [100, 250, 500, 1_000, 2_000, 5_000];
+
+interface SessionEvents {
+  commit: (grain: string | null, seq: number) => void;
+  leasesLost: () => void;
+}
+
+export class PostgresSession implements SharedJournal {
+  /** Stamped on this process's notices, so it skips its own (it announced those on its bus as it committed them). */
+  readonly token = randomBytes(6).toString('hex');
+  private client: pg.Client | null = null;
+  private readonly events = new EventEmitter<SessionEvents>();
+  private reconnects = 0;
+  private closed = false;
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    /** The notification channel of this journal's schema: processes on other schemas never hear it. */
+    readonly channel: string,
+  ) {}
+
+  /** Connects and listens; throws when the database cannot be reached (the start-up fails, worded by `pg`). */
+  async open(): Promise<void> {
+    const client = new pg.Client(this.config);
+    await client.connect();
+    client.on('notification', (message) => this.heard(message.payload ?? ''));
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
+    this.client = client;
+    this.reconnects = 0;
+  }
+
+  /** The notice a commit sends on COMMIT: this process's token, the grain's last seq, the grain. */
+  notice(grain: string, seq: number): string {
+    return `${this.token} ${seq} ${grain}`;
+  }
+
+  private heard(payload: string): void {
+    const [token, seq, ...grain] = payload.split(' ');
+    if (token !== this.token) this.events.emit('commit', grain.join(' '), Number(seq));
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = null;
+    this.events.emit('leasesLost');
+    client.removeAllListeners('end');
+    void client.end().catch(() => undefined);
+    void this.reconnect();
+  }
+
+  private async reconnect(): Promise<void> {
+    while (!this.closed && !this.client) {
+      await new Promise((r) => setTimeout(r, RECONNECT_MS[Math.min(this.reconnects++, RECONNECT_MS.length - 1)]).unref());
+      if (this.closed) return;
+      try {
+        await this.open();
+        // Whatever was committed while nobody listened: read the journal again.
+        this.events.emit('commit', null, 0);
+      } catch {
+        // Still unreachable: try again after the next backoff.
+      }
+    }
+  }
+
+  onPeerCommit(listener: (grain: string | null, seq: number) => void): void {
+    this.events.on('commit', listener);
+  }
+
+  onLeasesLost(listener: () => void): void {
+    this.events.on('leasesLost', listener);
+  }
+
+  /** One round trip for every name; a name already held by this session is taken again (the lock is re-entrant), which changes nothing. */
+  async tryLeases(names: string[]): Promise<Set<string>> {
+    const client = this.client;
+    if (!client || names.length === 0) return new Set();
+    try {
+      const { rows } = await client.query<{ name: string }>(`SELECT name FROM unnest($1::text[]) name WHERE pg_try_advisory_lock(${LEASE_NAMESPACE}, hashtext(current_schema() || ':' || name))`, [names]);
+      return this.client === client ? new Set(rows.map((r) => r.name)) : new Set();
+    } catch {
+      return new Set();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = null;
+    if (client) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+    }
+  }
+}
