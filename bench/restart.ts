@@ -16,18 +16,22 @@ import { newId } from '../src/domain/ids.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { createServices } from '../src/compose.ts';
 import { ownGrainOf } from '../src/engine/grains.ts';
+import { matterView } from '../src/domain/matter-view.ts';
 import { MemoryJournal } from '../src/journal/memory.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
-import type { JournalEvent, NewEvent, StreamWrite } from '../src/journal/store.ts';
+import { columnsOf, type EventRow } from '../src/journal/rows.ts';
+import type { JournalEvent, NewEvent } from '../src/journal/store.ts';
 import { spawnService, removeDir, tempDataDir, type Child } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
 
-/** One commit of a template Matter: the streams it wrote, in order. */
-type Commit = Array<{ stream: string; events: NewEvent[] }>;
-interface Template {
+/** One commit of a template Matter: the streams it wrote, in order (`grain` set when a stream joined another grain than the Matter's: the outbox's delivery records). */
+export type Commit = Array<{ stream: string; grain?: string; events: NewEvent[] }>;
+export interface Template {
   matterId: string;
   commits: Commit[];
   events: number;
+  /** The Matter as `GET /matters/{id}` shows it at the end of its commits (its copies read back the same, ids aside). */
+  view: { status: string; stage: string; version: number };
 }
 
 const stripPositions = ({ grain: _g, seq: _s, stream: _st, version: _v, ...event }: JournalEvent): NewEvent => event;
@@ -46,29 +50,141 @@ async function template(client: string | undefined, advances: number): Promise<T
     for (const e of written) {
       const last = commit[commit.length - 1];
       if (last && last.stream === e.stream) last.events.push(stripPositions(e));
-      else commit.push({ stream: e.stream, events: [stripPositions(e)] });
+      else commit.push({ stream: e.stream, ...(e.grain !== TEMPLATE_GRAIN ? { grain: e.grain } : {}), events: [stripPositions(e)] });
     }
     commits.push(commit);
   });
   const matter = await services.matters.create(TEMPLATE_GRAIN, { matterType: 'patent_provisional', listFeeUsd: 199, clientState: 'CA', asset: { title: 'A widget' }, ...(client ? { client: { name: client } } : {}) });
   for (let i = 0; i < advances; i++) await services.matters.advance(TEMPLATE_GRAIN, matter.id, { note: 'advanced by the restart benchmark' });
-  return { matterId: matter.id, commits, events: commits.flat().reduce((n, w) => n + w.events.length, 0) };
+  const { status, stage, version } = matterView(await services.matters.get(TEMPLATE_GRAIN, matter.id));
+  return { matterId: matter.id, commits, events: commits.flat().reduce((n, w) => n + w.events.length, 0), view: { status, stage, version } };
+}
+
+/** The three template Matters: one walked to `fulfilled`, one waiting on a Signer, one stopped by a Declination. */
+export async function templates(): Promise<Template[]> {
+  return [await template(FIXTURE.fulfillingClient, 5), await template(undefined, 4), await template(FIXTURE.decliningClient, 4)];
 }
 
 const ID = /\b(?:mt|as|gig|cl|doc|ld|lad|en)_[0-9a-z]{20,40}\b/g;
 
-/** A copy of a template under fresh ids (every id it minted is replaced consistently). */
-function copy(t: Template): { matterId: string; commits: Commit[] } {
-  const fresh = new Map<string, string>();
-  const text = JSON.stringify(t).replace(ID, (id) => {
-    let next = fresh.get(id);
-    if (!next) {
-      next = newId(id.slice(0, id.indexOf('_')) as never);
-      fresh.set(id, next);
+/** A text of a template with the ids it minted cut out: literal pieces, and between them the index of the id that goes there. */
+type Pattern = Array<string | number>;
+
+/** One event of a template as its row's columns (`journal/rows.ts`), each text a pattern. */
+interface EventPattern {
+  at: Pattern;
+  kind: Pattern;
+  actor: Pattern | null;
+  body: Pattern;
+}
+
+/** A template compiled once, so each copy is string joins (a million events' worth of JSON is too slow to re-serialize). */
+interface Compiled {
+  template: Template;
+  /** The prefix of each id the template minted, by index. */
+  prefixes: string[];
+  matter: number;
+  commits: Array<Array<{ stream: Pattern; grain?: string; events: EventPattern[] }>>;
+}
+
+function compile(t: Template): Compiled {
+  const index = new Map<string, number>();
+  const prefixes: string[] = [];
+  const pattern = (text: string): Pattern => {
+    const out: Pattern = [];
+    let last = 0;
+    for (const m of text.matchAll(ID)) {
+      let i = index.get(m[0]);
+      if (i === undefined) {
+        i = prefixes.length;
+        index.set(m[0], i);
+        prefixes.push(m[0].slice(0, m[0].indexOf('_')));
+      }
+      out.push(text.slice(last, m.index), i);
+      last = m.index + m[0].length;
     }
-    return next;
-  });
-  return JSON.parse(text) as { matterId: string; commits: Commit[] };
+    out.push(text.slice(last));
+    return out;
+  };
+  const commits = t.commits.map((commit) =>
+    commit.map((w) => ({
+      stream: pattern(w.stream),
+      ...(w.grain !== undefined ? { grain: w.grain } : {}),
+      events: w.events.map((e) => {
+        const c = columnsOf(e);
+        return { at: pattern(c.at), kind: pattern(c.kind), actor: c.actor === null ? null : pattern(c.actor), body: pattern(c.body) };
+      }),
+    })),
+  );
+  const matter = pattern(t.matterId);
+  return { template: t, prefixes, matter: matter[1] as number, commits };
+}
+
+function fill(p: Pattern, ids: string[]): string {
+  let text = p[0] as string;
+  for (let i = 1; i < p.length; i += 2) text += ids[p[i] as number] + (p[i + 1] as string);
+  return text;
+}
+
+/** A new event's row columns (`journal/rows.ts`: `columnsOf`) as a copy writes them. */
+export type EventColumns = Pick<EventRow, 'at' | 'kind' | 'actor' | 'body'>;
+
+/** The event a row's columns hold, as a writer would hand it to `append` (the inverse of `columnsOf`). */
+export const newEventOf = (c: EventColumns): NewEvent => ({ kind: c.kind, at: c.at, ...(c.actor === null ? {} : { actor: c.actor }), ...(JSON.parse(c.body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>) });
+
+/** One stream's events of one commit of a copy: a `StreamWrite` whose events are still row columns. */
+export interface CopyWrite {
+  stream: string;
+  grain?: string;
+  expectedVersion: number;
+  events: EventColumns[];
+}
+
+/** One batch of Matter copies, their commits interleaved as one append's writes (every stream new: expected versions from 0). */
+export interface MatterBatch {
+  /** The copies' Matter ids and the template each copies, in the order they were made. */
+  matters: Array<{ id: string; template: Template }>;
+  writes: CopyWrite[];
+  events: number;
+}
+
+/**
+ * Copies of the templates under fresh ids (every id a template minted is
+ * replaced consistently), taken in turn, `batchMatters` to a batch, until at
+ * least `target` events are written. Within a batch the commits are
+ * interleaved the way concurrent traffic interleaves them: the first commit
+ * of every Matter, then the second, ...
+ */
+export function* matterBatches(from: Template[], target: number, batchMatters = 2000): Generator<MatterBatch> {
+  const compiled = from.map(compile);
+  let events = 0;
+  let made = 0;
+  while (events < target) {
+    const batch = Array.from({ length: batchMatters }, (_, i) => {
+      const c = compiled[(made + i) % compiled.length];
+      return { c, ids: c.prefixes.map((prefix) => newId(prefix as never)) };
+    });
+    made += batch.length;
+    const writes: CopyWrite[] = [];
+    let batchEvents = 0;
+    const rounds = Math.max(...compiled.map((c) => c.commits.length));
+    // Every stream of a copy is new: its versions count from 0 in this batch.
+    const versions = new Map<string, number>();
+    for (let r = 0; r < rounds; r++) {
+      for (const { c, ids } of batch) {
+        for (const w of c.commits[r] ?? []) {
+          const stream = fill(w.stream, ids);
+          const expectedVersion = versions.get(stream) ?? 0;
+          const events = w.events.map((e) => ({ at: fill(e.at, ids), kind: fill(e.kind, ids), actor: e.actor === null ? null : fill(e.actor, ids), body: fill(e.body, ids) }));
+          writes.push({ stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion, events });
+          versions.set(stream, expectedVersion + events.length);
+          batchEvents += events.length;
+        }
+      }
+    }
+    events += batchEvents;
+    yield { matters: batch.map(({ c, ids }) => ({ id: ids[c.matter], template: c.template })), writes, events: batchEvents };
+  }
 }
 
 export interface BuiltJournal {
@@ -82,31 +198,16 @@ export interface BuiltJournal {
 /** Writes at least `target` events of Matter streams into a fresh data directory. */
 export async function buildJournal(target: number, batchMatters = 2000): Promise<BuiltJournal> {
   const started = performance.now();
-  const templates = [await template(FIXTURE.fulfillingClient, 5), await template(undefined, 4), await template(FIXTURE.decliningClient, 4)];
   const dir = tempDataDir('legalwork-restart-');
   const journal = new SqliteJournal(dir);
   let events = 0;
   let matters = 0;
   let oldest = '';
-  while (events < target) {
-    const batch = Array.from({ length: batchMatters }, (_, i) => copy(templates[(matters + i) % templates.length]));
-    if (!oldest) oldest = batch[0].matterId;
-    // Interleave: the first commit of every Matter in the batch, then the second, ...
-    const writes: StreamWrite[] = [];
-    const versions = new Map<string, number>();
-    const rounds = Math.max(...batch.map((m) => m.commits.length));
-    for (let r = 0; r < rounds; r++) {
-      for (const m of batch) {
-        for (const w of m.commits[r] ?? []) {
-          const expectedVersion = versions.get(w.stream) ?? 0;
-          writes.push({ stream: w.stream, expectedVersion, events: w.events });
-          versions.set(w.stream, expectedVersion + w.events.length);
-          events += w.events.length;
-        }
-      }
-    }
-    await journal.append(BENCH_GRAIN, writes);
-    matters += batch.length;
+  for (const batch of matterBatches(await templates(), target, batchMatters)) {
+    oldest ||= batch.matters[0].id;
+    await journal.append(BENCH_GRAIN, batch.writes.map((w) => ({ ...w, events: w.events.map(newEventOf) })));
+    events += batch.events;
+    matters += batch.matters.length;
   }
   await journal.close();
   return { dir, events, matters, oldest, seconds: (performance.now() - started) / 1000 };

@@ -207,7 +207,8 @@ export class IdempotencyRecords {
 
   private async latest(stream: string): Promise<Kept | null> {
     const cached = this.cache.get(stream);
-    if (cached) return cached;
+    // A kept answer never changes until it expires; after that, another process may have written the key's next record.
+    if (cached && cached.expiresAt > this.now()) return cached;
     const kept = latestOf(await this.supervisor.journal.readStream(stream));
     if (kept?.answer) this.remember(stream, kept);
     return kept;
