@@ -1,5 +1,5 @@
 /** `legalwork serve`: the HTTP service itself (what `npm start` runs). */
-import { optionalInt, optionalString, type Command } from '../command.ts';
+import { optionalInt, optionalString, UsageError, type Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 
 const serve: Command = {
@@ -10,20 +10,36 @@ const serve: Command = {
     'HOST (default 127.0.0.1), LEGALWORK_DATA (journal directory, default ./data),',
     'LEGALWORK_CLOCK, LEGALWORK_SANDBOX_TTL, LEGALWORK_LOG=off. The flags override',
     'them. SIGTERM or SIGINT drains and exits cleanly.',
+    'With LEGALWORK_DATABASE_URL (the PostgreSQL journal), --processes N runs N',
+    'service processes behind the one address (Node\'s cluster module); a process',
+    'that dies is started again.',
   ].join('\n'),
   options: {
     port: { type: 'string', value: '<port>', description: 'the port to listen on' },
     host: { type: 'string', value: '<host>', description: 'the address to listen on' },
     data: { type: 'string', value: '<dir>', description: 'the journal directory' },
+    processes: { type: 'string', value: '<n>', description: 'service processes behind the one address (PostgreSQL journal only; default 1)' },
   },
   async run(ctx) {
     const port = optionalInt(ctx.values, 'port', { min: 0, max: 65535 });
     const host = optionalString(ctx.values, 'host');
     const dataDir = optionalString(ctx.values, 'data');
+    const processes = optionalInt(ctx.values, 'processes', { min: 1, max: 64 }) ?? 1;
     // Loaded only here, so the other commands never load the service.
+    const { isClusterWorker, runPrimary, announceListening } = await import('../../cluster.ts');
+    if (processes > 1 && !isClusterWorker()) {
+      if (!ctx.env.LEGALWORK_DATABASE_URL) throw new UsageError('--processes needs the PostgreSQL journal, which several processes share (set LEGALWORK_DATABASE_URL): the embedded journal is one process\'s file');
+      await runPrimary({
+        processes,
+        onListening: (address) => ctx.out.progress(`listening on ${address} (${processes} processes)`),
+        onRestart: (pid, code, signal) => ctx.out.progress(`process ${pid} ended (${signal ?? `exit ${code}`}): starting another`),
+      });
+      return EXIT.ok;
+    }
     const { start } = await import('../../server.ts');
     const { address } = await start({ ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}), ...(dataDir ? { dataDir } : {}) });
-    ctx.out.progress(`listening on ${address}`);
+    if (isClusterWorker()) announceListening(address);
+    else ctx.out.progress(`listening on ${address}`);
     return EXIT.ok;
   },
 };
