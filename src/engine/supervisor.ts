@@ -157,9 +157,15 @@ export class Supervisor {
     });
   }
 
-  /** Serializes work under one key, as a mailbox does for an actor: a key's spend, a conflicts ledger, a grain's declarations. */
+  /**
+   * Serializes work under one key, as a mailbox does for an actor: a key's
+   * spend, a conflicts ledger, a grain's declarations (one live Enrollment
+   * per member), an endpoint's records. On a journal other processes share,
+   * across them too: the region holds the journal's lock of that name.
+   */
   exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
-    return this.mailboxes.run(key, work);
+    const shared = this.journal.shared;
+    return this.mailboxes.run(key, shared ? () => shared.exclusive(key, work) : work);
   }
 
   /**

@@ -80,6 +80,7 @@ export class SandboxGrains {
   /** The live grain, or a 404 typed EMPTY naming the fix when unknown, of another kind, or expired. */
   async resolve(id: string): Promise<Grain> {
     let grain = this.cache.get(id);
+    if (grain && (await this.movedElsewhere(grain))) grain = undefined;
     if (!grain && this.owns(id)) {
       const stream = await this.supervisor.journal.readStream(id);
       if (stream[0]?.kind === `${this.kind}.opened` && stream[0].grain === id) {
@@ -89,6 +90,16 @@ export class SandboxGrains {
     }
     if (!grain || this.expired(grain.record)) throw refusal(GONE[this.kind], { id }, { results: [] });
     return grain;
+  }
+
+  /**
+   * Whether another process has declared on this grain since it was cached
+   * (a journal other processes share). A workspace's stream is its opening
+   * alone; a tenant's or a firm's grows with its declarations.
+   */
+  private async movedElsewhere(grain: Grain): Promise<boolean> {
+    if (!this.supervisor.journal.shared || this.kind === 'workspace') return false;
+    return (await this.supervisor.journal.streamVersion(grain.record.id)) > grain.stream.length;
   }
 
   expired(record: GrainRecord): boolean {

@@ -5,6 +5,10 @@
  * database releases them when the session ends, however the process ends,
  * SIGKILL included).
  *
+ * Beside it, a few connections hold the locks of `exclusive` regions (one
+ * region per connection while it runs, so a region's own queries never wait
+ * for a connection a lock holds).
+ *
  * When the connection is lost, every lease is gone and notices may have
  * been missed: lease holders hear `leasesLost` at once, and once the session
  * is back (it reconnects with a backoff) every listener hears a commit with
@@ -17,6 +21,10 @@ import type { SharedJournal } from './store.ts';
 
 /** Advisory-lock namespace of leases (the first key; the second is the lease's name hashed with the schema). */
 const LEASE_NAMESPACE = 7351992;
+/** How many `exclusive` regions of one process may hold their locks at once; more wait for a connection. */
+const LOCK_CONNECTIONS = 4;
+/** An exclusive region's lock: its name with the schema, hashed to 64 bits (one advisory-lock key), so two names practically never share one. */
+const REGION_KEY = "hashtextextended(current_schema() || ':' || $1, 7351993)";
 const RECONNECT_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 interface SessionEvents {
@@ -31,12 +39,16 @@ export class PostgresSession implements SharedJournal {
   private readonly events = new EventEmitter<SessionEvents>();
   private reconnects = 0;
   private closed = false;
+  private readonly locks: pg.Pool;
 
   constructor(
     private readonly config: pg.ClientConfig,
     /** The notification channel of this journal's schema: processes on other schemas never hear it. */
     readonly channel: string,
-  ) {}
+  ) {
+    this.locks = new pg.Pool({ ...config, max: LOCK_CONNECTIONS });
+    this.locks.on('error', () => undefined);
+  }
 
   /** Connects and listens; throws when the database cannot be reached (the start-up fails, worded by `pg`). */
   async open(): Promise<void> {
@@ -103,6 +115,28 @@ export class PostgresSession implements SharedJournal {
     }
   }
 
+  /**
+   * Runs `work` holding the named lock, which no other process holds at the
+   * same time (a session advisory lock, on a connection of its own while
+   * the region runs). The caller serializes the same name within the process.
+   */
+  async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const client = await this.locks.connect();
+    let broken: unknown;
+    client.on('error', (error) => (broken = error));
+    try {
+      await client.query(`SELECT pg_advisory_lock(${REGION_KEY})`, [name]);
+      try {
+        return await work();
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(${REGION_KEY})`, [name]).catch((error) => (broken = error));
+      }
+    } finally {
+      // A connection that failed may still hold the lock: it is closed, which releases it.
+      client.release(broken !== undefined ? (broken as Error) : undefined);
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const client = this.client;
@@ -111,5 +145,6 @@ export class PostgresSession implements SharedJournal {
       client.removeAllListeners('end');
       await client.end().catch(() => undefined);
     }
+    await this.locks.end();
   }
 }

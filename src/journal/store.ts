@@ -106,6 +106,8 @@ export interface SharedJournal {
    */
   tryLeases(names: string[]): Promise<Set<string>>;
   onLeasesLost(listener: () => void): void;
+  /** Runs `work` while no other process runs work under the same name. */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
 }
 
 /**
