@@ -4742,7 +4742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5651,7 +5651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -5896,7 +5896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6125,7 +6125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6250,7 +6250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6504,7 +6504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6705,7 +6705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6846,7 +6846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6991,7 +6991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7130,7 +7130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7495,7 +7495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7705,7 +7705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7855,7 +7855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8097,7 +8097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8365,7 +8365,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the member already holds every grant asked. Codes: NOTHING_TO_AMEND, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the member already holds every grant asked. Codes: NOTHING_TO_AMEND, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8487,7 +8487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already revoked. Codes: ALREADY_REVOKED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description already revoked. Codes: ALREADY_REVOKED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8888,7 +8888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9210,7 +9210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9339,7 +9339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10320,7 +10320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10424,7 +10424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10568,7 +10568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10713,7 +10713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10855,7 +10855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11002,7 +11002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11149,7 +11149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11295,7 +11295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11437,7 +11437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11586,7 +11586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11737,7 +11737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11886,7 +11886,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12034,7 +12034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12192,7 +12192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12345,7 +12345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12500,7 +12500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12652,7 +12652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12807,7 +12807,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12959,7 +12959,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13187,7 +13187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13384,7 +13384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13523,7 +13523,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13680,7 +13680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13817,7 +13817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14174,7 +14174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14380,7 +14380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14517,7 +14517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14887,7 +14887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15012,7 +15012,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15137,7 +15137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15307,7 +15307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description already closed. Codes: LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15434,7 +15434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15712,7 +15712,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16749,7 +16749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16866,7 +16866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17023,7 +17023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17181,7 +17181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17336,7 +17336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17496,7 +17496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17656,7 +17656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17815,7 +17815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17970,7 +17970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18132,7 +18132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18296,7 +18296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18458,7 +18458,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18619,7 +18619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description this act was already taken. Codes: ACT_ALREADY_TAKEN, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18780,7 +18780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the window is not open, or this window was already paid. Codes: MAINTENANCE_WINDOW_NOT_OPEN, MAINTENANCE_ALREADY_PAID, ACT_ALREADY_TAKEN, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18946,7 +18946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19114,7 +19114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19279,7 +19279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19447,7 +19447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19612,7 +19612,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19865,7 +19865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20066,7 +20066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20207,7 +20207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20352,7 +20352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description no Gig is pending, the Gig is not the pending one, or the Matter is terminal. Codes: NO_PENDING_GIG, GIG_MISMATCH, MATTER_TERMINAL, MATTER_NEEDS_CLIENT_DIRECTION, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20491,7 +20491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20856,7 +20856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21066,7 +21066,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the Matter waits on a Signer or on the Client's direction, or is terminal: this door does not apply now. Codes: MATTER_WAITING_ON_SIGNER, MATTER_NEEDS_CLIENT_DIRECTION, MATTER_TERMINAL, STATE_REFUSES, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21216,7 +21216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21604,7 +21604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21731,7 +21731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21858,7 +21858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22030,7 +22030,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description already closed. Codes: LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22159,7 +22159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22472,7 +22472,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22720,7 +22720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the ladder refuses the tick: resolved, or past the deadline. Codes: TICK_REFUSED, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22847,7 +22847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description resolved, or no ack due today. Codes: NO_ACK_DUE, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22974,7 +22974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the ladder is resolved. Codes: LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23146,7 +23146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description already closed. Codes: LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description already closed. Codes: LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23275,7 +23275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23450,7 +23450,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23627,7 +23627,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23823,7 +23823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24023,7 +24023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24204,7 +24204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24404,7 +24404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24604,7 +24604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24785,7 +24785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24985,7 +24985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the endpoint is disabled. Codes: WEBHOOK_DISABLED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];

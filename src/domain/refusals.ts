@@ -268,6 +268,11 @@ export const REFUSALS = {
   METHOD_NOT_ALLOWED: entry<{ method: string; path: string; allowed: string[] }>({ status: 405, fix: 'use one of the methods in the Allow header; /openapi.json lists each door', says: (a) => `${a.path} does not serve ${a.method}: it serves ${a.allowed.join(', ')}` }),
 
   // The service itself.
+  WRITE_CONTENDED: entry<{ stream: string }>({
+    status: 409,
+    fix: 'send the request again (under the same Idempotency-Key if it had one): it is decided on the record as it then stands',
+    says: (a) => `other requests kept changing ${a.stream} while this one was being decided, each time just before it could commit; nothing of this request was written`,
+  }),
   INTERNAL: entry<{ requestId: string }>({ status: 500, fix: 'retry; if it persists, report the request-id', says: (a) => `internal error; quote request-id ${a.requestId} when reporting it` }),
   ENTITY_UNREADABLE: entry<{ detail: string; id: string }>({ status: 500, fix: 'report it with the request-id: the stream needs its machine to read it again', says: (a) => `${a.detail}; the service cannot answer for ${a.id} until its machine reads its journal again, and serves everything else` }),
 };

@@ -28,8 +28,13 @@ import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from './mailbox.ts';
 
-/** How many times a command is decided again when another process moved its entity first. */
-const STALE_RETRIES = 3;
+/**
+ * How many times a command is decided first and again when other processes
+ * moved its entity first. Each conflict is another command's commit, and a
+ * Matter commits a bounded number of times, so a command is rarely beaten
+ * this often; then it is refused 409 WRITE_CONTENDED, having written nothing.
+ */
+const STALE_RETRIES = 10;
 
 export interface SupervisorOptions {
   journal: JournalStore;

@@ -11,7 +11,8 @@
  *   no key (401); a paid act refuses past the key's ceiling (403); a door in
  *   a sandbox grain answers 404 when the grain is unknown or expired; a
  *   write refuses an Idempotency-Key it cannot keep or that names another
- *   request (400, 409, 422);
+ *   request (400, 409, 422), and answers 409 when other writers kept beating
+ *   it to its commit;
  * - what the route declares beside its success (`refused(description, codes)`
  *   in its response map): the refusals of its own logic.
  * No catch-all: a status neither source names is one the operation never
@@ -43,7 +44,7 @@ function impliedBy(route: RouteOptions): RefusalCode[] {
   const schema = route.schema ?? {};
   const codes: RefusalCode[] = ['KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'INTERNAL'];
   // Every door that takes a request body parses it, whether or not a schema then reads it.
-  if (!['GET', 'HEAD'].includes(method)) codes.push('MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (!['GET', 'HEAD'].includes(method)) codes.push('MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'WRITE_CONTENDED');
   if (schema.body || schema.params || schema.querystring || schema.headers) codes.push('INVALID_REQUEST');
   if (needsKey(method, route.url, route.config?.keyless)) codes.push('KEY_REQUIRED');
   if (route.config?.paidAct) codes.push('SPEND_CEILING');

@@ -1,11 +1,13 @@
 /**
  * One error handler for every refusal. Refusals from the domain carry their own
  * status and code; framework errors (bad JSON, oversize body, failed schema)
- * become worded 4xx; anything else is a 500 that never leaks internals.
+ * become worded 4xx; a write beaten to its commit every time it was decided
+ * is a 409; anything else is a 500 that never leaks internals.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
+import { VersionConflict } from '../journal/store.ts';
 import { AllowedMethods } from './allowed-methods.ts';
 import { ReplyViolation } from './reply-check.ts';
 
@@ -24,6 +26,8 @@ export function installErrorHandling(app: FastifyInstance) {
   const allowed = new AllowedMethods(app);
   app.setErrorHandler((error: FastifyError | Refusal, request, reply) => {
     if (error instanceof Refusal) return send(reply, error);
+    // A command decided again as often as it may, and still beaten to its commit (several processes on one record): nothing was written.
+    if (error instanceof VersionConflict) return send(reply, refusal('WRITE_CONTENDED', { stream: error.stream }));
     if (error.validation) return send(reply, refusal('INVALID_REQUEST', { detail: error.message }));
     const known = error.code ? FRAMEWORK[error.code] : undefined;
     if (known) return send(reply, known(error.message));
