@@ -41,8 +41,11 @@ export function runPrimary(options: ClusterOptions): Promise<void> {
   let stopping = false;
   let announced = false;
   const listening = new Set<Worker>();
+  // Counted here: `cluster.workers` drops a worker only once it has both exited and disconnected, in either order.
+  const running = new Set<Worker>();
   const fork = () => {
     const worker = cluster.fork();
+    running.add(worker);
     worker.on('message', (message: Partial<Listening>) => {
       if (typeof message?.legalworkListening !== 'string') return;
       listening.add(worker);
@@ -55,8 +58,9 @@ export function runPrimary(options: ClusterOptions): Promise<void> {
   return new Promise((resolve) => {
     cluster.on('exit', (worker, code, signal) => {
       listening.delete(worker);
+      running.delete(worker);
       if (stopping) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) resolve();
+        if (running.size === 0) resolve();
         return;
       }
       options.onRestart(worker.process.pid, code, signal);
@@ -65,9 +69,8 @@ export function runPrimary(options: ClusterOptions): Promise<void> {
     const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
-      const workers = Object.values(cluster.workers ?? {});
-      if (workers.length === 0) resolve();
-      for (const worker of workers) worker?.process.kill(signal);
+      if (running.size === 0) resolve();
+      for (const worker of running) worker.process.kill(signal);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
