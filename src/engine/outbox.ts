@@ -23,7 +23,7 @@ import type { Supervisor } from './supervisor.ts';
 /** The grain of delivery records; no route resolves to it. */
 export const OUTBOX_GRAIN = 'outbox';
 
-/** How many intents resume reads at a time. */
+/** How many intents (and delivery records) resume reads at a time. */
 const RESUME_PAGE = 500;
 
 /** When a failed delivery is tried again: 1 s, 5 s, 30 s, 2 min, then every 10 min. */
@@ -39,7 +39,8 @@ export interface Consumer {
   deliver(intent: JournalEvent): Promise<Attempt>;
 }
 
-const recordOf = (id: string) => `delivered:${id}`;
+const RECORD_PREFIX = 'delivered:';
+const recordOf = (id: string) => `${RECORD_PREFIX}${id}`;
 
 export class Outbox {
   private readonly consumers = new Map<string, Consumer>();
@@ -80,15 +81,32 @@ export class Outbox {
    * restart); answers how many it resumed. Runs beside the service, so it
    * never throws: a journal closed under it ends it, and the next start
    * resumes again.
+   *
+   * The delivery records are read first, a page of the outbox grain's tail
+   * at a time, into one set of ids; then the intents, a page at a time, each
+   * checked against the set. Only an intent missing from it (pending, or
+   * delivered since the set was read) costs a read of its own. Asking the
+   * journal about every intent one by one took 35 s of queries after each
+   * start over a million events on PostgreSQL (133,000 intents).
    */
   async resume(): Promise<number> {
     let pending = 0;
     try {
+      const delivered = new Set<string>();
+      for (let after = 0; !this.closed; ) {
+        const page = await this.journal.readTail(OUTBOX_GRAIN, { after, limit: RESUME_PAGE, feed: 'timeline' });
+        for (const record of page) if (record.stream.startsWith(RECORD_PREFIX)) delivered.add(record.stream.slice(RECORD_PREFIX.length));
+        if (page.length < RESUME_PAGE) break;
+        after = page[page.length - 1].seq;
+        await new Promise((next) => setImmediate(next));
+      }
       for (let after: IntentCursor | null = null; !this.closed; ) {
         const page = await this.journal.readIntents(after, RESUME_PAGE);
         for (const intent of page) {
           const consumer = this.consumers.get(intent.kind);
-          if (!consumer || (await this.journal.streamVersion(recordOf(consumer.idOf(intent)))) > 0) continue;
+          if (!consumer) continue;
+          const id = consumer.idOf(intent);
+          if (delivered.has(id) || (await this.journal.streamVersion(recordOf(id))) > 0) continue;
           pending++;
           void this.deliver(intent);
         }

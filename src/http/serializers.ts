@@ -6,8 +6,10 @@
  * Compiling is the expensive part (milliseconds a schema, and the contract has
  * about 1,500 route × status schemas, most of them the same doors mounted under
  * several grain prefixes), so each distinct schema is compiled once per process
- * and shared by every route and every app that answers with it: start-up stays
- * as fast as with no compiled serializers at all.
+ * and shared by every route and every app that answers with it, and only when
+ * it first writes a reply: compiled at boot, the distinct schemas alone took
+ * half a second of the start-up (of a restart's first answer), most of them
+ * for refusals and doors a process may never serve.
  */
 import { createHash } from 'node:crypto';
 import type { SerializerFactory } from '@fastify/fast-json-stringify-compiler';
@@ -27,8 +29,9 @@ export const buildSerializer: SerializerFactory = (externalSchemas, serializerOp
     const key = `${components}:${JSON.stringify(schema)}`;
     let serializer = compiled.get(key);
     if (!serializer) {
+      let compiledSerializer: Serializer | undefined;
       // Fastify hands each route's response schema for one status: a JSON Schema object.
-      serializer = fastJson(schema as Schema, options);
+      serializer = (data) => (compiledSerializer ??= fastJson(schema as Schema, options))(data);
       compiled.set(key, serializer);
     }
     return serializer;
