@@ -19,12 +19,12 @@ afterAll(async () => {
   await dropSchema(schema);
 });
 
-/** The primary's workers: its child processes. */
+/** The primary's workers: its child processes that run the service (not, say, the esbuild its first start may run). */
 const workersOf = (pid: number): number[] =>
-  execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+  execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(pid)], { encoding: 'utf8' })
     .split('\n')
-    .map((s) => Number(s.trim()))
-    .filter((n) => n > 0);
+    .filter((line) => line.includes('legalwork.js'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
 
 async function post(base: string, path: string, body: unknown = {}) {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify(body) });
