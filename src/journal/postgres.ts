@@ -160,7 +160,9 @@ export class PostgresJournal implements JournalStore {
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`the journal's schema must be a plain lower-case identifier (letters, digits, _), got ${JSON.stringify(schema)}`);
     // Set at connection start-up, on every connection: durable before the reply (the default, made explicit), and the schema.
     const startup = `-c synchronous_commit=on${schema ? ` -c search_path=${schema}` : ''}`;
-    const pool = new pg.Pool({ connectionString: options.url, max: 8, options: startup });
+    // Named, so an operator sees in pg_stat_activity which connections are the journal's (and of which schema).
+    const named = (role: string) => ({ connectionString: options.url, options: startup, application_name: `legalwork ${role} ${schema ?? ''}`.trim() });
+    const pool = new pg.Pool({ ...named('journal'), max: 8 });
     // An idle connection the database dropped: the pool replaces it, and the next query says what failed.
     pool.on('error', () => undefined);
     const writer = await writerOf(pool);
@@ -168,7 +170,7 @@ export class PostgresJournal implements JournalStore {
     try {
       await migrate(writer, schema);
       const { rows } = await writer.query<{ schema: string }>('SELECT current_schema() AS schema');
-      session = new PostgresSession({ connectionString: options.url, options: startup }, `legalwork_journal:${rows[0].schema}`);
+      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`);
       await session.open();
     } catch (error) {
       writer.release();

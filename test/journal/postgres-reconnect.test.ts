@@ -1,0 +1,66 @@
+/**
+ * The PostgreSQL journal when the database drops its connections (a restart,
+ * a failover, an operator's pg_terminate_backend): the writer takes a new
+ * connection and appends again, never answering an append it could not
+ * commit as a success; the session that hears other processes' commits and
+ * holds the leases reconnects, says its leases are gone, and says that
+ * notices may have been missed (grain null) before hearing new ones.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PostgresJournal } from '../../src/journal/postgres.ts';
+import type { NewEvent } from '../../src/journal/store.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+
+const event = (kind: string): NewEvent => ({ kind, at: '2026-01-01T00:00:00.000Z', subject: 's', summary: kind, data: {} });
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** Ends every connection the journals of `schema` hold, as a database restart would. */
+async function dropConnections(schema: string): Promise<number> {
+  const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ ended: boolean }>("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE application_name LIKE 'legalwork % ' || $1", [schema]);
+    return rows.filter((r) => r.ended).length;
+  } finally {
+    await db.end();
+  }
+}
+
+describe('the PostgreSQL journal across dropped connections', () => {
+  it('appends again on a new connection, and its session reconnects: leases lost, missed notices said, new ones heard', async () => {
+    const schema = freshSchema();
+    const [one, two] = [await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }), await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema })];
+    cleanup.push(() => dropSchema(schema), () => one.close(), () => two.close());
+    const heard: Array<[string | null, number]> = [];
+    let lost = 0;
+    two.shared.onPeerCommit((grain, seq) => heard.push([grain, seq]));
+    two.shared.onLeasesLost(() => lost++);
+
+    await one.append('g', [{ stream: 's', expectedVersion: 0, events: [event('a')] }]);
+    await expect.poll(() => heard).toContainEqual(['g', 1]);
+    expect(await two.shared.tryLeases(['endpoint'])).toEqual(new Set(['endpoint']));
+    expect(await one.shared.tryLeases(['endpoint'])).toEqual(new Set());
+
+    expect(await dropConnections(schema)).toBeGreaterThanOrEqual(3);
+
+    // The writer's connection is gone: an append either fails whole or lands on a new one; the next lands.
+    const first = await one.append('g', [{ stream: 's', expectedVersion: 1, events: [event('b')] }]).then(
+      () => 'committed',
+      () => 'refused',
+    );
+    await one.append('g', [{ stream: 's', expectedVersion: first === 'committed' ? 2 : 1, events: [event('c')] }]);
+    expect((await one.readStream('s')).map((e) => e.kind)).toEqual(first === 'committed' ? ['a', 'b', 'c'] : ['a', 'c']);
+
+    // The session was dropped: its lease went with it, and once it is back it says notices may have been missed.
+    await expect.poll(() => lost, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => heard, { timeout: 10_000 }).toContainEqual([null, 0]);
+    await expect.poll(async () => (await one.shared.tryLeases(['endpoint'])).has('endpoint'), { timeout: 10_000 }).toBe(true);
+    const seq = (await one.append('g', [{ stream: 't', expectedVersion: 0, events: [event('d')] }]))[0].seq;
+    await expect.poll(() => heard, { timeout: 5_000 }).toContainEqual(['g', seq]);
+  }, 30_000);
+});
