@@ -7,7 +7,6 @@
  * processes' answers to. A database that cannot be reached fails the test:
  * it is never skipped.
  */
-import http from 'node:http';
 import pg from 'pg';
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from './postgres.ts';
@@ -135,87 +134,5 @@ export class ServicePair {
     await this.db?.end().catch(() => undefined);
     this.db = undefined;
     await dropSchema(this.schema);
-  }
-}
-
-export interface Frame {
-  event?: string;
-  id?: string;
-  data?: string;
-}
-
-/** A minimal EventSource over node:http (as in test/sse.test.ts): the frames as they arrive. */
-export class SseClient {
-  frames: Frame[] = [];
-  status = 0;
-  ended = false;
-  private buffer = '';
-  private waiters: Array<() => void> = [];
-  private readonly req: http.ClientRequest;
-  readonly opened: Promise<void>;
-
-  constructor(url: string, headers: Record<string, string> = {}) {
-    let open!: () => void;
-    this.opened = new Promise((r) => (open = r));
-    this.req = http.get(url, { headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
-      this.status = res.statusCode ?? 0;
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => this.feed(chunk));
-      res.on('close', () => {
-        this.ended = true;
-        this.notify();
-      });
-      open();
-    });
-    this.req.on('error', () => {
-      this.ended = true;
-      this.notify();
-      open();
-    });
-  }
-
-  private feed(chunk: string) {
-    this.buffer += chunk;
-    let cut;
-    while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, cut);
-      this.buffer = this.buffer.slice(cut + 2);
-      const frame: Frame = {};
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event: ')) frame.event = line.slice(7);
-        else if (line.startsWith('id: ')) frame.id = line.slice(4);
-        else if (line.startsWith('data: ')) frame.data = (frame.data ?? '') + line.slice(6);
-      }
-      if (frame.data !== undefined) this.frames.push(frame);
-    }
-    this.notify();
-  }
-
-  private notify() {
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  /** Resolves true once `predicate` holds, false after `ms` (the caller says what was missing). */
-  async until(predicate: () => boolean, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (!predicate()) {
-      if (Date.now() >= deadline || this.ended) return predicate();
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.max(1, deadline - Date.now()));
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-    return true;
-  }
-
-  ids(): number[] {
-    return this.frames.map((f) => Number(f.id));
-  }
-
-  close() {
-    this.req.destroy();
   }
 }
