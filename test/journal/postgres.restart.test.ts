@@ -19,9 +19,10 @@
  * project's 2-core machine, quiet, the service's own start-up is most of the
  * second (spawn -> listening about 0.8 s, on an empty journal the same).
  *
- * It runs in the default pass of `npm test` only: it spawns the service on
- * PostgreSQL whichever journal the pass gives the in-process apps, so the
- * second pass would repeat it whole.
+ * It runs in the default pass of `npm test` only (vitest.config.ts leaves
+ * it out of the second): it spawns the service on PostgreSQL whichever
+ * journal the pass gives the in-process apps, so the second pass would
+ * repeat it whole.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { fillPostgresJournal, type FilledJournal } from '../../bench/lib/postgres-fill.ts';
@@ -75,7 +76,7 @@ async function restart(filled: FilledJournal) {
 }
 
 describe('a restart on PostgreSQL', () => {
-  it.skipIf(process.env.LEGALWORK_TEST_JOURNAL === 'postgres')(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) within 1 s of spawn`, async () => {
+  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) within 1 s of spawn`, async () => {
     // Start-up on an empty journal first: the service's own start-up, and its build made once (bin/bundle.js) outside the timed runs.
     const blankSchema = freshSchema();
     let emptyToListening: number;
