@@ -21,13 +21,16 @@ const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['restart', () => import('./restart.ts')],
   ['sse', () => import('./sse.ts')],
   ['events-paging', () => import('./events-paging.ts')],
+  ['rate-limit', () => import('./rate-limit.ts')],
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (name: string) => !only || only.includes(name);
 
 const started = performance.now();
-console.log(`legalwork benchmarks — node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}\n`);
+console.log(`legalwork benchmarks — node ${process.version}, ${cpus().length} cores, ${new Date().toISOString()}`);
+// bench/lib/service.ts turns them off in every service it spawns; only the rate-limit bench turns the rate limit on, to price it.
+console.log('per-caller limits off in every spawned service (LEGALWORK_RATE_LIMIT=off, LEGALWORK_MAX_STREAMS=off) except where the rate-limit bench turns the rate on\n');
 
 let failed = false;
 for (const [name, load] of benches) {

@@ -66,12 +66,20 @@ interface SpawnOptions {
   timeoutMs?: number;
 }
 
-/** A node child on loopback, port 0, logs off, resolved once it prints `listening on <url>` on stderr (the service, either baseline). */
+/**
+ * The per-caller limits (rate and open streams) are off in every child unless
+ * `env` turns them on: the benchmarks drive one caller far past any limit a
+ * real agent meets, and the tests that spawn services are about other things
+ * (the limits' own tests set LEGALWORK_RATE_LIMIT / LEGALWORK_MAX_STREAMS).
+ */
+export const LIMITS_OFF = { LEGALWORK_RATE_LIMIT: 'off', LEGALWORK_MAX_STREAMS: 'off' } as const;
+
+/** A node child on loopback, port 0, logs off, per-caller limits off, resolved once it prints `listening on <url>` on stderr (the service, either baseline). */
 export async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOptions): Promise<Child> {
   const spawnedAt = performance.now();
   const proc = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LEGALWORK_LOG: 'off', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LEGALWORK_LOG: 'off', ...LIMITS_OFF, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

@@ -27,6 +27,7 @@ const DESCRIPTION = [
   'An HTTP interface through which software agents open, advance and settle legal work.',
   'Every answer that reports a result is typed OK, EMPTY or BLOCKED; every refusal is JSON with a worded `error` and a machine `code`; a 2xx means the journal committed.',
   'Reads by id are keyless (the id is the capability), and so is everything inside a sandbox grain (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`). Writes on the top-level surface need an API key from `POST /keys`, sent as `Authorization: Bearer <key>`; each key\'s records are its own: another key\'s write on them answers 404, and the top-level lists and tails show only the calling key\'s records (without a key, a typed EMPTY naming the fix).',
+  'Each caller (the API key; inside a sandbox grain, the grain; otherwise the client address) may send a bounded number of requests per second (100 unless the operator set another with `LEGALWORK_RATE_LIMIT`): past it a request is refused 429 BLOCKED `RATE_LIMITED` with `Retry-After`, and nothing is run. Every answer the limit counted carries the IETF RateLimit fields, `RateLimit-Policy` (the limit) and `RateLimit` (what is left of it). `GET /healthz` is not limited.',
   'At the top level a Signer\'s answer (`POST /matters/{id}/gig-result`) is the supply network\'s callback, signed per Standard Webhooks with the network\'s secret; an API key never stands in for the signature.',
   'The running build is a preview: synthetic supply network, no live filings. Nothing the service returns is legal advice.',
 ].join('\n\n');
@@ -123,6 +124,16 @@ const BODY_OPTIONAL = 'x-body-optional';
 /** The header a replayed answer carries. */
 const REPLAYED = { description: 'present, "true", only on an answer replayed for a retry under the same Idempotency-Key: the first request\'s status and body, and nothing ran again', schema: { type: 'string' as const, enum: ['true'] } };
 
+/** The headers of a 429 (`rate-limit.ts`): the wait, and the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers), which every answer the rate limit counted carries. */
+const RETRY_AFTER = { description: 'on a 429 bounded in time (RATE_LIMITED, CREATION_BOUND): the whole seconds to wait before sending the request again', schema: { type: 'integer' as const, minimum: 1 } };
+const RATE_LIMIT = { description: 'the IETF RateLimit field, on every answer the per-caller rate limit counted (not only on a 429): `"per-caller";r=<requests left in this window>;t=<seconds until the next window>`', schema: { type: 'string' as const, examples: ['"per-caller";r=0;t=1'] } };
+const RATE_LIMIT_POLICY = { description: 'the IETF RateLimit-Policy field, on every answer the per-caller rate limit counted (not only on a 429): `"per-caller";q=<requests per window>;w=<window seconds>`', schema: { type: 'string' as const, examples: ['"per-caller";q=100;w=1'] } };
+const LIMITED_HEADERS = {
+  'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+};
+
 /**
  * What only the whole document can say: each optional body (@fastify/swagger
  * marks every body required), and the replay header on every answer of a
@@ -138,6 +149,9 @@ const finish: SwaggerTransformObject = (document) => {
       if (takesIdempotencyKey(method.toUpperCase())) {
         for (const answer of Object.values(operation.responses ?? {})) if (!('$ref' in answer)) answer.headers = { ...answer.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
       }
+      // A 429 says when to come back and how the limit stands.
+      const limited = operation.responses?.['429'];
+      if (limited && !('$ref' in limited)) limited.headers = { ...limited.headers, ...LIMITED_HEADERS };
       if (!(BODY_OPTIONAL in operation)) continue;
       delete operation[BODY_OPTIONAL];
       if ('requestBody' in operation && operation.requestBody && !('$ref' in operation.requestBody)) operation.requestBody.required = false;
@@ -194,7 +208,7 @@ export async function installContract(app: FastifyInstance) {
       // What a registered endpoint is sent: one operation per event type.
       webhooks: WEBHOOK_EVENTS_DOCUMENT,
       components: {
-        headers: { IdempotentReplayed: REPLAYED },
+        headers: { IdempotentReplayed: REPLAYED, RetryAfter: RETRY_AFTER, RateLimit: RATE_LIMIT, RateLimitPolicy: RATE_LIMIT_POLICY },
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'lwk_<43 base64url characters>', description: 'an API key from POST /keys; one key covers the whole surface' },
         },

@@ -23,6 +23,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { CommitBus } from '../engine/bus.ts';
+import { refusal } from '../domain/refusals.ts';
 import { tailEntry } from '../engine/tail.ts';
 import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../domain/sse-wire.ts';
@@ -35,6 +36,8 @@ const CATCH_UP_PAGE = 500;
 export interface SseOptions {
   keepAliveMs?: number;
   maxBufferedBytes?: number;
+  /** Open streams one caller may hold (absent: no cap); `admit` refuses one more. */
+  maxStreamsPerCaller?: number;
 }
 
 /** One `grain-event` frame: the id is the seq, the data the tail entry JSON. */
@@ -69,6 +72,8 @@ class Subscriber {
   /** Read the journal once more after the current catch-up: commits may have gone unheard meanwhile. */
   private again = false;
   closed = false;
+  /** The caller whose stream slot this subscriber holds, until it is forgotten. */
+  caller?: string;
   private readonly socket: Socket;
   /** Whether the body is chunked (HTTP/1.1) or raw until close (HTTP/1.0). */
   private readonly chunked: boolean;
@@ -179,7 +184,10 @@ class Subscriber {
 export class SseHub {
   readonly keepAliveMs: number;
   readonly maxBufferedBytes: number;
+  readonly maxStreamsPerCaller?: number;
   private readonly byGrain = new Map<string, Set<Subscriber>>();
+  /** Open streams per caller, while a cap is set. */
+  private readonly openBy = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   /**
    * The bus calls this inside the writer's commit path; the fan-out runs on the
@@ -201,6 +209,7 @@ export class SseHub {
   ) {
     this.keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.maxStreamsPerCaller = options.maxStreamsPerCaller;
     bus.on('committed', this.onCommitted);
     bus.on('committedElsewhere', this.onCommittedElsewhere);
     // One timer for every connection; it never keeps the process alive.
@@ -209,10 +218,23 @@ export class SseHub {
   }
 
   /**
+   * Refuses (429 STREAM_CAP) a caller that already holds the most open streams
+   * one may; call it before the response is taken over, then `subscribe` with
+   * the same caller on the same turn of the loop, so nothing slips in between.
+   */
+  admit(caller: { id: string; said: string; kind: string }): void {
+    const limit = this.maxStreamsPerCaller;
+    if (limit !== undefined && (this.openBy.get(caller.id) ?? 0) >= limit) {
+      throw refusal('STREAM_CAP', { caller: caller.said, limit }, { streams: { limit, caller: caller.kind } });
+    }
+  }
+
+  /**
    * Starts streaming on a response whose headers the caller has not sent yet:
    * the backlog after `after` first, then every new event of `feed` as it commits.
+   * With `caller`, the stream holds one of that caller's slots until it closes.
    */
-  subscribe(grain: string, feed: Feed, after: number, res: ServerResponse, headers: Record<string, string> = {}): void {
+  subscribe(grain: string, feed: Feed, after: number, res: ServerResponse, headers: Record<string, string> = {}, caller?: string): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -223,11 +245,17 @@ export class SseHub {
     // The first bytes flush the headers, so a client sees the stream open even before any event.
     res.write(`retry: ${RETRY_MS}\n: legalwork event tail; feed=${feed}; after=${after}; keep-alive every ${this.keepAliveMs % 1000 === 0 ? `${this.keepAliveMs / 1000}s` : `${this.keepAliveMs}ms`}\n\n`);
     const subscriber = new Subscriber(this, grain, feed, after, res);
+    if (caller !== undefined && this.maxStreamsPerCaller !== undefined) {
+      subscriber.caller = caller;
+      this.openBy.set(caller, (this.openBy.get(caller) ?? 0) + 1);
+    }
     let set = this.byGrain.get(grain);
     if (!set) this.byGrain.set(grain, (set = new Set()));
     set.add(subscriber);
     res.on('close', () => this.forget(subscriber));
     res.on('error', () => this.drop(subscriber));
+    // A client gone before its stream started would never say so again: its slot is freed now.
+    if (res.destroyed) return this.forget(subscriber);
     void subscriber.catchUp();
   }
 
@@ -254,6 +282,14 @@ export class SseHub {
 
   private forget(subscriber: Subscriber): void {
     subscriber.closed = true;
+    // Its slot frees once, whichever of close, error or overflow comes first.
+    const caller = subscriber.caller;
+    if (caller !== undefined) {
+      subscriber.caller = undefined;
+      const open = (this.openBy.get(caller) ?? 1) - 1;
+      if (open > 0) this.openBy.set(caller, open);
+      else this.openBy.delete(caller);
+    }
     const set = this.byGrain.get(subscriber.grain);
     if (!set) return;
     set.delete(subscriber);

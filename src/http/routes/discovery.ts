@@ -19,6 +19,7 @@ import { CONTRACT_VERSION, OPENAPI_VERSION } from '../openapi.ts';
 import { AgentCard, CapabilityCard, Health, IdealCustomerProfile, Pricing, SkuCatalog } from '../schemas/discovery.ts';
 import { Media } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
+import { LIVENESS_EXEMPT } from '../rate-limit.ts';
 
 const SUMMARY = 'An HTTP service through which software agents open, advance and settle legal work: a Matter moves through six stages (intake, prepare, examine, review, sign, file); acts reserved to licensed humans are posted as Gigs to a supply network, where an independent Signer attests, sends back or declines. Every answer is typed OK, EMPTY or BLOCKED; a 2xx means the journal committed. This build is a preview: synthetic supply network, no live filings, nothing is legal advice.';
 
@@ -41,7 +42,7 @@ export async function discoveryRoutes(app: FastifyInstance, { services }: { serv
     return Object.entries(app.swagger().paths ?? {}).flatMap(([path, ops]) => Object.keys(ops ?? {}).map((method) => ({ method: method.toUpperCase(), path })));
   };
 
-  app.get('/healthz', { schema: { summary: 'Typed liveness', description: 'OK while the service is live and its journal answers a real read; says nothing about anyone\'s records.', tags: ['discovery'], response: { 200: Health } } }, async () => {
+  app.get('/healthz', { config: { rateLimitExempt: LIVENESS_EXEMPT }, schema: { summary: 'Typed liveness', description: 'OK while the service is live and its journal answers a real read; says nothing about anyone\'s records.', tags: ['discovery'], response: { 200: Health } } }, async () => {
     // A real read of the journal, of a grain nothing is written to: it proves the journal answers and reveals no one's count.
     await services.journal.latestSeq(NO_GRAIN);
     return ok({ status: 'live', service: 'legalwork', version: CONTRACT_VERSION, build: 'preview', journal: { reachable: true }, uptimeSeconds: Math.floor((Date.now() - started) / 1000) });

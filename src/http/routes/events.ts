@@ -12,6 +12,7 @@ import { FEEDS } from '../../journal/store.ts';
 import { empty, ok } from '../envelopes.ts';
 import { NO_GRAIN } from '../../engine/grains.ts';
 import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
+import { callerOf } from '../rate-limit.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
 import { EventDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -65,7 +66,10 @@ export async function eventRoutes(fastify: FastifyInstance, { services, sse }: {
         },
       });
     }
+    // One more stream than the caller's cap is refused here, while the answer can still be a 429.
+    const caller = callerOf(request);
+    sse.admit(caller);
     reply.hijack();
-    sse.subscribe(request.grain, feed, cursor, reply.raw, { 'request-id': request.id });
+    sse.subscribe(request.grain, feed, cursor, reply.raw, { 'request-id': request.id }, caller.id);
   });
 }

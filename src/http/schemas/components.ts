@@ -121,6 +121,8 @@ export const Refusal = named('Refusal', Strict({
   act: Opt(Str),
   retryAfterSeconds: Opt(Int),
   bound: Opt(Strict({ kind: Str, limit: Int, windowSeconds: Int, caller: Str })),
+  rateLimit: Opt(Strict({ requestsPerSecond: Int, windowSeconds: Int, caller: Type.String({ description: 'what the limit counts by: api key, sandbox grain or address' }) }, { description: 'on RATE_LIMITED: the limit that refused' })),
+  streams: Opt(Strict({ limit: Int, caller: Type.String({ description: 'what the cap counts by: api key or sandbox grain' }) }, { description: 'on STREAM_CAP: the cap on open event streams' })),
   stream: Opt(Str),
   seq: Opt(Int),
   event: Opt(Str),

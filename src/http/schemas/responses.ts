@@ -300,6 +300,7 @@ export const EventDoors = {
       },
     },
     422: refused('a malformed Last-Event-ID', ['INVALID_LAST_EVENT_ID']),
+    429: refused('BLOCKED: a per-caller limit: the open event streams one caller may hold, or the request rate (Retry-After says when)', ['STREAM_CAP']),
   }),
 };
 

@@ -1,0 +1,270 @@
+/**
+ * The rate limit across processes (issue 24, point 3): with
+ * LEGALWORK_REDIS_URL two real service processes on one PostgreSQL journal
+ * count a caller's requests together in Redis (the plugin's Redis store),
+ * and without it each counts its own. A Redis that stops answering never
+ * stops the service: the count falls back to the process's memory and goes
+ * back to Redis when it answers again.
+ *
+ * Redis runs on 127.0.0.1:6379 on every machine of this project, CI
+ * included: one that does not answer fails these tests, never skips them.
+ * Each test counts under a Redis prefix of its own, so parallel runs never
+ * share counters.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { expectDatabase } from '../helpers/processes.ts';
+import { listeningApp, type TestApp } from '../helpers/app.ts';
+
+const REDIS_PORT = 6379;
+const REDIS_URL = `redis://127.0.0.1:${REDIS_PORT}`;
+const LIMIT = 10;
+
+const prefixOfThisRun = () => `legalwork:test:${randomBytes(6).toString('hex')}:`;
+const nextWindow = () => new Promise((r) => setTimeout(r, 1100));
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+}
+
+async function send(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
+}
+
+async function burst(n: number, one: (i: number) => Promise<Answer>): Promise<{ answers: Answer[]; ms: number }> {
+  const started = performance.now();
+  const answers = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
+  return { answers, ms: performance.now() - started };
+}
+const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
+/** The window opens at a caller's first counted request: a burst answered within a second fell in one. */
+/**
+ * How many of a burst a limit admits: the window opens at the caller's first
+ * counted request, so a burst answered within a second falls in one window and
+ * exactly `limit` are admitted; on a machine too loaded to answer it that fast,
+ * one `limit` per window it spanned, at most.
+ */
+function expectAdmitted(b: { ms: number; answers: Answer[] }, admitted: number, limit: number): void {
+  if (b.ms < 900) return expect(admitted, `${b.answers.length} requests in ${b.ms.toFixed(0)} ms: one window`).toBe(limit);
+  expect(admitted).toBeGreaterThanOrEqual(limit);
+  expect(admitted, `${b.answers.length} requests in ${b.ms.toFixed(0)} ms`).toBeLessThanOrEqual(limit * (Math.ceil(b.ms / 1000) + 1));
+}
+const oneWindow = (b: { ms: number }) => b.ms < 900;
+
+let redis: Redis;
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    expect(await redis.ping()).toBe('PONG');
+  } catch (error) {
+    throw new Error(`Redis is unreachable at ${REDIS_URL} (these tests need it; every machine of this project runs it): ${String(error)}`);
+  }
+});
+afterAll(async () => {
+  redis?.disconnect();
+});
+
+describe('two service processes on one PostgreSQL journal', () => {
+  const children: Child[] = [];
+  const dirs: string[] = [];
+  const schemas: string[] = [];
+  const prefixes: string[] = [];
+
+  async function processes(withRedis: boolean): Promise<[Child, Child]> {
+    const schema = freshSchema();
+    schemas.push(schema);
+    const prefix = prefixOfThisRun();
+    prefixes.push(prefix);
+    const env: Record<string, string> = { LEGALWORK_DATABASE_URL: TEST_DATABASE_URL, LEGALWORK_DATABASE_SCHEMA: schema, LEGALWORK_RATE_LIMIT: String(LIMIT), ...(withRedis ? { LEGALWORK_REDIS_URL: REDIS_URL, LEGALWORK_REDIS_PREFIX: prefix } : {}) };
+    const spawned = await Promise.all(['a', 'b'].map((name) => {
+      const dir = tempDataDir(`legalwork-limit-${name}-`);
+      dirs.push(dir);
+      return spawnService(dir, env);
+    }));
+    children.push(...spawned);
+    return spawned as [Child, Child];
+  }
+
+  async function issueKey(base: string) {
+    const res = await send(base, 'POST', '/keys', {}, { email: 'limits@legalwork.test' });
+    expect(res.status).toBe(201);
+    return { keyId: res.body.keyId as string, headers: { authorization: `Bearer ${res.body.key}` } };
+  }
+
+  beforeAll(expectDatabase);
+  afterAll(async () => {
+    await Promise.all(children.map((c) => c.kill()));
+    for (const dir of dirs) removeDir(dir);
+    for (const schema of schemas) await dropSchema(schema);
+    for (const prefix of prefixes) {
+      const left = await redis.keys(`${prefix}*`);
+      if (left.length) await redis.del(...left);
+    }
+  });
+
+  it('with LEGALWORK_REDIS_URL, requests split across both are limited together: one key, one limit', async () => {
+    const [a, b] = await processes(true);
+    const key = await issueKey(a.url);
+    const other = await issueKey(b.url);
+    await nextWindow();
+    const flood = await burst(4 * LIMIT, (i) => send(i % 2 ? b.url : a.url, 'GET', '/matters', key.headers));
+    // The count is in Redis, under the test's prefix and the key's id (never the key): every request of both processes.
+    const counted = Number(await redis.get(`${prefixes.at(-1)}key:${key.keyId}`));
+    if (oneWindow(flood)) expect(counted).toBe(4 * LIMIT);
+    expectAdmitted(flood, count(flood.answers, 200), LIMIT);
+    expect(count(flood.answers, 429)).toBe(4 * LIMIT - count(flood.answers, 200));
+    // Both processes refused some: each read the one count.
+    expect(flood.answers.filter((x, i) => i % 2 === 0 && x.status === 429).length).toBeGreaterThan(0);
+    expect(flood.answers.filter((x, i) => i % 2 === 1 && x.status === 429).length).toBeGreaterThan(0);
+    const refused = flood.answers.find((x) => x.status === 429)!;
+    expect(refused.body).toMatchObject({ type: 'BLOCKED', code: 'RATE_LIMITED', rateLimit: { requestsPerSecond: LIMIT, caller: 'api key' } });
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['ratelimit-policy']).toBe(`"per-caller";q=${LIMIT};w=1`);
+    // Another key is served at once, by either process.
+    expect((await send(a.url, 'GET', '/matters', other.headers)).status).toBe(200);
+    expect((await send(b.url, 'GET', '/matters', other.headers)).status).toBe(200);
+  });
+
+  it('without it, each process counts on its own: the same burst is admitted once per process', async () => {
+    const [a, b] = await processes(false);
+    const key = await issueKey(a.url);
+    await nextWindow();
+    const flood = await burst(4 * LIMIT, (i) => send(i % 2 ? b.url : a.url, 'GET', '/matters', key.headers));
+    expectAdmitted(flood, count(flood.answers, 200), 2 * LIMIT);
+    expectAdmitted(flood, flood.answers.filter((x, i) => i % 2 === 0 && x.status === 200).length, LIMIT);
+  });
+});
+
+/** A TCP relay to Redis the test can cut and restore: an outage without touching the machine's Redis. */
+async function relay(): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void>; close: () => Promise<void>; hang: () => void }> {
+  const sockets = new Set<net.Socket>();
+  /** Connections stay open and nothing crosses them: a Redis that hangs. */
+  let hung = false;
+  let server: net.Server;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(REDIS_PORT, '127.0.0.1');
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.on('data', (bytes) => void (hung || upstream.write(bytes)));
+        upstream.on('data', (bytes) => void (hung || client.write(bytes)));
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  const cut = async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  };
+  await listen();
+  return { url: `redis://127.0.0.1:${port}`, cut, restore: listen, close: cut, hang: () => void (hung = true) };
+}
+
+describe('a Redis that does not answer never stops the service (fail-open to per-process counting)', () => {
+  let app: TestApp | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('starts and serves beside an unreachable Redis, and still limits each caller in its own memory', async () => {
+    const started = performance.now();
+    const { app: made, url } = await listeningApp({ rateLimit: { perSecond: LIMIT, redisUrl: 'redis://127.0.0.1:1', redisPrefix: prefixOfThisRun() } });
+    app = made;
+    // It waited at most about a second for Redis, then started anyway.
+    expect(performance.now() - started).toBeLessThan(5000);
+    const flood = await burst(3 * LIMIT, () => send(url, 'GET', '/pricing'));
+    expectAdmitted(flood, count(flood.answers, 200), LIMIT);
+    expect(count(flood.answers, 429)).toBe(3 * LIMIT - count(flood.answers, 200));
+  });
+
+  it('counts in memory while Redis is cut off mid-run, and in Redis again once it answers', async () => {
+    const link = await relay();
+    const prefix = prefixOfThisRun();
+    try {
+      const { app: made, url } = await listeningApp({ rateLimit: { perSecond: LIMIT, redisUrl: link.url, redisPrefix: prefix } });
+      app = made;
+      const counter = `${prefix}ip:127.0.0.1`;
+      // Counted in Redis.
+      expect((await send(url, 'GET', '/pricing')).status).toBe(200);
+      expect(Number(await redis.get(counter))).toBe(1);
+
+      await link.cut();
+      await nextWindow();
+      // Redis is gone: every request is still answered at once, and a burst is still limited (in this process).
+      const started = performance.now();
+      const flood = await burst(3 * LIMIT, () => send(url, 'GET', '/pricing'));
+      expect(performance.now() - started).toBeLessThan(2000);
+      expectAdmitted(flood, count(flood.answers, 200), LIMIT);
+      expect(count(flood.answers, 429)).toBe(3 * LIMIT - count(flood.answers, 200));
+      expect(await redis.exists(counter)).toBe(0);
+
+      await link.restore();
+      // The client reconnects on its own (within about 2 s); the count goes back to Redis.
+      let back = false;
+      for (let i = 0; i < 40 && !back; i += 1) {
+        await new Promise((r) => setTimeout(r, 250));
+        expect((await send(url, 'GET', '/healthz')).status).toBe(200);
+        await send(url, 'GET', '/pricing');
+        back = Number(await redis.get(counter)) > 0;
+      }
+      expect(back).toBe(true);
+    } finally {
+      await app?.close();
+      app = undefined;
+      await link.close();
+      const left = await redis.keys(`${prefix}*`);
+      if (left.length) await redis.del(...left);
+    }
+  });
+
+  it('answers at once while Redis hangs (connected, silent): a command that gets no answer falls back to memory', async () => {
+    const link = await relay();
+    const prefix = prefixOfThisRun();
+    try {
+      const { app: made, url } = await listeningApp({ rateLimit: { perSecond: LIMIT, redisUrl: link.url, redisPrefix: prefix } });
+      app = made;
+      expect((await send(url, 'GET', '/pricing')).status).toBe(200);
+      link.hang();
+      await nextWindow();
+      const started = performance.now();
+      const flood = await burst(3 * LIMIT, () => send(url, 'GET', '/pricing'));
+      // Held at most for the client's command timeout (250 ms), then counted here.
+      expect(performance.now() - started).toBeLessThan(2000);
+      expectAdmitted(flood, count(flood.answers, 200), LIMIT);
+      expect(count(flood.answers, 429)).toBe(3 * LIMIT - count(flood.answers, 200));
+    } finally {
+      await app?.close();
+      app = undefined;
+      await link.close();
+      const left = await redis.keys(`${prefix}*`);
+      if (left.length) await redis.del(...left);
+    }
+  });
+});
