@@ -11,7 +11,9 @@ import { clockFromEnv } from './domain/clock.ts';
 import { parseSignerRegistry, signerRegistryFile } from './domain/registered-signers.ts';
 import { createApp } from './compose.ts';
 import { drainSecondsOf, installDrain } from './http/drain.ts';
+import { edgeLimitsFromEnv } from './http/edge-limits.ts';
 import { webhookOptionsFromEnv } from './engine/webhooks.ts';
+import { callerLimitsFromEnv } from './http/rate-limit.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
@@ -41,6 +43,10 @@ export async function start(options: StartOptions = {}) {
   const registry = process.env.LEGALWORK_SIGNER_REGISTRY || undefined;
   // Read once here so a missing or malformed registry stops the start, not the first result.
   if (registry) parseSignerRegistry(readFileSync(registry, 'utf8'), registry);
+  // The per-caller rate and stream cap (on unless set "off"), read before anything opens so a malformed value stops the start.
+  const limits = callerLimitsFromEnv(process.env);
+  // The request timeout and the connection cap (always on), likewise.
+  const edge = edgeLimitsFromEnv(process.env);
   const journal = await journalFromEnv(dataDir);
   const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
   const app = await createApp({
@@ -51,6 +57,8 @@ export async function start(options: StartOptions = {}) {
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
     webhooks: webhookOptionsFromEnv(process.env),
+    edge,
+    ...limits,
   });
   app.addHook('onClose', async () => journal.close());
   const drain = installDrain(app);

@@ -11,7 +11,7 @@
 import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
 import { Refusal, type RefusalType } from './refusal.ts';
 
-type Status = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415 | 422 | 429 | 500 | 503;
+type Status = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 429 | 500 | 503;
 
 export interface RefusalEntry<A> {
   status: Status;
@@ -54,6 +54,18 @@ export const REFUSALS = {
     type: 'BLOCKED',
     fix: 'wait Retry-After seconds, or reuse a grain you already hold',
     says: (a) => `the per-caller creation bound is reached: ${a.caller} opened ${a.count} sandbox ${a.kind}s in the last ${a.windowSeconds} seconds (at most ${a.limit}); retry after ${a.retryAfterSeconds} seconds, or reuse a grain you already hold`,
+  }),
+  RATE_LIMITED: entry<{ caller: string; limit: number; retryAfterSeconds: number }>({
+    status: 429,
+    type: 'BLOCKED',
+    fix: 'wait Retry-After seconds, then send the request again (under the same Idempotency-Key if it had one); pace requests under the limit RateLimit-Policy states',
+    says: (a) => `the per-caller rate limit is reached: ${a.caller} may send at most ${plural(a.limit, 'request')} per second and has sent them all in this one, so this request was not run and nothing was written; retry after ${plural(a.retryAfterSeconds, 'second')}. The RateLimit-Policy and RateLimit headers carry the limit and what is left of it`,
+  }),
+  STREAM_CAP: entry<{ caller: string; limit: number }>({
+    status: 429,
+    type: 'BLOCKED',
+    fix: 'close an event stream you no longer read (its slot frees at once), then open this one',
+    says: (a) => `${a.caller} already holds ${plural(a.limit, 'open event stream')} on this service process, the most one caller may hold, so this one was not opened; close one you no longer read (its slot frees at once) and open this one again. One stream per grain and feed follows everything`,
   }),
   BODY_TOO_DEEP: entry<{ limit: number }>({ status: 400, fix: 'send the fields the operation documents, nested as its schema says', says: (a) => `the JSON body nests objects and arrays more than ${a.limit} levels deep; no body of this contract needs more than a few: send the fields the operation documents` }),
   SCOPE_RESERVED: entry<{ scope: string }>({ status: 403, type: 'BLOCKED', fix: 'leave scope out: the list shows your own records', says: (a) => `scope "${a.scope}" is reserved: admin and internal views are not served on this surface` }),
@@ -266,6 +278,11 @@ export const REFUSALS = {
   BAD_REQUEST: entry<{ detail: string }>({ status: 400, fix: 'send a well-formed HTTP request with a JSON body', says: (a) => a.detail }),
   ROUTE_NOT_FOUND: entry<{ method: string; path: string }>({ status: 404, fix: 'see /openapi.json for the doors this service serves', says: (a) => `no route ${a.method} ${a.path}` }),
   METHOD_NOT_ALLOWED: entry<{ method: string; path: string; allowed: string[] }>({ status: 405, fix: 'use one of the methods in the Allow header; /openapi.json lists each door', says: (a) => `${a.path} does not serve ${a.method}: it serves ${a.allowed.join(', ')}` }),
+  REQUEST_TIMEOUT: entry<{ timeoutMs: number }>({
+    status: 408,
+    fix: 'send the request again on a new connection, its headers and body whole and without pausing (under the same Idempotency-Key if it had one)',
+    says: (a) => `the request did not arrive whole within ${a.timeoutMs} ms (the time its headers and body have together, counted from the connection's opening, or on a kept-alive connection from the request's first byte), so it was not run and nothing was written; this connection is closed: send the request again, whole, on a new one`,
+  }),
 
   // The service itself.
   WRITE_CONTENDED: entry<{ stream: string }>({

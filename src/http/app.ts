@@ -28,6 +28,8 @@ import type { Services } from './services.ts';
 import { SseHub } from './sse.ts';
 import { installJsonBody } from './json-body.ts';
 import { installValidation } from './validation.ts';
+import { installRateLimit, type RateLimitOptions } from './rate-limit.ts';
+import { installEdgeLimits, timeoutOptions, type EdgeLimits } from './edge-limits.ts';
 
 /** What the HTTP edge itself is tuned by; the services come from the composition root (`src/compose.ts`). */
 export interface HttpOptions {
@@ -38,16 +40,23 @@ export interface HttpOptions {
   sseKeepAliveMs?: number;
   /** Bytes an SSE subscriber may fall behind before it is dropped (default 1 MiB). */
   sseMaxBufferedBytes?: number;
+  /** The per-caller request rate and where it is counted (`rate-limit.ts`); absent, no rate limit (the service reads it from LEGALWORK_RATE_LIMIT). */
+  rateLimit?: RateLimitOptions;
+  /** Open event streams one caller may hold in this process; absent, no cap (the service reads it from LEGALWORK_MAX_STREAMS). */
+  maxStreams?: number;
+  /** The request timeout and the connection cap (`edge-limits.ts`); absent, neither (the service reads them from LEGALWORK_REQUEST_TIMEOUT_MS and LEGALWORK_MAX_CONNECTIONS). */
+  edge?: EdgeLimits;
 }
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 /**
  * The service's HTTP plumbing without its routes: body limit, prototype-
- * poisoning guards, request ids, strict validation, the one error handler and
- * the `request-id` header. The bare benchmark route runs on the same.
+ * poisoning guards, request ids, strict validation, the one error handler,
+ * the `request-id` header, and the request timeout and connection cap when
+ * given. The bare benchmark route runs on the same.
  */
-export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit'> = {}): FastifyInstance {
+export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' | 'edge'> = {}): FastifyInstance {
   const app = Fastify({
     logger: options.logger ? { level: 'info' } : false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -57,7 +66,9 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit'>
     return503OnClosing: true,
     // Reply serializers compiled once per distinct schema (serializers.ts).
     schemaController: { compilersFactory: { buildSerializer } },
+    ...timeoutOptions(options.edge),
   });
+  installEdgeLimits(app, options.edge);
   installJsonBody(app);
   installValidation(app);
   installErrorHandling(app);
@@ -70,12 +81,14 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit'>
 /** The app over its services, without listening, so tests run the real app in-process or on a real port. */
 export async function build(services: Services, options: HttpOptions = {}): Promise<FastifyInstance & { services: Services }> {
   const app = createFastify(options);
+  // Its onRequest hook runs first of all: a request past its caller's rate is refused before anything else is done for it.
+  if (options.rateLimit) await installRateLimit(app, services, options.rateLimit);
   // Its preHandler runs ahead of auth's (a paid act's reservation): a replayed answer reserves nothing.
   installIdempotency(app, services.idempotency);
   installAuth(app, services);
   await installContract(app);
   app.decorate('services', services);
-  const sse = new SseHub(services.journal, services.bus, { keepAliveMs: options.sseKeepAliveMs, maxBufferedBytes: options.sseMaxBufferedBytes });
+  const sse = new SseHub(services.journal, services.bus, { keepAliveMs: options.sseKeepAliveMs, maxBufferedBytes: options.sseMaxBufferedBytes, maxStreamsPerCaller: options.maxStreams });
   // Open event streams would hold server.close() forever: end them before it runs.
   app.addHook('preClose', async () => sse.close());
   // Effects the journal asked for before a stop (or a crash) are delivered again; retries end with the app.

@@ -5,14 +5,17 @@
  *
  * Two sources, merged per status:
  * - what the route's shape implies: any door refuses a malformed or unknown
- *   key (401) or a malformed X-Actor/X-Mandate (422), and answers 500 on an
- *   internal fault; a door that takes a body can refuse it (400, 413, 415);
- *   a door with a schema refuses what breaks it (422); a keyed door refuses
- *   no key (401); a paid act refuses past the key's ceiling (403); a door in
- *   a sandbox grain answers 404 when the grain is unknown or expired; a
+ *   key (401) or a malformed X-Actor/X-Mandate (422), answers 408 when the
+ *   request does not arrive whole in time (written by the edge itself,
+ *   `edge-limits.ts`) and 500 on an internal fault; a door that takes a body
+ *   can refuse it (400, 413, 415); a door with a schema refuses what
+ *   breaks it (422); a keyed door refuses no key (401); a paid act refuses
+ *   past the key's ceiling (403); a door in a sandbox grain answers 404
+ *   when the grain is unknown or expired; a
  *   write refuses an Idempotency-Key it cannot keep or that names another
  *   request (400, 409, 422), and answers 409 when other writers kept beating
- *   it to its commit;
+ *   it to its commit; every door but one that says why it is not
+ *   (`config.rateLimitExempt`) refuses a caller past the rate limit (429);
  * - what the route declares beside its success (`refused(description, codes)`
  *   in its response map): the refusals of its own logic.
  * No catch-all: a status neither source names is one the operation never
@@ -42,12 +45,13 @@ const GRAIN_GONE: Array<[RegExp, RefusalCode]> = [
 function impliedBy(route: RouteOptions): RefusalCode[] {
   const method = String(route.method);
   const schema = route.schema ?? {};
-  const codes: RefusalCode[] = ['KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'INTERNAL'];
+  const codes: RefusalCode[] = ['KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'REQUEST_TIMEOUT', 'INTERNAL'];
   // Every door that takes a request body parses it, whether or not a schema then reads it.
   if (!['GET', 'HEAD'].includes(method)) codes.push('MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'WRITE_CONTENDED');
   if (schema.body || schema.params || schema.querystring || schema.headers) codes.push('INVALID_REQUEST');
   if (needsKey(method, route.url, route.config?.keyless)) codes.push('KEY_REQUIRED');
   if (route.config?.paidAct) codes.push('SPEND_CEILING');
+  if (route.config?.rateLimitExempt === undefined) codes.push('RATE_LIMITED');
   const inGrain = GRAIN_GONE.filter(([prefix]) => prefix.test(route.url));
   for (const [, code] of inGrain) codes.push(code);
   if (takesIdempotencyKey(method)) {
@@ -78,7 +82,9 @@ export const UNROUTED = {
   401: refused('an unknown or malformed key', ['KEY_MALFORMED', 'KEY_UNKNOWN']),
   404: refused('no route serves this path', ['ROUTE_NOT_FOUND']),
   405: refused('the path is served, under other methods (named in Allow)', ['METHOD_NOT_ALLOWED']),
+  408: refused('the request did not arrive whole within the request timeout; the connection is closed', ['REQUEST_TIMEOUT']),
   422: refused('a malformed X-Actor or X-Mandate', ['INVALID_PROVENANCE']),
+  429: refused('BLOCKED: the caller is past the per-caller rate limit (Retry-After says when)', ['RATE_LIMITED']),
   500: refused('an internal error', ['INTERNAL']),
 };
 
