@@ -43,26 +43,36 @@ export async function start(options: StartOptions = {}) {
   const registry = process.env.LEGALWORK_SIGNER_REGISTRY || undefined;
   // Read once here so a missing or malformed registry stops the start, not the first result.
   if (registry) parseSignerRegistry(readFileSync(registry, 'utf8'), registry);
-  // The per-caller rate and stream cap (on unless set "off"), read before anything opens so a malformed value stops the start.
-  const limits = callerLimitsFromEnv(process.env);
-  // The request timeout and the connection cap (always on), likewise.
-  const edge = edgeLimitsFromEnv(process.env);
-  const journal = await journalFromEnv(dataDir);
-  const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
-  const app = await createApp({
-    journal,
+  // Every setting is read before the journal opens, so a malformed value stops the start (an open journal would hold the process).
+  const settings = {
     clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
     signers: signerRegistryFile(registry),
     supplySecret: process.env.LEGALWORK_SUPPLY_SECRET,
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
     webhooks: webhookOptionsFromEnv(process.env),
-    edge,
-    ...limits,
-  });
+    // The request timeout and the connection cap (always on).
+    edge: edgeLimitsFromEnv(process.env),
+    // The per-caller rate and stream cap (on unless set "off").
+    ...callerLimitsFromEnv(process.env),
+  };
+  const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
+  const journal = await journalFromEnv(dataDir);
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    app = await createApp({ journal, ...settings });
+  } catch (error) {
+    // A setting the app checks as it is built (a sandbox TTL out of range): close the journal, so the process ends with the error.
+    await journal.close();
+    throw error;
+  }
   app.addHook('onClose', async () => journal.close());
   const drain = installDrain(app);
-  const address = await app.listen({ port, host });
+  const address = await app.listen({ port, host }).catch(async (error: unknown) => {
+    // The port is taken, say: close the app and its journal, so the process ends with the error.
+    await app.close();
+    throw error;
+  });
   let closing = false;
   const stop = (signal: string) => {
     if (closing) return;

@@ -107,3 +107,13 @@ describe('SIGTERM drains and exits within the deadline', () => {
     socket.destroy();
   });
 });
+
+describe('a malformed setting', () => {
+  it('stops the start, the process ending with the reason, whichever setting it is (the journal is opened only after all are read)', async () => {
+    dir = tempDataDir('legalwork-settings-');
+    await expect(spawnService(dir, { LEGALWORK_DRAIN_SECONDS: 'abc' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_DRAIN_SECONDS/);
+    await expect(spawnService(dir, { LEGALWORK_WEBHOOK_TIMEOUT_MS: 'x' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_WEBHOOK_TIMEOUT_MS/);
+    // Checked as the app is built, after the journal opened: it is closed again, and the process ends.
+    await expect(spawnService(dir, { LEGALWORK_SANDBOX_TTL: '-1' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_SANDBOX_TTL/);
+  }, 60_000);
+});
