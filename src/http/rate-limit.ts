@@ -32,7 +32,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { refusal } from '../domain/refusals.ts';
 import type { Services } from './services.ts';
 
@@ -121,8 +121,13 @@ type Limited = FastifyRequest & { [CALLER]?: Caller };
 /** A Redis URL as the logs may show it: no password. */
 const redacted = (url: string) => url.replace(/\/\/[^@/]*@/, '//');
 
-/** The Redis store's client: never queues a command while disconnected, gives up on one that hangs, reconnects forever in the background. */
-function redisClient(url: string): Redis {
+/**
+ * The Redis store's client: never queues a command while disconnected, gives
+ * up on one that hangs, reconnects forever in the background. Loaded only
+ * when a Redis is configured (ioredis alone takes a tenth of a start-up).
+ */
+async function redisClient(url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   return new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -169,7 +174,7 @@ function refuse(reply: FastifyReply, caller: Caller, perSecond: number, retryAft
  * an unreachable one is logged and the service starts anyway.
  */
 async function sharedChecker(app: FastifyInstance, url: string, prefix: string, perSecond: number): Promise<(request: FastifyRequest) => Promise<Counted | undefined>> {
-  const redis = redisClient(url);
+  const redis = await redisClient(url);
   const where = redacted(url);
   let down = false;
   let askAgainAt = 0;
