@@ -20,13 +20,13 @@ import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/li
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
 import { expectDatabase } from '../helpers/processes.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
+import { burst, count, expectAdmitted, nextWindow, oneWindow } from '../helpers/bursts.ts';
 
 const REDIS_PORT = 6379;
 const REDIS_URL = `redis://127.0.0.1:${REDIS_PORT}`;
 const LIMIT = 10;
 
 const prefixOfThisRun = () => `legalwork:test:${randomBytes(6).toString('hex')}:`;
-const nextWindow = () => new Promise((r) => setTimeout(r, 1100));
 
 interface Answer {
   status: number;
@@ -46,25 +46,6 @@ async function send(base: string, method: string, path: string, headers: Record<
   return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
 }
 
-async function burst(n: number, one: (i: number) => Promise<Answer>): Promise<{ answers: Answer[]; ms: number }> {
-  const started = performance.now();
-  const answers = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
-  return { answers, ms: performance.now() - started };
-}
-const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
-/** The window opens at a caller's first counted request: a burst answered within a second fell in one. */
-/**
- * How many of a burst a limit admits: the window opens at the caller's first
- * counted request, so a burst answered within a second falls in one window and
- * exactly `limit` are admitted; on a machine too loaded to answer it that fast,
- * one `limit` per window it spanned, at most.
- */
-function expectAdmitted(b: { ms: number; answers: Answer[] }, admitted: number, limit: number): void {
-  if (b.ms < 900) return expect(admitted, `${b.answers.length} requests in ${b.ms.toFixed(0)} ms: one window`).toBe(limit);
-  expect(admitted).toBeGreaterThanOrEqual(limit);
-  expect(admitted, `${b.answers.length} requests in ${b.ms.toFixed(0)} ms`).toBeLessThanOrEqual(limit * (Math.ceil(b.ms / 1000) + 1));
-}
-const oneWindow = (b: { ms: number }) => b.ms < 900;
 
 let redis: Redis;
 beforeAll(async () => {

@@ -18,6 +18,7 @@ import { callerLimitsFromEnv, DEFAULT_MAX_STREAMS, DEFAULT_RATE_LIMIT } from '..
 import { removeDir, spawnService, tempDataDir } from '../../bench/lib/service.ts';
 import { ownGrainOf } from '../../src/engine/grains.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
+import { burst, count, expectAdmitted, nextWindow, oneWindow } from '../helpers/bursts.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -55,28 +56,6 @@ function send(base: string, method: string, path: string, options: { body?: unkn
   });
 }
 
-/** `n` requests at once; the answers, and how long the burst took. */
-async function burst(n: number, one: (i: number) => Promise<Answer>): Promise<{ answers: Answer[]; ms: number }> {
-  const started = performance.now();
-  const answers = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
-  return { answers, ms: performance.now() - started };
-}
-
-const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
-/** A burst that took under a second fell in one window (which opened at its first request). */
-/**
- * How many of a burst a limit admits: the window opens at the caller's first
- * counted request, so a burst answered within a second falls in one window and
- * exactly `limit` are admitted; on a machine too loaded to answer it that fast,
- * one `limit` per window it spanned, at most.
- */
-function expectAdmitted(b: { ms: number; answers: Answer[] }, admitted: number, limit: number): void {
-  if (b.ms < 900) return expect(admitted, `${b.answers.length} requests in ${b.ms.toFixed(0)} ms: one window`).toBe(limit);
-  expect(admitted).toBeGreaterThanOrEqual(limit);
-  expect(admitted, `${b.answers.length} requests in ${b.ms.toFixed(0)} ms`).toBeLessThanOrEqual(limit * (Math.ceil(b.ms / 1000) + 1));
-}
-const oneWindow = (b: { ms: number }) => b.ms < 900;
-const nextWindow = () => new Promise((r) => setTimeout(r, 1100));
 
 async function issueKey(base: string): Promise<{ key: string; keyId: string; headers: Record<string, string> }> {
   const res = await send(base, 'POST', '/keys', { body: { email: 'limits@legalwork.test' } });
