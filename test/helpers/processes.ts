@@ -15,6 +15,7 @@ export type ProcessName = 'a' | 'b';
 
 export interface Answer {
   status: number;
+  headers: Record<string, string>;
   body: any;
 }
 
@@ -32,7 +33,7 @@ export async function send(base: string, method: string, path: string, body?: un
   } catch {
     parsed = text;
   }
-  return { status: res.status, body: parsed };
+  return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
 }
 
 /** Fails at once, naming the URL, when PostgreSQL does not answer. */

@@ -11,14 +11,13 @@
  * Each test counts under a Redis prefix of its own, so parallel runs never
  * share counters.
  */
-import http from 'node:http';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
-import { expectDatabase } from '../helpers/processes.ts';
+import { expectDatabase, send } from '../helpers/processes.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
 import { burst, count, expectAdmitted, nextWindow, oneWindow } from '../helpers/bursts.ts';
 
@@ -27,24 +26,6 @@ const REDIS_URL = `redis://127.0.0.1:${REDIS_PORT}`;
 const LIMIT = 10;
 
 const prefixOfThisRun = () => `legalwork:test:${randomBytes(6).toString('hex')}:`;
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
-async function send(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: Object.fromEntries(res.headers), body: parsed };
-}
 
 
 let redis: Redis;
@@ -84,7 +65,7 @@ describe('two service processes on one PostgreSQL journal', () => {
   }
 
   async function issueKey(base: string) {
-    const res = await send(base, 'POST', '/keys', {}, { email: 'limits@legalwork.test' });
+    const res = await send(base, 'POST', '/keys', { email: 'limits@legalwork.test' });
     expect(res.status).toBe(201);
     return { keyId: res.body.keyId as string, headers: { authorization: `Bearer ${res.body.key}` } };
   }
@@ -105,7 +86,7 @@ describe('two service processes on one PostgreSQL journal', () => {
     const key = await issueKey(a.url);
     const other = await issueKey(b.url);
     await nextWindow();
-    const flood = await burst(4 * LIMIT, (i) => send(i % 2 ? b.url : a.url, 'GET', '/matters', key.headers));
+    const flood = await burst(4 * LIMIT, (i) => send(i % 2 ? b.url : a.url, 'GET', '/matters', undefined, key.headers));
     // The count is in Redis, under the test's prefix and the key's id (never the key): every request of both processes.
     const counted = Number(await redis.get(`${prefixes.at(-1)}key:${key.keyId}`));
     if (oneWindow(flood)) expect(counted).toBe(4 * LIMIT);
@@ -119,15 +100,15 @@ describe('two service processes on one PostgreSQL journal', () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['ratelimit-policy']).toBe(`"per-caller";q=${LIMIT};w=1`);
     // Another key is served at once, by either process.
-    expect((await send(a.url, 'GET', '/matters', other.headers)).status).toBe(200);
-    expect((await send(b.url, 'GET', '/matters', other.headers)).status).toBe(200);
+    expect((await send(a.url, 'GET', '/matters', undefined, other.headers)).status).toBe(200);
+    expect((await send(b.url, 'GET', '/matters', undefined, other.headers)).status).toBe(200);
   });
 
   it('without it, each process counts on its own: the same burst is admitted once per process', async () => {
     const [a, b] = await processes(false);
     const key = await issueKey(a.url);
     await nextWindow();
-    const flood = await burst(4 * LIMIT, (i) => send(i % 2 ? b.url : a.url, 'GET', '/matters', key.headers));
+    const flood = await burst(4 * LIMIT, (i) => send(i % 2 ? b.url : a.url, 'GET', '/matters', undefined, key.headers));
     expectAdmitted(flood, count(flood.answers, 200), 2 * LIMIT);
     expectAdmitted(flood, flood.answers.filter((x, i) => i % 2 === 0 && x.status === 200).length, LIMIT);
   });
