@@ -125,6 +125,14 @@ export function rungsCrossed(from: number, to: number, ackedToday: boolean): Run
 /** The state tag the decider and the view read: the count stands at the terminal rung. */
 export const TERMINAL_RUNG_TAG = 'terminal-rung';
 
+/**
+ * The Deadline Ladder machine's version, recorded in the opening cause of every stream
+ * it opens (`machine: '<id>@<version>'`). Bump it when a change alters how
+ * journaled events fold, and follow docs/versioning.md (an upcaster or the
+ * old definition kept for the old streams; new recorded journals beside the old).
+ */
+export const DEADLINE_LADDER_MACHINE_VERSION = 1;
+
 export const deadlineLadderMachine = setup({
   types: {
     context: {} as LadderContext,

@@ -56,6 +56,14 @@ export const addedGrants = (held: readonly Grant[], asked: readonly string[]): G
 /** The grants held once `asked` is added to `held`, in the catalog's order. */
 export const grantsAfter = (held: readonly Grant[], asked: readonly string[]): Grant[] => ENROLLMENT_GRANTS.filter((g) => held.includes(g) || asked.includes(g));
 
+/**
+ * The Enrollment machine's version, recorded in the opening cause of every stream
+ * it opens (`machine: '<id>@<version>'`). Bump it when a change alters how
+ * journaled events fold, and follow docs/versioning.md (an upcaster or the
+ * old definition kept for the old streams; new recorded journals beside the old).
+ */
+export const ENROLLMENT_MACHINE_VERSION = 1;
+
 export const enrollmentMachine = setup({
   types: {
     context: {} as EnrollmentContext,

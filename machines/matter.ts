@@ -87,6 +87,14 @@ const fact = (f: Omit<MatterFact, 'type'>): MatterFact => ({ type: 'fact', ...f 
 const NEXT_STAGE = { intake: 'prepare', prepare: 'examine', examine: 'review' } as const;
 type Ev<T extends MatterEventType> = Extract<MatterEvent, { type: T }>;
 
+/**
+ * The Matter machine's version, recorded in the opening cause of every stream
+ * it opens (`machine: '<id>@<version>'`). Bump it when a change alters how
+ * journaled events fold, and follow docs/versioning.md (an upcaster or the
+ * old definition kept for the old streams; new recorded journals beside the old).
+ */
+export const MATTER_MACHINE_VERSION = 1;
+
 export const matterMachine = setup({
   types: {
     context: {} as MatterContext,

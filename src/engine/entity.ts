@@ -11,6 +11,10 @@
  *   append fails the supervisor drops the entity and the next touch rebuilds
  *   it from the journal (let it crash), so no reader ever sees a state the
  *   journal does not hold.
+ * - A stream records, in its opening cause, the machine and version that
+ *   opened it (`machine: 'matter@1'`; none recorded means version 1). One
+ *   this code does not fold (a later version, or one no longer supported)
+ *   is refused at load, never folded by another version (docs/versioning.md).
  * - Rebuilding sends the journaled causes to a fresh actor, checking each
  *   one first: a recorded event the machine refuses from the state before
  *   it, or one it now answers with another fact, stops the load with an
@@ -30,6 +34,27 @@ export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
   /** Journal kind of the stream's first event; its `cause.input` is the machine input. */
   openedKind: string;
   machine: M;
+  /**
+   * The machine's declared version (beside the machine in `machines/`). Every
+   * opening cause records it as `machine: '<machine id>@<version>'`, and a load
+   * refuses a stream opened by a version this code does not read (docs/versioning.md).
+   */
+  version: number;
+}
+
+/** How an opening cause names the machine that opened the stream: `matter@1`. */
+export const machineTag = (definition: EntityDefinition): string => `${definition.machine.id}@${definition.version}`;
+
+/**
+ * The machine and version an opening event records. A stream opened before
+ * versions were recorded (no `machine` in its cause) was opened by version 1
+ * of its definition's machine.
+ */
+export function openedBy(opening: JournalEvent, definition: EntityDefinition): { machine: string; version: number } {
+  const tag = (opening.cause as { machine?: unknown } | undefined)?.machine;
+  if (tag === undefined) return { machine: definition.machine.id, version: 1 };
+  const match = typeof tag === 'string' ? /^(.+)@([1-9][0-9]*)$/.exec(tag) : null;
+  return match ? { machine: match[1], version: Number(match[2]) } : { machine: String(tag), version: NaN };
 }
 
 export interface Fact {
@@ -52,7 +77,7 @@ export class UnreadableEntity extends Error {
     readonly state: unknown,
     why: string,
   ) {
-    super(`stream ${stream} cannot be replayed: at seq ${seq} the machine ${why} (event ${event}, state ${JSON.stringify(state)})`);
+    super(`stream ${stream} cannot be replayed: at seq ${seq} the machine ${why} (event ${event}${state === undefined ? '' : `, state ${JSON.stringify(state)}`})`);
   }
 }
 
@@ -74,6 +99,13 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   ) {
     this.id = journal[0].stream;
     this.grain = journal[0].grain;
+    // A stream another machine or version opened is never folded by this one.
+    const by = openedBy(journal[0], definition);
+    if (by.machine !== definition.machine.id || by.version !== definition.version) {
+      const what = Number.isNaN(by.version) ? `an unreadable machine tag ${JSON.stringify(by.machine)}` : `${by.machine}@${by.version}`;
+      // No state before the opening: none is named (undefined leaves the refusal's `state` out).
+      throw new UnreadableEntity(journal[0].stream, journal[0].seq, 'xstate.init', undefined, `that opened it is ${what}, and this code folds only ${machineTag(definition)}`);
+    }
     const input = (journal[0].cause as { input: InputFrom<M> }).input;
     this.actor = createActor(definition.machine, { input } as never);
     this.actor.on('*', ({ type: _type, ...fact }) => this.emitted.push(fact as unknown as Fact));

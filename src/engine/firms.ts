@@ -13,7 +13,7 @@
  * plus the member's binary facts), the enrollment counts, the routing with
  * each opt-in's countersignature, the remittance lines.
  */
-import { enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, grantsAfter, isGrant, type EnrollmentContext, type EnrollmentStatus, type Grant } from '../../machines/enrollment.ts';
+import { ENROLLMENT_MACHINE_VERSION, enrollmentMachine, enrollmentStatus, ENROLLMENT_GRANTS, grantsAfter, isGrant, type EnrollmentContext, type EnrollmentStatus, type Grant } from '../../machines/enrollment.ts';
 import { deriveRosterRow, FIRM_MEMBERS, memberOf, type RosterRow } from '../domain/firm-members.ts';
 import { newId } from '../domain/ids.ts';
 import { RAIL_OF } from '../domain/matter-types.ts';
@@ -25,7 +25,7 @@ import type { Supervisor } from './supervisor.ts';
 import { decideAmend, decideRevoke, isLive as enrollmentLives, type EnrollmentDecision } from '../../machines/enrollment.decide.ts';
 import { SandboxGrains, type Grain } from './workspaces.ts';
 
-export const ENROLLMENT: EntityDefinition<typeof enrollmentMachine> = { openedKind: 'enrollment.opened', machine: enrollmentMachine };
+export const ENROLLMENT: EntityDefinition<typeof enrollmentMachine> = { openedKind: 'enrollment.opened', machine: enrollmentMachine, version: ENROLLMENT_MACHINE_VERSION };
 export type EnrollmentEntity = Entity<typeof enrollmentMachine>;
 
 /** The journaled instrument of one member act, as the 201 and 200 answers show it. */

@@ -12,7 +12,7 @@
  * machine cause, so rehydration folds each tick exactly once.
  */
 import { decideAck, decideMonitor, decideResolve, decideSatisfy, decideTick, isResolved, type LadderDecision } from '../../machines/deadline-ladder.decide.ts';
-import { ackWindow, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
+import { ackWindow, DEADLINE_LADDER_MACHINE_VERSION, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refusal } from '../domain/refusals.ts';
 import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
@@ -21,7 +21,7 @@ import { fixturesApply } from './grains.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
 
-export const LADDER: EntityDefinition<typeof deadlineLadderMachine> = { openedKind: 'ladder.opened', machine: deadlineLadderMachine };
+export const LADDER: EntityDefinition<typeof deadlineLadderMachine> = { openedKind: 'ladder.opened', machine: deadlineLadderMachine, version: DEADLINE_LADDER_MACHINE_VERSION };
 export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 
 /** The ladder's stream id. One ladder per Asset, so the Asset id names it. */

@@ -7,7 +7,7 @@
  * and posted after the commit, by the outbox.
  */
 import { advanceable, decideAdvance, decideClientDirection, decideConsent, decideDocument, decideGigAnswer, decideTerminal, reservedActOf, type Decision, type TerminalCommand } from '../../machines/matter.decide.ts';
-import { matterMachine, type Attestation, type ConsumerPattern, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
+import { MATTER_MACHINE_VERSION, matterMachine, type Attestation, type ConsumerPattern, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
 import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
 import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
 import { newId } from '../domain/ids.ts';
@@ -26,7 +26,7 @@ import { acceptedBefore, callbackRecord, callbackStream, type Delivery } from '.
 import type { CommitOptions, Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
-export const MATTER: EntityDefinition<typeof matterMachine> = { openedKind: 'matter.opened', machine: matterMachine };
+export const MATTER: EntityDefinition<typeof matterMachine> = { openedKind: 'matter.opened', machine: matterMachine, version: MATTER_MACHINE_VERSION };
 export type MatterEntity = Entity<typeof matterMachine>;
 
 export interface MintRequest {

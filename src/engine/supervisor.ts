@@ -23,7 +23,7 @@ import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
-import { Entity, factToEvent, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
+import { Entity, factToEvent, machineTag, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from './mailbox.ts';
@@ -231,12 +231,13 @@ export class Supervisor {
 
   /**
    * The write that opens an entity stream: its one opening fact, whose cause
-   * carries the machine input that `fold` rebuilds the actor from. For a
+   * carries the machine input that `fold` rebuilds the actor from, and the
+   * machine's version (`machine: 'matter@1'`) a load checks. For a
    * stream opened inside another's transaction (a Matter's ladder) as for
    * `open` itself.
    */
   openingWrite<M extends AnyStateMachine>(definition: EntityDefinition<M>, stream: string, subject: string, input: InputFrom<M>, opened: Fact): StreamWrite {
-    return { stream, expectedVersion: 0, events: [factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input })] };
+    return { stream, expectedVersion: 0, events: [factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input, machine: machineTag(definition) })] };
   }
 
   /**
