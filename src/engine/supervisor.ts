@@ -113,7 +113,7 @@ export class Supervisor {
       entity = new Entity(definition, journal);
     } catch (error) {
       // One unreadable stream fails its own requests, and nothing else.
-      if (error instanceof UnreadableEntity) throw refusal('ENTITY_UNREADABLE', { detail: error.message, id }, { stream: error.stream, seq: error.seq, event: error.event, state: error.state });
+      if (error instanceof UnreadableEntity) throw refusal('ENTITY_UNREADABLE', { detail: error.message, id }, { stream: error.stream, seq: error.seq, event: error.event, ...(error.state === undefined ? {} : { state: typeof error.state === 'string' ? error.state : JSON.stringify(error.state) }) });
       throw error;
     }
     this.keep(entity);

@@ -116,7 +116,7 @@ describe('the supervisor', () => {
     const other = await services.matters.create('g', { matterType: 'patent_utility' });
     await journal.append('g', [{ stream: other.id, expectedVersion: 1, events: [{ kind: 'consent', at: '2030-01-01T00:00:00.000Z', subject: other.id, summary: 'x', by: 'gate', data: {}, cause: { type: 'ADVANCE', by: 'agent' } }] }]);
     const fresh = createServices({ journal });
-    await expect(fresh.matters.get('g', bad.id)).rejects.toMatchObject({ status: 500, code: 'ENTITY_UNREADABLE', extra: { stream: bad.id, seq: 7, event: 'ESCALATE', state: { open: 'intake' } } });
+    await expect(fresh.matters.get('g', bad.id)).rejects.toMatchObject({ status: 500, code: 'ENTITY_UNREADABLE', extra: { stream: bad.id, seq: 7, event: 'ESCALATE', state: '{"open":"intake"}' } });
     await expect(fresh.matters.get('g', other.id)).rejects.toMatchObject({ code: 'ENTITY_UNREADABLE', message: expect.stringContaining('answers with stage prepare where the journal recorded consent') });
     expect((await fresh.matters.get('g', good.id)).id).toBe(good.id);
   });
