@@ -4669,6 +4669,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -4708,8 +4717,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4762,7 +4789,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -4845,8 +4872,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4888,6 +4935,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -4915,8 +4971,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4994,6 +5068,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5033,8 +5116,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5082,6 +5183,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5121,8 +5231,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5219,6 +5347,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5258,8 +5395,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5323,6 +5478,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5362,8 +5526,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5391,6 +5573,15 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5430,8 +5621,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5476,6 +5685,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5515,8 +5733,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5571,6 +5807,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5610,8 +5855,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5639,6 +5902,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5678,8 +5950,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5707,6 +5997,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5746,8 +6045,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5775,6 +6092,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -5814,8 +6140,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5843,6 +6187,15 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -5893,8 +6246,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5934,7 +6305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6017,8 +6388,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -6052,6 +6443,15 @@ export interface operations {
                         workspace: components["schemas"]["Workspace"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -6102,8 +6502,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6145,6 +6563,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -6193,8 +6620,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6234,7 +6679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6317,8 +6762,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -6352,6 +6817,15 @@ export interface operations {
                         tenant: components["schemas"]["Tenant"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -6402,8 +6876,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6487,7 +6979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6580,8 +7072,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -6635,7 +7147,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6728,8 +7240,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -6780,6 +7312,15 @@ export interface operations {
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -6839,8 +7380,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6923,7 +7482,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7026,8 +7585,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -7065,6 +7644,15 @@ export interface operations {
                         journal: components["schemas"]["JournalEntry"][];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -7115,8 +7703,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7178,7 +7784,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7281,8 +7887,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -7342,7 +7968,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7445,8 +8071,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -7510,7 +8156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7613,8 +8259,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -7672,7 +8338,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -7775,8 +8441,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -7813,6 +8499,15 @@ export interface operations {
                         settlement: components["schemas"]["Settlement"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -7872,8 +8567,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7912,6 +8625,15 @@ export interface operations {
                         events: components["schemas"]["JournalEntry"][];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -7962,8 +8684,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8012,6 +8752,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -8060,8 +8809,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8123,7 +8890,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8226,8 +8993,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -8271,6 +9058,15 @@ export interface operations {
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -8321,8 +9117,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8377,7 +9191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8480,8 +9294,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -8540,7 +9374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8643,8 +9477,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -8690,6 +9544,15 @@ export interface operations {
                         message: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -8740,8 +9603,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8776,6 +9657,15 @@ export interface operations {
                         asset: components["schemas"]["Asset"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -8826,8 +9716,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8867,7 +9775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -8950,8 +9858,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -8985,6 +9913,15 @@ export interface operations {
                         firm: components["schemas"]["Firm"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -9035,8 +9972,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9079,6 +10034,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -9127,8 +10091,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9180,7 +10162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9273,8 +10255,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -9325,7 +10327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9418,8 +10420,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -9498,6 +10520,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -9546,8 +10577,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9586,6 +10635,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -9634,8 +10692,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9684,6 +10760,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -9732,8 +10817,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9802,7 +10905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9905,8 +11008,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -9970,6 +11093,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10018,8 +11150,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10089,6 +11239,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10137,8 +11296,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10199,7 +11376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10292,8 +11469,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -10351,7 +11548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10444,8 +11641,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -10497,6 +11714,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10536,8 +11762,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10583,6 +11827,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10631,8 +11884,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10677,6 +11948,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10725,8 +12005,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10770,6 +12068,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10818,8 +12125,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10871,6 +12196,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -10919,8 +12253,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10969,6 +12321,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -11017,8 +12378,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11070,6 +12449,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -11118,8 +12506,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11163,6 +12569,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -11211,8 +12626,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11258,6 +12691,15 @@ export interface operations {
                         meta: components["schemas"]["CapabilityMeta"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -11308,8 +12750,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11355,6 +12815,15 @@ export interface operations {
                         meta: components["schemas"]["CapabilityMeta"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -11405,8 +12874,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11452,6 +12939,15 @@ export interface operations {
                         meta: components["schemas"]["CapabilityMeta"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -11502,8 +12998,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11525,6 +13039,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -11573,8 +13096,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11607,7 +13148,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11700,8 +13241,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -11734,7 +13295,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11827,8 +13388,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -11911,7 +13492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11994,8 +13575,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12079,7 +13680,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12162,8 +13763,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12244,7 +13865,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12327,8 +13948,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12414,7 +14055,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12497,8 +14138,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12584,7 +14245,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12667,8 +14328,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12753,7 +14434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12836,8 +14517,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -12918,7 +14619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13001,8 +14702,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -13090,7 +14811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13173,8 +14894,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -13264,7 +15005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13347,8 +15088,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -13426,7 +15187,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13519,8 +15280,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -13597,7 +15378,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13690,8 +15471,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -13768,7 +15569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13871,8 +15672,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -13954,7 +15775,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14047,8 +15868,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -14132,7 +15973,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14225,8 +16066,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -14307,7 +16168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14400,8 +16261,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -14485,7 +16366,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14578,8 +16459,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -14660,7 +16561,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14753,8 +16654,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -14802,6 +16723,15 @@ export interface operations {
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -14852,8 +16782,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14932,7 +16880,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15025,8 +16973,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -15062,6 +17030,15 @@ export interface operations {
                         journal: components["schemas"]["JournalEntry"][];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -15112,8 +17089,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15173,7 +17168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15276,8 +17271,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -15335,7 +17350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15438,8 +17453,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -15505,7 +17540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15608,6 +17643,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
@@ -15618,7 +17663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the Signer registry cannot be read; nothing was applied, send the result again. Codes: SIGNER_REGISTRY_UNAVAILABLE */
+            /** @description the Signer registry cannot be read; nothing was applied, send the result again. Codes: SIGNER_REGISTRY_UNAVAILABLE, SERVICE_DRAINING */
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15675,7 +17720,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15778,8 +17823,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -15814,6 +17879,15 @@ export interface operations {
                         settlement: components["schemas"]["Settlement"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -15873,8 +17947,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15911,6 +18003,15 @@ export interface operations {
                         events: components["schemas"]["JournalEntry"][];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -15961,8 +18062,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16009,6 +18128,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -16057,8 +18185,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16118,7 +18264,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16221,8 +18367,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -16264,6 +18430,15 @@ export interface operations {
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -16314,8 +18489,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16368,7 +18561,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16471,8 +18664,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -16528,7 +18741,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16621,8 +18834,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -16667,6 +18900,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -16706,8 +18948,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16740,6 +19000,15 @@ export interface operations {
                         asset: components["schemas"]["Asset"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -16790,8 +19059,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16874,6 +19161,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -16922,8 +19218,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16984,7 +19298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17077,8 +19391,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -17132,7 +19466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17225,8 +19559,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -17280,7 +19634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17373,8 +19727,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -17473,7 +19847,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17566,8 +19940,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -17623,7 +20017,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -17716,8 +20110,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -17737,6 +20151,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -17785,8 +20208,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17856,6 +20297,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -17904,8 +20354,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17966,7 +20434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18059,8 +20527,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -18115,6 +20603,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18163,8 +20660,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18212,6 +20727,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18260,8 +20784,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18308,6 +20850,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18356,8 +20907,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18403,6 +20972,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18451,8 +21029,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18506,6 +21102,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18554,8 +21159,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18606,6 +21229,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18654,8 +21286,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18709,6 +21359,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18757,8 +21416,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18804,6 +21481,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -18852,8 +21538,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18901,6 +21605,15 @@ export interface operations {
                         meta: components["schemas"]["CapabilityMeta"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -18951,8 +21664,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19000,6 +21731,15 @@ export interface operations {
                         meta: components["schemas"]["CapabilityMeta"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -19050,8 +21790,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19099,6 +21857,15 @@ export interface operations {
                         meta: components["schemas"]["CapabilityMeta"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -19149,8 +21916,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19174,6 +21959,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -19231,8 +22025,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19268,7 +22080,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19371,8 +22183,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -19408,7 +22240,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19511,8 +22343,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -19598,7 +22450,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19691,8 +22543,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -19779,7 +22651,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19872,8 +22744,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -19957,7 +22849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20050,8 +22942,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -20140,7 +23052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20233,8 +23145,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -20323,7 +23255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20416,8 +23348,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -20505,7 +23457,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20598,8 +23550,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -20683,7 +23655,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20776,8 +23748,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -20868,7 +23860,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20961,8 +23953,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21055,7 +24067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21148,8 +24160,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21230,7 +24262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21333,8 +24365,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21414,7 +24466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21517,8 +24569,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21598,7 +24670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21701,8 +24773,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21787,7 +24879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21890,8 +24982,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -21978,7 +25090,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22081,8 +25193,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -22166,7 +25298,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22269,8 +25401,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -22357,7 +25509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22460,8 +25612,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -22545,7 +25717,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22648,8 +25820,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -22700,6 +25892,15 @@ export interface operations {
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -22759,8 +25960,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22842,7 +26061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description `matterType` is missing or not ratified (the ratified list is in `ratified`). Codes: MATTER_TYPE_NOT_RATIFIED, MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22945,8 +26164,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -22984,6 +26223,15 @@ export interface operations {
                         journal: components["schemas"]["JournalEntry"][];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -23034,8 +26282,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23097,7 +26363,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23200,8 +26466,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -23261,7 +26547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23364,8 +26650,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -23429,7 +26735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23532,8 +26838,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -23591,7 +26917,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23694,8 +27020,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -23732,6 +27078,15 @@ export interface operations {
                         settlement: components["schemas"]["Settlement"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -23791,8 +27146,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23831,6 +27204,15 @@ export interface operations {
                         events: components["schemas"]["JournalEntry"][];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -23881,8 +27263,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23931,6 +27331,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -23979,8 +27388,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24042,7 +27469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24145,8 +27572,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -24190,6 +27637,15 @@ export interface operations {
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -24240,8 +27696,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24296,7 +27770,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24399,8 +27873,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -24459,7 +27953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24562,8 +28056,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -24609,6 +28123,15 @@ export interface operations {
                         message: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -24659,8 +28182,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24695,6 +28236,15 @@ export interface operations {
                         asset: components["schemas"]["Asset"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -24745,8 +28295,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24831,6 +28399,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -24879,8 +28456,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24943,7 +28538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25036,8 +28631,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -25093,7 +28708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25186,8 +28801,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -25243,7 +28878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25336,8 +28971,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -25438,7 +29093,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25531,8 +29186,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -25590,7 +29265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25683,8 +29358,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -25707,6 +29402,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -25764,8 +29468,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25837,6 +29559,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -25894,8 +29625,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25958,7 +29707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26061,8 +29810,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -26148,6 +29917,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -26196,8 +29974,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26260,7 +30056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26353,8 +30149,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -26410,7 +30226,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26503,8 +30319,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -26560,7 +30396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26653,8 +30489,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -26755,7 +30611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26848,8 +30704,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -26907,7 +30783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27000,8 +30876,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -27039,6 +30935,15 @@ export interface operations {
                         message: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -27080,8 +30985,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27136,7 +31059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27219,8 +31142,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -27254,6 +31197,15 @@ export interface operations {
                         webhook: components["schemas"]["WebhookEndpoint"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -27304,8 +31256,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27347,7 +31317,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27440,8 +31410,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -27489,6 +31479,15 @@ export interface operations {
                         nextBefore: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -27539,8 +31538,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27587,7 +31604,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27680,8 +31697,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -27722,6 +31759,15 @@ export interface operations {
                         message: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -27772,8 +31818,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27831,7 +31895,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27924,8 +31988,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -27961,6 +32045,15 @@ export interface operations {
                         webhook: components["schemas"]["WebhookEndpoint"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -28011,8 +32104,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28056,7 +32167,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28149,8 +32260,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -28202,6 +32333,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -28250,8 +32390,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28300,7 +32458,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28393,8 +32551,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -28435,6 +32613,15 @@ export interface operations {
                         message: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -28485,8 +32672,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28544,7 +32749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28637,8 +32842,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -28674,6 +32899,15 @@ export interface operations {
                         webhook: components["schemas"]["WebhookEndpoint"];
                         provenance?: components["schemas"]["Provenance"];
                     };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
@@ -28724,8 +32958,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28769,7 +33021,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -28862,8 +33114,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -28915,6 +33187,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -28963,8 +33244,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29013,7 +33312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29106,8 +33405,28 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -29167,6 +33486,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29206,8 +33534,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29283,6 +33629,15 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29322,8 +33677,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29385,6 +33758,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29433,8 +33815,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29513,6 +33913,15 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29561,8 +33970,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29624,6 +34051,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29672,8 +34108,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29752,6 +34206,15 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29800,8 +34263,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29863,6 +34344,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -29911,8 +34401,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29991,6 +34499,15 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
             401: {
                 headers: {
@@ -30039,8 +34556,26 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

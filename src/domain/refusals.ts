@@ -11,7 +11,7 @@
 import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
 import { Refusal, type RefusalType } from './refusal.ts';
 
-type Status = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 429 | 500 | 503;
+type Status = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 429 | 431 | 500 | 503;
 
 export interface RefusalEntry<A> {
   status: Status;
@@ -276,6 +276,9 @@ export const REFUSALS = {
   BAD_CONTENT_LENGTH: entry<{ detail: string }>({ status: 400, fix: 'send a Content-Length that matches the body', says: (a) => a.detail }),
   INVALID_REQUEST: entry<{ detail: string }>({ status: 422, rule: 'schema', fix: 'send what the operation\'s schema in /openapi.json says', says: (a) => a.detail }),
   BAD_REQUEST: entry<{ detail: string }>({ status: 400, fix: 'send a well-formed HTTP request with a JSON body', says: (a) => a.detail }),
+  MALFORMED_URL: entry<{ detail: string }>({ status: 400, fix: 'percent-encode the path and query as UTF-8 (RFC 3986): a % is followed by two hex digits', says: (a) => `the request target is not a well-formed URL: ${a.detail}` }),
+  MALFORMED_HTTP: entry<{ detail: string }>({ status: 400, fix: 'send a well-formed HTTP/1.1 request (a request line, a Host header, headers as name: value, a Content-Length that is a number)', says: (a) => `the request is not well-formed HTTP (${a.detail}); it was not run and the connection is closed` }),
+  HEADERS_TOO_LARGE: entry<{ limitBytes: number }>({ status: 431, fix: 'send a request line and headers under 16 KiB together: ids and keys are short, and a body carries the rest', says: (a) => `the request line and headers exceed ${a.limitBytes} bytes; it was not run and the connection is closed` }),
   ROUTE_NOT_FOUND: entry<{ method: string; path: string }>({ status: 404, fix: 'see /openapi.json for the doors this service serves', says: (a) => `no route ${a.method} ${a.path}` }),
   METHOD_NOT_ALLOWED: entry<{ method: string; path: string; allowed: string[] }>({ status: 405, fix: 'use one of the methods in the Allow header; /openapi.json lists each door', says: (a) => `${a.path} does not serve ${a.method}: it serves ${a.allowed.join(', ')}` }),
   REQUEST_TIMEOUT: entry<{ timeoutMs: number }>({
@@ -290,6 +293,7 @@ export const REFUSALS = {
     fix: 'send the request again (under the same Idempotency-Key if it had one): it is decided on the record as it then stands',
     says: (a) => `other requests kept changing ${a.stream} while this one was being decided, each time just before it could commit; nothing of this request was written`,
   }),
+  SERVICE_DRAINING: entry({ status: 503, fix: 'send the request again in a moment (under the same Idempotency-Key if it had one): to another process, or to this one once it has restarted', says: () => 'this process is stopping: it finishes the requests it had, runs no new one, and nothing of this one was written' }),
   INTERNAL: entry<{ requestId: string }>({ status: 500, fix: 'retry; if it persists, report the request-id', says: (a) => `internal error; quote request-id ${a.requestId} when reporting it` }),
   ENTITY_UNREADABLE: entry<{ detail: string; id: string }>({ status: 500, fix: 'report it with the request-id: the stream needs its machine to read it again', says: (a) => `${a.detail}; the service cannot answer for ${a.id} until its machine reads its journal again, and serves everything else` }),
 };

@@ -2,6 +2,7 @@
  * The app factory: builds the Fastify app over the services the composition
  * root (`src/compose.ts`) made, without listening.
  */
+import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { requestIds } from '../domain/ids.ts';
 import { installAuth } from './auth.ts';
@@ -30,6 +31,8 @@ import { installJsonBody } from './json-body.ts';
 import { installValidation } from './validation.ts';
 import { installRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { installEdgeLimits, timeoutOptions, type EdgeLimits } from './edge-limits.ts';
+import { frameworkRefusal, installClientErrors } from './client-errors.ts';
+import { refuseWhileClosing } from './drain.ts';
 
 /** What the HTTP edge itself is tuned by; the services come from the composition root (`src/compose.ts`). */
 export interface HttpOptions {
@@ -57,18 +60,28 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
  * given. The bare benchmark route runs on the same.
  */
 export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' | 'edge'> = {}): FastifyInstance {
+  const newRequestId = requestIds();
+  const timeouts = timeoutOptions(options.edge);
   const app = Fastify({
     logger: options.logger ? { level: 'info' } : false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    genReqId: requestIds(),
-    return503OnClosing: true,
+    genReqId: newRequestId,
+    // A request arriving while the app closes is refused by `refuseWhileClosing`, from the catalog, not with Fastify's bare 503.
+    return503OnClosing: false,
+    // A path id longer than the request head Node reads (16 KiB) cannot arrive: every id reaches its route, which refuses it from the catalog (Fastify's default, 100, answered its own 414).
+    routerOptions: { maxParamLength: maxHeaderSize },
+    frameworkErrors: frameworkRefusal,
+    // Node would answer an HTTP/1.1 request without Host with a bare 400; `installClientErrors` refuses it from the catalog.
+    http: { requireHostHeader: false, ...timeouts.http },
     // Reply serializers compiled once per distinct schema (serializers.ts).
     schemaController: { compilersFactory: { buildSerializer } },
-    ...timeoutOptions(options.edge),
+    ...(timeouts.requestTimeout === undefined ? {} : { requestTimeout: timeouts.requestTimeout }),
   });
+  installClientErrors(app, newRequestId, options.edge?.requestTimeoutMs);
   installEdgeLimits(app, options.edge);
+  refuseWhileClosing(app);
   installJsonBody(app);
   installValidation(app);
   installErrorHandling(app);

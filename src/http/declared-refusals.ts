@@ -41,13 +41,27 @@ const GRAIN_GONE: Array<[RegExp, RefusalCode]> = [
   [/^\/firms\/:firmId(\/|$)/, 'FIRM_NOT_FOUND'],
 ];
 
+/**
+ * What HTTP itself refuses before any route runs (`client-errors.ts`,
+ * `drain.ts`): any request, routed or not, can be answered these.
+ */
+const HTTP_REFUSALS: RefusalCode[] = ['MALFORMED_URL', 'MALFORMED_HTTP', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'SERVICE_DRAINING'];
+/** What parsing a request body refuses: any request that sends one, routed or not. */
+const BODY_REFUSALS: RefusalCode[] = ['MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
+
+/** The responses declaring each of `codes` at its catalog status (merged into what `response` declares there). */
+function declaring(response: Record<string, unknown>, description: string, codes: RefusalCode[]): Record<string, unknown> {
+  for (const code of codes) response = withCodes(response, REFUSALS[code].status, description, [code]);
+  return response;
+}
+
 /** The refusals the route's shape implies, as catalog codes. */
 function impliedBy(route: RouteOptions): RefusalCode[] {
   const method = String(route.method);
   const schema = route.schema ?? {};
-  const codes: RefusalCode[] = ['KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'REQUEST_TIMEOUT', 'INTERNAL'];
+  const codes: RefusalCode[] = [...HTTP_REFUSALS, 'KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'INTERNAL'];
   // Every door that takes a request body parses it, whether or not a schema then reads it.
-  if (!['GET', 'HEAD'].includes(method)) codes.push('MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'WRITE_CONTENDED');
+  if (!['GET', 'HEAD'].includes(method)) codes.push(...BODY_REFUSALS, 'WRITE_CONTENDED');
   if (schema.body || schema.params || schema.querystring || schema.headers) codes.push('INVALID_REQUEST');
   if (needsKey(method, route.url, route.config?.keyless)) codes.push('KEY_REQUIRED');
   if (route.config?.paidAct) codes.push('SPEND_CEILING');
@@ -72,21 +86,22 @@ function withCodes(response: Record<string, unknown>, status: number, descriptio
 
 /** The route's responses with every refusal it can answer declared by status (each once, codes merged). */
 export function declareRefusals(route: RouteOptions): Record<string, unknown> {
-  let response = { ...(route.schema?.response as Record<string, unknown> | undefined) };
-  for (const code of impliedBy(route)) response = withCodes(response, REFUSALS[code].status, 'a worded refusal: nothing was written', [code]);
-  return response;
+  return declaring({ ...(route.schema?.response as Record<string, unknown> | undefined) }, 'a worded refusal: nothing was written', impliedBy(route));
 }
 
-/** What a request no route serves is answered: the path unknown, the method not served, or the refusals every door shares. */
-export const UNROUTED = {
-  401: refused('an unknown or malformed key', ['KEY_MALFORMED', 'KEY_UNKNOWN']),
-  404: refused('no route serves this path', ['ROUTE_NOT_FOUND']),
-  405: refused('the path is served, under other methods (named in Allow)', ['METHOD_NOT_ALLOWED']),
-  408: refused('the request did not arrive whole within the request timeout; the connection is closed', ['REQUEST_TIMEOUT']),
-  422: refused('a malformed X-Actor or X-Mandate', ['INVALID_PROVENANCE']),
-  429: refused('BLOCKED: the caller is past the per-caller rate limit (Retry-After says when)', ['RATE_LIMITED']),
-  500: refused('an internal error', ['INTERNAL']),
-};
+/** What a request no route serves is answered: the path unknown, the method not served, or the refusals every door shares (its body is parsed before the route is found missing). */
+export const UNROUTED = declaring(
+  {
+    401: refused('an unknown or malformed key', ['KEY_MALFORMED', 'KEY_UNKNOWN']),
+    404: refused('no route serves this path', ['ROUTE_NOT_FOUND']),
+    405: refused('the path is served, under other methods (named in Allow)', ['METHOD_NOT_ALLOWED']),
+    422: refused('a malformed X-Actor or X-Mandate', ['INVALID_PROVENANCE']),
+    429: refused('BLOCKED: the caller is past the per-caller rate limit (Retry-After says when)', ['RATE_LIMITED']),
+    500: refused('an internal error', ['INTERNAL']),
+  },
+  'a worded refusal: nothing was written',
+  [...HTTP_REFUSALS, ...BODY_REFUSALS],
+);
 
 /** Adds refusals a scope puts in front of routes it mounts (a Tenant's rules on the shared Matter doors) to what the route declares. */
 export function addRefusals(route: RouteOptions, status: number, description: string, codes: RefusalCode[]): void {

@@ -11,12 +11,33 @@
  * connection closed at the deadline loses an answer, never a write.
  */
 import type { FastifyInstance } from 'fastify';
+import { refusal } from '../domain/refusals.ts';
 
 export const DEFAULT_DRAIN_SECONDS = 10;
 /** How often idle connections are swept while draining. */
 const SWEEP_MS = 25;
 
 export type Drain = (deadlineMs: number) => Promise<{ forced: boolean }>;
+
+/**
+ * A request that arrives once the app has begun to close (a drain, or any
+ * other `close()`) is refused 503 SERVICE_DRAINING, from the catalog, with
+ * `Retry-After: 1`: its route never runs, so nothing of it is written, and
+ * the journal it would write to may already be closing. (Fastify's own
+ * `return503OnClosing` answered a bare body with no code, fix or request-id.)
+ * The requests already running finish and are answered as usual.
+ */
+export function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('retry-after', '1').header('connection', 'close');
+    throw refusal('SERVICE_DRAINING', {});
+  });
+}
 
 /** Installs the hook that closes connections after their answer while draining; returns the drain itself. */
 export function installDrain(app: FastifyInstance): Drain {

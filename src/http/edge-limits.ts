@@ -25,15 +25,8 @@
  * between the timeout and the timeout plus that interval. Fastify's
  * `connectionTimeout` (a socket idle timer) is not used: it would also close an
  * event stream quiet for that long, and a socket idle inside a long answer.
- * Who writes the 408: Node emits `clientError` (ERR_HTTP_REQUEST_TIMEOUT) on
- * the server and writes a bare 408 itself only when nobody listens; Fastify
- * always listens, and would write its own JSON (`"message":"Client
- * Timeout"`). The listener here runs ahead of Fastify's: it writes the
- * catalog's refusal and destroys the socket, and Fastify's, next, finds it
- * destroyed and does nothing (it still answers the other client errors as
- * before: a malformed request 400, headers too large 431). The 408 is
- * written straight to the socket, outside Fastify's reply: it carries no
- * `request-id`, and no onSend or onResponse hook sees it.
+ * The 408 is the catalog's refusal, written by `client-errors.ts` with the
+ * other requests HTTP itself refuses.
  * A drain (SIGTERM) stops Node's checks (`server.close()` ends them): a
  * request still arriving then is cut by the drain's deadline instead.
  *
@@ -59,9 +52,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { refusal } from '../domain/refusals.ts';
 
 export interface EdgeLimits {
   /** Milliseconds a request's headers and body have, together, to arrive. */
@@ -134,28 +125,16 @@ export function edgeLimitsFromEnv(env: NodeJS.ProcessEnv, fileLimit: number | un
 export const checkingIntervalOf = (timeoutMs: number) => Math.min(1000, Math.max(25, Math.round(timeoutMs / 10)));
 
 /** The Fastify options that set the request timeout (spread into `Fastify({...})`); none when there are no limits. */
-export function timeoutOptions(limits: EdgeLimits | undefined) {
+export function timeoutOptions(limits: EdgeLimits | undefined): { requestTimeout?: number; http?: { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } } {
   if (!limits) return {};
   const ms = limits.requestTimeoutMs;
   return { requestTimeout: ms, http: { requestTimeout: ms, headersTimeout: ms, connectionsCheckingInterval: checkingIntervalOf(ms) } };
 }
 
-/** Applies what the Fastify options cannot: the 408 as the catalog words it, and the connection cap. */
+/** Applies what the Fastify options cannot: the connection cap (the 408 is written by `client-errors.ts`). */
 export function installEdgeLimits(app: FastifyInstance, limits: EdgeLimits | undefined): void {
   if (!limits) return;
   const server = app.server;
-  // Ahead of Fastify's own listener, which returns at once on a destroyed socket.
-  server.prependListener('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' || socket.destroyed) return;
-    // Nothing arrived on this connection: there is no request to answer.
-    if ((socket as Socket).bytesRead > 0 && socket.writable) {
-      const body = JSON.stringify(refusal('REQUEST_TIMEOUT', { timeoutMs: limits.requestTimeoutMs }).toBody());
-      socket.write(`HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      app.log.info({ remoteAddress: (socket as Socket).remoteAddress, bytesRead: (socket as Socket).bytesRead, requestTimeoutMs: limits.requestTimeoutMs }, 'request timeout: the request did not arrive whole in time; answered 408 and closed');
-    }
-    socket.destroy();
-  });
-
   let open = 0;
   let refused = 0;
   let loggedAt = -Infinity;

@@ -19,8 +19,6 @@ import { fingerprintOf, type Claim, type IdempotencyRecords, type KeptAnswer } f
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The Idempotency-Key a write carries, and the digest of the request as sent. */
-    idempotencyKey?: { key: string; fingerprint: string };
     /** The claim a request under an Idempotency-Key runs under. */
     idempotency?: Claim;
   }
@@ -48,7 +46,8 @@ const GRAIN_PARAMS = ['workspaceId', 'tenantId', 'firmId'];
 function keyOf(request: FastifyRequest): string | undefined {
   const given = request.headers[IDEMPOTENCY_HEADER];
   if (given === undefined || !takesIdempotencyKey(request.method) || request.is404) return undefined;
-  if (Array.isArray(given)) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: 'was sent more than once' });
+  // Node joins a repeated header into one value ("a, b"): only the distinct view tells two keys from one with a comma (an injected request has none).
+  if (Array.isArray(given) || (request.raw.headersDistinct?.[IDEMPOTENCY_HEADER]?.length ?? 0) > 1) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: 'was sent more than once' });
   const problem = idempotencyKeyProblem(given);
   if (problem !== null) throw refusal('IDEMPOTENCY_KEY_INVALID', { why: problem });
   return given;
@@ -78,19 +77,22 @@ function answerOf(reply: FastifyReply, payload: unknown): KeptAnswer {
 }
 
 export function installIdempotency(app: FastifyInstance, records: IdempotencyRecords): void {
-  // The key is checked first, and the body digested as sent: before a route's own preValidation fills it in.
-  app.addHook('preValidation', async (request) => {
-    const key = keyOf(request);
-    if (key !== undefined) request.idempotencyKey = { key, fingerprint: fingerprintOf(request.method, request.url, request.body) };
-  });
-
-  // Ahead of every other preHandler (a paid act's reservation among them): a replay runs nothing.
-  app.addHook('preHandler', (request, reply, done) => {
-    const given = request.idempotencyKey;
-    if (given === undefined) return done();
+  // The key is checked, the body digested as sent, and the request claimed or replayed, all in the
+  // first preValidation hook: ahead of a route's own (a Tenant's mint fills the body from its Offers,
+  // which may have changed since: a retry must get the first answer, not be judged again), and of
+  // every preHandler (a paid act's reservation among them): a replay runs nothing.
+  app.addHook('preValidation', (request, reply, done) => {
+    let key: string | undefined;
+    try {
+      key = keyOf(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (key === undefined) return done();
+    const fingerprint = fingerprintOf(request.method, request.url, request.body);
     const scope = scopeOf(request);
     if (scope === null) return done(refusal('IDEMPOTENCY_KEY_UNSCOPED', { method: request.method, url: request.routeOptions.url ?? request.url }));
-    records.begin(scope, given.key, given.fingerprint).then(
+    records.begin(scope, key, fingerprint).then(
       (begun) => {
         if ('replay' in begun) return replay(reply, begun.replay);
         request.idempotency = begun.claim;

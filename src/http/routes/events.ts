@@ -46,7 +46,8 @@ export async function eventRoutes(fastify: FastifyInstance, { services, sse }: {
     const cursor = cursorOf(request.headers['last-event-id'], after);
     // A top-level stream without a key has no records to follow: the typed EMPTY names the fix, never a stream that stays silent.
     if (request.grain === NO_GRAIN) return { ...empty(KEYLESS_LISTING), appendOnly: true, feed, after: cursor, latestSeq: 0, nextAfter: cursor };
-    if (!wantsEventStream(request.headers.accept)) {
+    // HEAD is answered as the description (headers only): a stream would write frames with no status line before them.
+    if (!wantsEventStream(request.headers.accept) || request.method === 'HEAD') {
       const path = request.url.split('?')[0];
       return ok({
         latestSeq: await services.journal.latestSeq(request.grain),
