@@ -231,7 +231,7 @@ export interface RoundStats {
   acked: number;
   /** Requests sent whose answer never arrived (the process died, or the connection failed, with the request on it). */
   unanswered: number;
-  /** Requests that found no listener (the process was gone, or no longer listening): never sent. */
+  /** Requests that found no listener (the process was gone, or no longer listening), or that a draining process refused unrun (503 SERVICE_DRAINING). */
   refused: number;
   statuses: Record<string, number>;
 }
@@ -418,6 +418,11 @@ export class MixedLoad {
       body = JSON.parse(text);
     } catch {
       body = undefined;
+    }
+    // A stopping process refuses what arrives after its stop began (nothing of it ran): the client stops as it would on a refused connection.
+    if (res.status === 503 && body?.code === 'SERVICE_DRAINING') {
+      this.stats.refused++;
+      throw new Unanswered('the service is draining');
     }
     if (res.status >= 500 || (res.ok && body === undefined)) this.faults.push({ op, method, path, status: res.status, body: text.slice(0, 2000) });
     return { status: res.status, text, body, headers: res.headers };
