@@ -80,7 +80,8 @@ export function installClientErrors(app: FastifyInstance, newRequestId: () => st
 }
 
 /** Fastify's `frameworkErrors` option: a URL it cannot percent-decode, refused as the catalog words it. */
-export function frameworkRefusal(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkRefusal(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const refused = error.code === 'FST_ERR_BAD_URL' ? refusal('MALFORMED_URL', { detail: error.message }) : refusal('MALFORMED_HTTP', { detail: error.message });
-  void reply.status(refused.status).send(refused.toBody());
+  // Fastify calls this before any hook runs: the request-id the onSend hook sets elsewhere is set here.
+  void reply.status(refused.status).header('request-id', request.id).send(refused.toBody());
 }
