@@ -7278,6 +7278,7 @@ export interface operations {
                 filter?: string;
                 tag?: string;
                 scope?: string;
+                /** @description the `nextAfter` of the page before */
                 after?: number;
                 limit?: number;
             };
@@ -16692,6 +16693,7 @@ export interface operations {
                 filter?: string;
                 tag?: string;
                 scope?: string;
+                /** @description the `nextAfter` of the page before */
                 after?: number;
                 limit?: number;
             };
@@ -25858,6 +25860,7 @@ export interface operations {
                 filter?: string;
                 tag?: string;
                 scope?: string;
+                /** @description the `nextAfter` of the page before */
                 after?: number;
                 limit?: number;
             };

@@ -18,14 +18,14 @@ import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { param } from '../params.ts';
-import { Strict } from '../schemas/common.ts';
+import { Cursor, Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
 import { ConflictDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
 const LEDGER_PAGE = 100;
 const LedgerQuery = Strict({
-  after: Type.Optional(Type.Integer({ minimum: 0, description: 'entries with seq greater than this' })),
+  after: Type.Optional(Cursor('entries with seq greater than this')),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: LEDGER_PAGE })),
 });
 type Query = { after?: number; limit?: number };

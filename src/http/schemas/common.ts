@@ -11,6 +11,12 @@ export const Num = Type.Number();
 export const Bool = Type.Boolean();
 export const Any = Type.Unknown();
 
+/**
+ * A page cursor sent by a client (a seq or a position): a whole number a
+ * JSON number holds exactly. Without the maximum, `after=1e400` validated as
+ * an integer (Infinity) and broke the reply that echoes it.
+ */
+export const Cursor = (description: string, minimum = 0) => Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER, description });
 export const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
 export const Money = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
 export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description: '64 lowercase hex characters' });

@@ -2,10 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../engine/tail.ts';
 import { FEEDS, type Feed } from '../../journal/store.ts';
-import { Strict } from './common.ts';
+import { Cursor, Strict } from './common.ts';
 
 const FeedSchema = Type.Unsafe<Feed>({ type: 'string', enum: [...FEEDS], default: 'timeline', description: 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor' });
-const After = Type.Integer({ minimum: 0, default: 0, description: 'events with seq greater than this' });
+const After = Type.Integer({ ...Cursor('events with seq greater than this'), default: 0 });
 
 export const EventsQuery = Strict({
   after: After,

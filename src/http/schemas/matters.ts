@@ -1,7 +1,7 @@
 /** Request schemas of the Matter doors and orders. */
 import { Type, type Static } from '@sinclair/typebox';
 import { CONSUMER_PATTERNS, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
-import { Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
+import { Cursor, Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
 import { AssetKind, GigOutcome, ref } from './components.ts';
 import { ARTIFACT_HASH, CREDENTIAL_REF } from '../../../machines/matter.decide.ts';
 
@@ -40,7 +40,7 @@ export const ListMattersQuery = Strict({
   filter: Opt(Text()),
   tag: Opt(Text()),
   scope: Opt(Type.String({ maxLength: 50 })),
-  after: Opt(Type.Integer({ minimum: 0 })),
+  after: Opt(Cursor('the `nextAfter` of the page before')),
   limit: Opt(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
 });
 

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS, type WebhookEventType } from '../../domain/webhook-events.ts';
-import { Arr, Enum, Id, Opt, Strict, Text } from './common.ts';
+import { Arr, Cursor, Enum, Id, Opt, Strict, Text } from './common.ts';
 
 export const WebhookBody = Strict({
   url: Type.String({ minLength: 1, maxLength: 2048, description: 'https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)', examples: ['https://agent.example.com/legalwork/webhooks'] }),
@@ -16,7 +16,7 @@ export const DeliveryParams = Type.Object({ id: Id, deliveryId: Id });
 
 export const DeliveriesQuery = Strict({
   limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-  before: Opt(Type.Integer({ minimum: 1, description: 'the `position` of the oldest attempt already seen (`nextBefore`)' })),
+  before: Opt(Cursor('the `position` of the oldest attempt already seen (`nextBefore`)', 1)),
 });
 
 const component = (name: string) => ({ $ref: `#/components/schemas/${name}` });
