@@ -8,6 +8,8 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeDir, spawnService, tempDataDir, type Child } from '../bench/lib/service.ts';
+import { REFUSALS } from '../src/domain/refusals.ts';
+import { rawClient, type RawClient } from './helpers/raw-client.ts';
 
 const DEADLINE_SECONDS = 3;
 let dir: string | undefined;
@@ -105,6 +107,53 @@ describe('SIGTERM drains and exits within the deadline', () => {
     expect(ms).toBeGreaterThanOrEqual(DEADLINE_SECONDS * 1000 - 500);
     expect(ms).toBeLessThan((DEADLINE_SECONDS + 2) * 1000);
     socket.destroy();
+  });
+});
+
+describe('a request arriving while the service drains', () => {
+  it('is refused 503 SERVICE_DRAINING with Retry-After, a request-id and the uniform body, writing nothing, while the request in flight is still answered', async () => {
+    const c = await start();
+    const ws = JSON.parse((await get(new Agent(), `${c.url}/workspaces`, 'POST')).body).workspace.id as string;
+    const body = '{"matterType":"patent_provisional"}';
+    const head = `POST /workspaces/${ws}/matters HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`;
+    const clients: RawClient[] = [];
+    try {
+      // In flight: its headers have arrived (its route is running, waiting for its body).
+      const inFlight = await rawClient(c.url);
+      // Arriving: its request line has come, its headers not yet (the connection is busy, so the drain does not close it as idle).
+      const arriving = await rawClient(c.url);
+      clients.push(inFlight, arriving);
+      inFlight.write(`${head}\r\n${body.slice(0, 5)}`);
+      arriving.write(head);
+      await new Promise((r) => setTimeout(r, 300));
+      c.proc.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(c.proc.exitCode, 'the drain is still waiting on both connections').toBeNull();
+      // The request arrives whole only now, while the service drains.
+      arriving.write(`\r\n${body}`);
+      await arriving.until(() => arriving.response() !== undefined, 5000, 'the refusal');
+      const refused = arriving.response()!;
+      expect(refused.status, refused.body).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.headers['request-id']).toMatch(/^rq_\w+$/);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(refused.headers.connection).toBe('close');
+      expect(JSON.parse(refused.body)).toEqual({ error: expect.stringContaining('nothing of this one was written'), code: 'SERVICE_DRAINING', fix: REFUSALS.SERVICE_DRAINING.fix });
+      await arriving.until(() => arriving.isClosed, 5000, 'the refused connection to close');
+      // The request in flight gets its answer.
+      inFlight.write(body.slice(5));
+      await inFlight.until(() => inFlight.response() !== undefined, 5000, 'the answer in flight');
+      const answered = inFlight.response()!;
+      expect(answered.status, answered.body).toBe(201);
+      const matterId = JSON.parse(answered.body).matter.id as string;
+      expect(await c.exited).toBe(0);
+      // Restarted on the same journal: the answered Matter is there, and it is the only one.
+      child = await spawnService(dir!);
+      const listed = JSON.parse((await get(new Agent(), `${child.url}/workspaces/${ws}/matters`)).body) as { results?: Array<{ id: string }> };
+      expect((listed.results ?? []).map((m) => m.id)).toEqual([matterId]);
+    } finally {
+      for (const client of clients) client.destroy();
+    }
   });
 });
 

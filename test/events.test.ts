@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
+import { call, listeningApp, testApp, workspace, type TestApp } from './helpers/app.ts';
+import { rawClient } from './helpers/raw-client.ts';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -142,5 +143,46 @@ describe('GET /events', () => {
     const subjectsOfA = new Set(tails.a.results.map((e) => e.subject));
     for (const other of [tails.b, tails.tenant, tails.firm, tails.root]) for (const e of other.results) expect(subjectsOfA.has(e.subject)).toBe(false);
     expect((await call(app, 'GET', '/workspaces/ws_0000000000000000000000000/events')).status).toBe(404);
+  });
+});
+
+describe('HEAD /events/stream with Accept: text/event-stream, over a real socket', () => {
+  it('answers a status line and headers, never SSE frames, and leaves the connection usable (kept alive) or closed (Connection: close)', async () => {
+    // Keep-alive comments every 100 ms: a stream opened by mistake would show itself at once.
+    const { app: listening, url } = await listeningApp({ sseKeepAliveMs: 100 });
+    const clients: Awaited<ReturnType<typeof rawClient>>[] = [];
+    try {
+      const ws = ((await (await fetch(`${url}/workspaces`, { method: 'POST' })).json()) as { workspace: { id: string } }).workspace.id;
+      const head = (extra = '') => `HEAD /workspaces/${ws}/events/stream HTTP/1.1\r\nHost: legalwork.test\r\nAccept: text/event-stream\r\n${extra}\r\n`;
+
+      // Kept alive: the answer is headers only, and the next request on the connection is served.
+      const kept = await rawClient(url);
+      clients.push(kept);
+      kept.write(head());
+      await kept.until(() => kept.received.includes('\r\n\r\n'), 5000, 'the HEAD answer');
+      await new Promise((r) => setTimeout(r, 400));
+      expect(kept.received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      const [headers, rest] = kept.received.split('\r\n\r\n');
+      expect(headers).toMatch(/\r\ncontent-type: application\/json/i);
+      expect(headers).not.toMatch(/text\/event-stream/i);
+      expect(headers).toMatch(/\r\nrequest-id: rq_/i);
+      expect(rest, 'nothing after the headers: no frames, no keep-alive comments').toBe('');
+      expect(kept.isClosed).toBe(false);
+      kept.write('GET /healthz HTTP/1.1\r\nHost: legalwork.test\r\n\r\n');
+      await kept.until(() => (kept.received.match(/HTTP\/1\.1 /g) ?? []).length === 2 && kept.received.endsWith('}'), 5000, 'the next answer on the same connection');
+      expect(kept.received.slice(kept.received.lastIndexOf('HTTP/1.1 '))).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*"status":"live"/);
+
+      // Connection: close: the answer is headers only, and the service closes the connection (no stream held open).
+      const closing = await rawClient(url);
+      clients.push(closing);
+      closing.write(head('Connection: close\r\n'));
+      await closing.until(() => closing.isClosed, 5000, 'the service to close the connection');
+      expect(closing.received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(closing.received.split('\r\n\r\n')[1]).toBe('');
+      expect(closing.received).not.toMatch(/^(event|id|data):|^:/m);
+    } finally {
+      for (const c of clients) c.destroy();
+      await listening.close();
+    }
   });
 });

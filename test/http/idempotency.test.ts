@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../../src/domain/fixtures.ts';
 import { IDEMPOTENCY_GRAIN } from '../../src/engine/idempotency.ts';
 import { issueKey, listeningApp, type IssuedKey, type TestApp } from '../helpers/app.ts';
+import { rawClient } from '../helpers/raw-client.ts';
 
 let app: TestApp;
 let url: string;
@@ -134,6 +135,27 @@ describe('a retry under the same Idempotency-Key', () => {
   });
 });
 
+describe('a retry is claimed or replayed before any route-specific preparation', () => {
+  it('replays a Tenant mint retried after the Tenant\'s Offers changed (same status and body), never judging it again as 422 UNKNOWN_OFFER', async () => {
+    const tenant = (await send('POST', '/tenants', undefined)).body.tenant.id as string;
+    const T = `/tenants/${tenant}`;
+    expect((await send('PUT', `${T}/offers`, [{ id: 'of_a', title: 'A', priceUsd: 150, matterType: 'patent_provisional' }])).status).toBe(200);
+    const key = freshKey();
+    const first = await send('POST', `${T}/matters`, { offer: 'of_a' }, { 'idempotency-key': key });
+    expect(first.status, first.text).toBe(201);
+    // The Offer the mint named is gone: a new request naming it is refused...
+    expect((await send('PUT', `${T}/offers`, [{ id: 'of_b', title: 'B', priceUsd: 150, matterType: 'patent_provisional' }])).status).toBe(200);
+    expect((await send('POST', `${T}/matters`, { offer: 'of_a' }, { 'idempotency-key': freshKey() })).body).toMatchObject({ code: 'UNKNOWN_OFFER' });
+    // ...but the retry under the first key gets the first answer, writing nothing.
+    const size = await journalSize([tenant]);
+    const again = await send('POST', `${T}/matters`, { offer: 'of_a' }, { 'idempotency-key': key });
+    expect(again.status, again.text).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await journalSize([tenant])).toBe(size);
+  });
+});
+
 describe('the same key on another request, or on a request still running', () => {
   it('refuses another body, path or method under the same key with 422 IDEMPOTENCY_KEY_REUSED, writing nothing', async () => {
     const ws = await workspace();
@@ -217,6 +239,52 @@ describe('a key that cannot be kept', () => {
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     expect(theirs.body.matter.id).not.toBe(mine.body.matter.id);
+  });
+});
+
+describe('a refusal of the first request under a key', () => {
+  it('keeps a schema refusal too: the retry replays the 422 INVALID_REQUEST, and the same key on a valid body is another request', async () => {
+    const ws = await workspace();
+    const key = freshKey();
+    const first = await send('POST', `${ws}/matters`, { matterType: 'patent_provisional', asset: { title: 7 } }, { 'idempotency-key': key });
+    expect(first.status, first.text).toBe(422);
+    expect(first.body).toMatchObject({ code: 'INVALID_REQUEST' });
+    const again = await send('POST', `${ws}/matters`, { matterType: 'patent_provisional', asset: { title: 7 } }, { 'idempotency-key': key });
+    expect(again.status).toBe(422);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await send('POST', `${ws}/matters`, { matterType: 'patent_provisional' }, { 'idempotency-key': key })).body).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+});
+
+describe('a repeated Idempotency-Key header', () => {
+  it('refuses two Idempotency-Key headers on one request with 400 IDEMPOTENCY_KEY_INVALID, writing nothing, whether the values differ or not', async () => {
+    const ws = await workspace();
+    const grain = ws.split('/')[2];
+    const size = await journalSize([grain]);
+    const records = await app.services.journal.latestSeq(IDEMPOTENCY_GRAIN);
+    const body = '{"matterType":"patent_provisional"}';
+    for (const [a, b] of [
+      [freshKey(), freshKey()],
+      ['same-key', 'same-key'],
+    ]) {
+      // Sent raw: a client library would join the two into one header ("a, b"), which is the case Node hides.
+      const client = await rawClient(url);
+      try {
+        client.write(`POST ${ws}/matters HTTP/1.1\r\nHost: legalwork.test\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nIdempotency-Key: ${a}\r\nIdempotency-Key: ${b}\r\n\r\n${body}`);
+        await client.until(() => client.response() !== undefined, 5000, 'the answer');
+        const res = client.response()!;
+        expect(res.status, res.body).toBe(400);
+        expect(res.headers['request-id']).toMatch(/^rq_/);
+        expect(JSON.parse(res.body)).toMatchObject({ code: 'IDEMPOTENCY_KEY_INVALID', error: expect.stringMatching(/more than once/) });
+      } finally {
+        client.destroy();
+      }
+    }
+    expect(await journalSize([grain])).toBe(size);
+    expect(await app.services.journal.latestSeq(IDEMPOTENCY_GRAIN)).toBe(records);
+    // One key whose value holds a comma is one key, not two.
+    expect((await send('POST', `${ws}/matters`, JSON.parse(body), { 'idempotency-key': `${freshKey()},x` })).status).toBe(201);
   });
 });
 
