@@ -23,6 +23,7 @@ import { tenantRoutes } from './routes/tenants.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 import { installReplyCheck } from './reply-check.ts';
+import { installSupplySignature } from './supply-callback.ts';
 import { buildSerializer } from './serializers.ts';
 import { stampProvenance } from './sandbox.ts';
 import type { Services } from './services.ts';
@@ -96,7 +97,9 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   const app = createFastify(options);
   // Its onRequest hook runs first of all: a request past its caller's rate is refused before anything else is done for it.
   if (options.rateLimit) await installRateLimit(app, services, options.rateLimit);
-  // Its preHandler runs ahead of auth's (a paid act's reservation): a replayed answer reserves nothing.
+  // Who calls a signed door is known before a retry under a key is replayed to it.
+  installSupplySignature(app, services.supplySecret);
+  // Its preValidation runs ahead of a route's own, and of auth's preHandler (a paid act's reservation): a replayed answer reserves nothing.
   installIdempotency(app, services.idempotency);
   installAuth(app, services);
   await installContract(app);

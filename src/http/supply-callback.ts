@@ -8,7 +8,7 @@
  * up, so an unsigned request learns nothing of which ids exist. An API key
  * never stands in for the signature. Sandbox grains keep their unsigned door.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { refusal } from '../domain/refusals.ts';
 import { deliveryOf, type Delivery } from '../engine/supply-callbacks.ts';
@@ -18,6 +18,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed callback this request is, once its signature verified. */
     delivery?: Delivery;
+  }
+  interface FastifyContextConfig {
+    /** The door is the supply network's signed callback: its signature is checked before anything else reads the request. */
+    signedCallback?: boolean;
   }
 }
 
@@ -44,11 +48,24 @@ export function supplySecretOf(value: string | undefined): string | undefined {
 }
 
 /**
- * A preValidation hook: 403 BLOCKED when no supply network is connected,
- * 401 for a missing, malformed, stale or wrong signature; a verified
- * callback is left on `request.delivery`.
+ * The signature check of every door whose config says `signedCallback`: the
+ * app's first preValidation hook (installed ahead of the Idempotency-Key's,
+ * which needs to know the caller is the supply network before it replays
+ * anything to it), the first moment the body's exact text is there.
  */
-export function verifySupplySignature(secret: string | undefined) {
+export function installSupplySignature(app: FastifyInstance, secret: string | undefined): void {
+  const verify = verifySupplySignature(secret);
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.signedCallback) await verify(request);
+  });
+}
+
+/**
+ * 403 BLOCKED when no supply network is connected, 401 for a missing,
+ * malformed, stale or wrong signature; a verified callback is left on
+ * `request.delivery`.
+ */
+function verifySupplySignature(secret: string | undefined) {
   const webhook = secret ? new Webhook(secret) : null;
   return async (request: FastifyRequest) => {
     if (!webhook) {

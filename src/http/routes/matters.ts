@@ -15,7 +15,7 @@ import { listed, ok } from '../envelopes.ts';
 import { optionalBody } from '../json-body.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
-import { SIGNED_CALLBACK, SIGNED_NOT_KEYED, verifySupplySignature } from '../supply-callback.ts';
+import { SIGNED_CALLBACK, SIGNED_NOT_KEYED } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
 import { AdvanceBody, IfMatchHeaders, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
 import { MatterDoors as R } from '../schemas/responses.ts';
@@ -104,8 +104,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     ...(topLevel
       ? {
           schema: { params: MatterParams, headers: SignedCallbackHeaders, body: GigResultBody, ...R.signedGigResult, description: SIGNED_CALLBACK },
-          config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED },
-          preValidation: verifySupplySignature(services.supplySecret),
+          config: { keyless: SIGNED_NOT_KEYED, reachesAnyKey: SIGNED_NOT_KEYED, signedCallback: true },
         }
       : { schema: { params: MatterParams, headers: IfMatchHeaders, body: GigResultBody, ...R.gigResult } }),
   }, async (request, reply) => {
