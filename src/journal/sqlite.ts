@@ -20,6 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { HeadCache } from './head-cache.ts';
 import { columnsOf, eventOf, type EventRow, type PendingAppend } from './rows.ts';
 import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
 
@@ -83,6 +84,9 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
+export const HEAD_CACHE_SIZE = 100_000;
+
 const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
 export class SqliteJournal implements JournalStore {
@@ -91,9 +95,9 @@ export class SqliteJournal implements JournalStore {
   private readonly db: Database.Database;
   private readonly stmt;
   private readonly writer: Worker;
-  /** Caches of the heads, filled lazily from the indexes; updated only after a commit. */
-  private readonly streamVersions = new Map<string, number>();
-  private readonly grainSeqs = new Map<string, number>();
+  /** Caches of the heads, filled as commits land (a miss reads the index); updated only after a commit. */
+  private readonly streamVersions: HeadCache;
+  private readonly grainSeqs: HeadCache;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   /** The batch the writer is committing, with what it will make true once committed. */
@@ -103,7 +107,9 @@ export class SqliteJournal implements JournalStore {
   private closing: Promise<void> | null = null;
   private idle: Array<() => void> = [];
 
-  constructor(dir: string) {
+  constructor(dir: string, headCacheSize = HEAD_CACHE_SIZE) {
+    this.streamVersions = new HeadCache(headCacheSize);
+    this.grainSeqs = new HeadCache(headCacheSize);
     mkdirSync(dir, { recursive: true });
     this.file = join(dir, 'journal.db');
     this.db = new Database(this.file);

@@ -154,6 +154,21 @@ describe('the SQLite journal', () => {
     expect([next.seq, next.version]).toEqual([3, 3]);
     await b.close();
   });
+
+  it('keeps checking expected versions and continuing seqs for streams and grains its bounded head cache forgot', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    // Room for two heads: every stream and grain below but the last two written is read back from the index.
+    const j = new SqliteJournal(dir, 2);
+    for (const n of [1, 2, 3, 4]) await j.append(`g${n % 2}`, [{ stream: `s${n}`, expectedVersion: 0, events: [event('x')] }]);
+    for (const n of [1, 2, 3, 4]) {
+      await expect(j.append(`g${n % 2}`, [{ stream: `s${n}`, expectedVersion: 0, events: [event('again')] }])).rejects.toBeInstanceOf(VersionConflict);
+      const [next] = await j.append(`g${n % 2}`, [{ stream: `s${n}`, expectedVersion: 1, events: [event('y')] }]);
+      expect(next.version).toBe(2);
+    }
+    for (const grain of ['g0', 'g1']) expect((await j.readTail(grain, { after: 0, limit: 10, feed: 'timeline' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    await j.close();
+  });
 });
 
 describe('the PostgreSQL journal', () => {
