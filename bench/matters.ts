@@ -12,12 +12,19 @@
  *   durable commit. The run stops after 4 x pool requests, so every answer is
  *   a 2xx unless something went wrong (non-2xx are printed, never counted).
  * - GET: `GET .../matters/{id}` over the same pool (journal, view and Asset).
+ * - list doors and the tail, each against the bare GET: `GET .../matters?limit=100`,
+ *   `GET .../events?after=<cursor>&limit=100` (cursors spread over the
+ *   workspace's tail), `GET .../assets`.
+ *
+ * Issue 18's yardstick for create and advance is the durable-append row (the
+ * bare advance route plus one durable journal append, same run); for reads,
+ * the bare GET.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { drive, type Figures, type Load } from './lib/load.ts';
 import { spawnBare, spawnService, removeDir, tempDataDir } from './lib/service.ts';
-import { pairTable, ms, num, pct, us, verdict, type Pair } from './lib/table.ts';
+import { pairTable, yardstickTable, ms, pct, verdict, type Pair } from './lib/table.ts';
 
 export const CREATE_BODY = {
   matterType: 'patent_provisional',
@@ -55,8 +62,10 @@ export interface MatterFigures {
   create: Pair;
   advance: Pair;
   get: Pair;
-  /** The bare advance route plus one durable journal append: the journal's share of an advance. */
+  /** The bare advance route plus one durable journal append: the journal's share of an advance, and issue 18's yardstick for create and advance. */
   appendOnly: Figures;
+  /** The list doors and the event tail, each against the bare GET (`get.bare`). */
+  lists: { matters: Figures; events: Figures; assets: Figures };
   /** The same create and advance under a fresh Idempotency-Key each, beside the plain door run again after them (the request context is live in the process by then). */
   keyed: { create: Pair; advance: Pair };
   /** The advance run again on fresh Matters with a webhook endpoint that never answers registered (every event's attempt hangs to its timeout), beside the first advance run. */
@@ -93,6 +102,14 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       door: await drive({ title: 'GET /matters/:id', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
+    // The list doors and the tail, each against the bare GET above: a page of 100 Matters, a page of
+    // 100 events from a cursor anywhere in the workspace's tail, and the workspace's Assets (at most 500).
+    const latestSeq = ((await (await fetch(`${service.url}${prefix}/events?limit=1`)).json()) as { latestSeq: number }).latestSeq;
+    const lists = {
+      matters: await drive({ title: 'GET /matters?limit=100', url: service.url, server: service, method: 'GET', path: () => `${prefix}/matters?limit=100`, duration: seconds }),
+      events: await drive({ title: 'GET /events?after=<cursor>&limit=100', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/events?after=${(i * 7919) % Math.max(1, latestSeq - 100)}&limit=100`, duration: seconds }),
+      assets: await drive({ title: 'GET /assets', url: service.url, server: service, method: 'GET', path: () => `${prefix}/assets`, duration: seconds }),
+    };
     // Under a fresh Idempotency-Key per request, each beside the plain door measured right after it.
     const keyedPool: string[] = [];
     const keyOf = (run: string) => (i: number) => ({ 'idempotency-key': `bench-${run}-${i}` });
@@ -115,7 +132,7 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     const d = deadPool.length;
     const deadAdvance = await drive({ title: 'POST /matters/:id/advance, a dead endpoint registered', url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${deadPool[i % d]}/advance`, body: () => ADVANCE_BODY, amount: 4 * d, duration: seconds });
     dead.close();
-    return { create, advance, get, appendOnly, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n };
+    return { create, advance, get, appendOnly, lists, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n };
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
     removeDir(dir);
@@ -126,20 +143,35 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
 export async function bench(): Promise<string[]> {
   const f = await measureMatters();
   const a = f.advance.door;
-  const ratio = a.rps / f.advance.bare.rps;
+  const c = f.create.door;
+  const g = f.get.door;
+  const yard = f.appendOnly;
+  const bareGet = f.get.bare;
+  const advanceRatio = a.rps / yard.rps;
+  const createRatio = c.rps / yard.rps;
+  const getRatio = g.rps / bareGet.rps;
+  const listDoors = [f.lists.matters, f.lists.events, f.lists.assets];
   return [
     'Matter doors beside a bare Fastify route (same validator, same plumbing), one run',
     ...pairTable([f.create, f.advance, f.get]),
-    `bare advance route + one group-committed durable append (no engine): ${num(f.appendOnly.rps)} req/s, p50 ${ms(f.appendOnly.p50)}, p99 ${ms(f.appendOnly.p99)}, ${pct(f.appendOnly.rps / f.advance.bare.rps)} of bare, CPU/req ${us(f.appendOnly.cpuUs)} (loop ${us(f.appendOnly.loopUs)})`,
     `pool: the last ${f.pool.toLocaleString('en-US')} Matters the create run minted, cycled through; advance = 3 stage commits + 1 escalation per Matter, each a durable commit; the advance run ends when the pool is used up`,
-    `target advance >= 50% of bare at p99 <= 10 ms: ${pct(ratio)} of bare, p99 ${ms(a.p99)} -> ${verdict(ratio >= 0.5 && a.p99 <= 10)}`,
+    '',
+    'Against the durable-append row (issue 18\'s yardstick): the bare advance route + one group-committed durable append, no engine',
+    ...yardstickTable([c, a], yard, 'vs append'),
+    `target advance >= 80% of the append row at p99 <= 10 ms: ${pct(advanceRatio)}, p99 ${ms(a.p99)} -> ${verdict(advanceRatio >= 0.8 && a.p99 <= 10)}`,
+    `target create >= 60% of the append row: ${pct(createRatio)} -> ${verdict(createRatio >= 0.6)}`,
+    '',
+    'Reads against the bare GET (GET /echo/matters/:id) of the same run',
+    ...yardstickTable([g, ...listDoors], bareGet, 'vs bare GET'),
+    `target GET of a resident Matter >= 70% of the bare GET: ${pct(getRatio)} -> ${verdict(getRatio >= 0.7)}`,
+    ...listDoors.map((d) => `target ${d.title} >= 50% of the bare GET: ${pct(d.rps / bareGet.rps)} -> ${verdict(d.rps / bareGet.rps >= 0.5)}`),
     '',
     'Idempotency-Key: each door under a fresh key per request, beside the same door without one, run right after it (the "vs bare" column compares the two)',
     ...pairTable([f.keyed.create, f.keyed.advance]),
     '',
     'A webhook endpoint that never answers, registered for every event of the workspace: the advance run again on fresh Matters, beside the first advance run (no endpoint)',
     ...pairTable([f.deadEndpoint]),
-    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
+    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, ...listDoors, f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
   ];
 }
 

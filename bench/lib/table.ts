@@ -30,3 +30,16 @@ export function pairTable(pairs: Pair[]): string[] {
 
 /** "target: met/MISSED" wording for a figure against its target. */
 export const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+
+/**
+ * Doors each against one yardstick row of the same run (the bare GET, the
+ * durable-append route), the yardstick printed once after them: req/s, p50,
+ * p99, the ratio, CPU/req and loop/req of each.
+ */
+export function yardstickTable(doors: Figures[], yardstick: Figures, vs: string): string[] {
+  const row = (f: Figures, ratio: string) => [f.title, num(f.rps), ms(f.p50), ms(f.p99), ratio, us(f.cpuUs), us(f.loopUs), num(f.ok), num(f.non2xx)];
+  return table(
+    ['door (50 connections)', 'req/s (2xx)', 'p50', 'p99', vs, 'CPU/req', 'loop/req', '2xx', 'non-2xx'],
+    [...doors.map((f) => row(f, pct(f.rps / yardstick.rps))), row(yardstick, '100%')],
+  );
+}
