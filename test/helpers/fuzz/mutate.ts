@@ -356,7 +356,8 @@ const valueMutators: Mutator[] = [
     apply(d, c) {
       const before = d.value;
       d.value = c.rng.pick<unknown>([[], 'advance', 42, null, true, [before ?? {}], new Raw('""')]);
-      if (d.schema?.type === 'object' && d.value !== null) d.mustRefuse = true;
+      // The whole value is replaced: what the value mutators before this one made refusable (value mutators run first) is gone with it.
+      d.mustRefuse = d.schema?.type === 'object' && d.value !== null;
     },
   },
 ];
