@@ -5,7 +5,7 @@
  * door needs (created over HTTP), warmed up on the door itself, then driven
  * on that door alone for BENCH_SECONDS (default 8) at 50 connections, and
  * stopped with SIGTERM (the drain exits, and V8 writes the profile). Only the
- * samples taken while the measured run was in flight are summarized: the top
+ * samples from the measured run's start to its last answer are summarized: the top
  * 15 frames by self time (`bench/lib/profile.ts`). Printed as Markdown.
  * BENCH_DOORS (comma list of the door names below) profiles some doors only.
  */
@@ -90,8 +90,11 @@ async function profileDoor(door: Door): Promise<string[]> {
     const base = { url: service.url, server: service, method: load.method, body: load.body };
     await drive({ ...base, title: 'warm-up', path: load.warm?.path ?? path, amount: load.warm?.amount, duration: 2 });
     const fromUs = Number(process.hrtime.bigint() / 1000n);
-    figures = await drive({ ...base, title: load.title, path, amount: load.amount, duration: SECONDS });
-    window = { fromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
+    // The window ends at the last answer: a run that `amount` ends idles until autocannon's next tick.
+    let lastAnswer = fromUs;
+    const onResponse = () => void (lastAnswer = Number(process.hrtime.bigint() / 1000n));
+    figures = await drive({ ...base, title: load.title, path, amount: load.amount, duration: SECONDS, onResponse });
+    window = { fromUs, toUs: lastAnswer };
   } finally {
     await service.stop();
     removeDir(dir);
