@@ -351,7 +351,9 @@ export class Matters {
   /** One page of the grain's Matters, oldest first, optionally narrowed. */
   async list(grain: string, query: { filter?: string; tag?: string; after?: number; limit: number }) {
     const out: MatterEntity[] = [];
-    for await (const head of eachStreamHead(this.supervisor.journal, grain, MATTER.openedKind, query.after)) {
+    // Unfiltered, the page takes exactly the heads it reads; a filter may skip some, so it reads ahead.
+    const filtered = query.tag !== undefined || query.filter !== undefined;
+    for await (const head of eachStreamHead(this.supervisor.journal, grain, MATTER.openedKind, query.after, filtered ? undefined : query.limit)) {
       if (query.tag !== undefined && head.data.matterType !== query.tag) continue;
       if (query.filter !== undefined && head.data.offer !== query.filter) continue;
       const entity = await this.supervisor.load(MATTER, head.stream);
