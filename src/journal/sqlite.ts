@@ -52,9 +52,6 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
 `;
 
-
-
-
 /**
  * The writer thread, as source: plain CommonJS so it loads the same way under
  * tsx, node or a bundler. It commits each batch of rows in one transaction
