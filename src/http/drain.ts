@@ -32,10 +32,11 @@ export function refuseWhileClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  // A callback hook: every request passes it, and an open app answers it without a promise.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('retry-after', '1').header('connection', 'close');
-    throw refusal('SERVICE_DRAINING', {});
+    done(refusal('SERVICE_DRAINING', {}));
   });
 }
 
