@@ -33,7 +33,7 @@ import { installValidation } from './validation.ts';
 import { installRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { installEdgeLimits, timeoutOptions, type EdgeLimits } from './edge-limits.ts';
 import { frameworkRefusal, installClientErrors } from './client-errors.ts';
-import { refuseWhileClosing } from './drain.ts';
+import { installClosing } from './drain.ts';
 
 /** What the HTTP edge itself is tuned by; the services come from the composition root (`src/compose.ts`). */
 export interface HttpOptions {
@@ -69,7 +69,7 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' 
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     genReqId: newRequestId,
-    // A request arriving while the app closes is refused by `refuseWhileClosing`, from the catalog, not with Fastify's bare 503.
+    // A request arriving while the app closes is refused by `installClosing`, from the catalog, not with Fastify's bare 503.
     return503OnClosing: false,
     // A path id longer than the request head Node reads (16 KiB) cannot arrive: every id reaches its route, which refuses it from the catalog (Fastify's default, 100, answered its own 414).
     routerOptions: { maxParamLength: maxHeaderSize },
@@ -82,7 +82,7 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' 
   });
   installClientErrors(app, newRequestId, options.edge?.requestTimeoutMs);
   installEdgeLimits(app, options.edge);
-  refuseWhileClosing(app);
+  installClosing(app);
   installJsonBody(app);
   installValidation(app);
   installErrorHandling(app);

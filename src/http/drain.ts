@@ -20,34 +20,36 @@ const SWEEP_MS = 25;
 export type Drain = (deadlineMs: number) => Promise<{ forced: boolean }>;
 
 /**
- * A request that arrives once the app has begun to close (a drain, or any
- * other `close()`) is refused 503 SERVICE_DRAINING, from the catalog, with
- * `Retry-After: 1`: its route never runs, so nothing of it is written, and
- * the journal it would write to may already be closing. (Fastify's own
- * `return503OnClosing` answered a bare body with no code, fix or request-id.)
- * The requests already running finish and are answered as usual.
+ * Once the app has begun to close (a drain, or any other `close()`):
+ * - a request that arrives is refused 503 SERVICE_DRAINING, from the
+ *   catalog, with `Retry-After: 1`: its route never runs, so nothing of it is
+ *   written, and the journal it would write to may already be closing
+ *   (Fastify's own `return503OnClosing` answered a bare body with no code,
+ *   fix or request-id);
+ * - every answer, those of the requests already running among them, carries
+ *   `Connection: close`, so a kept-alive connection ends after it.
+ * Callback hooks: every request passes both, and an open app answers them
+ * without a promise.
  */
-export function refuseWhileClosing(app: FastifyInstance): void {
+export function installClosing(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // A callback hook: every request passes it, and an open app answers it without a promise.
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
-    reply.header('retry-after', '1').header('connection', 'close');
+    reply.header('retry-after', '1');
     done(refusal('SERVICE_DRAINING', {}));
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 
-/** Installs the hook that closes connections after their answer while draining; returns the drain itself. */
+/** The drain of an app `installClosing` prepared (`createFastify` does): closes idle connections as they go idle, and all of them at the deadline. */
 export function installDrain(app: FastifyInstance): Drain {
-  let draining = false;
-  app.addHook('onSend', async (_request, reply) => {
-    if (draining) reply.header('connection', 'close');
-  });
   return async (deadlineMs) => {
-    draining = true;
     const server = app.server;
     let forced = false;
     const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);

@@ -55,8 +55,10 @@ export function supplySecretOf(value: string | undefined): string | undefined {
  */
 export function installSupplySignature(app: FastifyInstance, secret: string | undefined): void {
   const verify = verifySupplySignature(secret);
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config.signedCallback) await verify(request);
+  // A callback hook: every request passes it, and one to any other door without a promise.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (!request.routeOptions.config.signedCallback) return done();
+    verify(request).then(() => done(), done);
   });
 }
 
