@@ -162,6 +162,9 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
     const journal: JournalStore = {
       append: (grain, writes) => (scheduler ? scheduler.scheduleFunction(async function append() { return real.append(grain, writes); })() : real.append(grain, writes)),
       readStream: (s) => real.readStream(s),
+      readSnapshot: (s) => real.readSnapshot(s),
+      readHead: (s) => real.readHead(s),
+      putSnapshot: (s, snapshot) => real.putSnapshot(s, snapshot),
       readTail: (g, q) => real.readTail(g, q),
       latestSeq: (g) => real.latestSeq(g),
       streamVersion: (s) => real.streamVersion(s),

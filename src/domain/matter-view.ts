@@ -32,20 +32,24 @@ export interface MatterFacts {
   tenantGuardrails?: Guardrails;
 }
 
-/** What a view reads of a Matter: its journal stream and the snapshot the journal holds (a live entity is one). */
-export interface MatterRecord {
+/** What a view of a Matter's state reads: its opening and the state the journal holds (a live entity, or its snapshot row). */
+export interface MatterState {
   id: string;
   version: number;
   opened: JournalEvent;
-  journal: JournalEvent[];
   snapshot(): SnapshotFrom<typeof matterMachine>;
 }
 
-export const factsOf = (entity: MatterRecord): MatterFacts => entity.opened.data as unknown as MatterFacts;
-export const contextOf = (entity: MatterRecord): MatterContext => entity.snapshot().context;
+/** ...and its journal stream, for the views that show it. */
+export interface MatterRecord extends MatterState {
+  journal: JournalEvent[];
+}
+
+export const factsOf = (entity: MatterState): MatterFacts => entity.opened.data as unknown as MatterFacts;
+export const contextOf = (entity: MatterState): MatterContext => entity.snapshot().context;
 
 /** The machine state as a status: a Stage Verb, waiting_on_signer, needs_client_direction or a terminal. */
-export const statusOf = (entity: MatterRecord): MatterStatus => statusOfSnapshot(entity.snapshot());
+export const statusOf = (entity: MatterState): MatterStatus => statusOfSnapshot(entity.snapshot());
 
 export const isTerminal = (status: string): status is Terminal => (TERMINALS as readonly string[]).includes(status);
 
@@ -54,7 +58,7 @@ const isStageVerb = (status: string): status is StageVerb => (STAGE_VERBS as rea
 /** The stage a reserved act is escalated from. */
 const STAGE_BEFORE: Record<ReservedAct, StageVerb> = { sign: 'review', file: 'sign' };
 
-export function stageOf(entity: MatterRecord): StageVerb | Terminal {
+export function stageOf(entity: MatterState): StageVerb | Terminal {
   const status = statusOf(entity);
   if (isTerminal(status) || isStageVerb(status)) return status;
   const ctx = contextOf(entity);
@@ -62,7 +66,7 @@ export function stageOf(entity: MatterRecord): StageVerb | Terminal {
   return act ? STAGE_BEFORE[act] : 'intake';
 }
 
-export function matterView(entity: MatterRecord) {
+export function matterView(entity: MatterState) {
   const facts = factsOf(entity);
   const ctx = contextOf(entity);
   const status = statusOf(entity);
@@ -115,7 +119,7 @@ export function documentRows(entity: MatterRecord) {
   return entity.journal.filter((e) => e.kind === 'document.recorded').map((e) => e.data.document as Record<string, unknown>);
 }
 
-export function settlementOf(entity: MatterRecord) {
+export function settlementOf(entity: MatterState) {
   const facts = factsOf(entity);
   return settle(facts.rail, facts.matterType, contextOf(entity).attestedActs);
 }

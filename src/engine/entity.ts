@@ -21,14 +21,22 @@
  *   error naming the stream, the seq, the event and the state, rather than
  *   yield a silently different state. Replaying never re-runs a side effect:
  *   the machines are pure, and nothing listens to a replay's facts.
+ * - Every commit also keeps the state it reached as the stream's snapshot
+ *   row, in the same transaction (`persisted`). Rebuilding resumes from that
+ *   row when this machine wrote it (`snapshotMachine`) and folds only the
+ *   events after it; a row that is missing, of another machine or unreadable
+ *   is ignored and the whole stream folded (the row is a cache, the journal
+ *   the truth). The actor itself starts on the first command: an entity
+ *   that is only read never needs one (`StoredState` is read without one).
  *
  * Measured on the Matter machine (2026-11-25): `actor.send` costs 12–16 µs a
  * transition, about what a pure `machine.transition` on a shared scope did
  * (9–12 µs); XState's exported `transition()` builds a throwaway actor per
  * call and cost 35–70 µs, so it is not used on the hot path.
  */
+import { createHash } from 'node:crypto';
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
-import type { JournalEvent, NewEvent } from '../journal/store.ts';
+import type { JournalEvent, NewEvent, SnapshotState, StreamSnapshot } from '../journal/store.ts';
 
 export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
   /** Journal kind of the stream's first event; its `cause.input` is the machine input. */
@@ -44,6 +52,28 @@ export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
 
 /** How an opening cause names the machine that opened the stream: `matter@1`. */
 export const machineTag = (definition: EntityDefinition): string => `${definition.machine.id}@${definition.version}`;
+
+const hashes = new WeakMap<EntityDefinition, string>();
+
+/**
+ * How a snapshot row names the machine that wrote it: its tag and a hash of
+ * its definition, the configuration with the source of every guard and
+ * action in it (`matter@1#3fa92c…`). Any change to the machine's code, even
+ * one that keeps its version, makes the rows it wrote unreadable to the new
+ * code, which folds the journal instead: a snapshot is never read by a
+ * machine that might reach another state from the same events.
+ */
+export function snapshotMachine(definition: EntityDefinition): string {
+  let tag = hashes.get(definition);
+  if (!tag) {
+    const { machine } = definition;
+    const source = (_key: string, value: unknown) => (typeof value === 'function' ? String(value) : value);
+    const code = JSON.stringify([machine.config, machine.implementations], source);
+    tag = `${machineTag(definition)}#${createHash('sha256').update(code).digest('hex').slice(0, 16)}`;
+    hashes.set(definition, tag);
+  }
+  return tag;
+}
 
 /**
  * The machine and version an opening event records. A stream opened before
@@ -81,21 +111,76 @@ export class UnreadableEntity extends Error {
   }
 }
 
-export class Entity<M extends AnyStateMachine = AnyStateMachine> {
+/**
+ * The machine's state a snapshot row holds, when this code may resume from
+ * it: written by this very machine (its tag and definition hash), at a
+ * version the stream has reached, and readable as one of its states. Null
+ * otherwise: the caller folds the stream instead (the row is a cache).
+ */
+export function restoredState<M extends AnyStateMachine>(definition: EntityDefinition<M>, snapshot: StreamSnapshot | null, streamVersion: number): SnapshotFrom<M> | null {
+  if (!snapshot || snapshot.machine !== snapshotMachine(definition) || !(snapshot.version >= 1 && snapshot.version <= streamVersion)) return null;
+  try {
+    const persisted = JSON.parse(snapshot.state) as { status?: unknown; value?: unknown; context?: unknown };
+    if (persisted?.status !== 'active' && persisted?.status !== 'done') return null;
+    if (persisted.context === null || typeof persisted.context !== 'object') return null;
+    // Throws on a state value the machine does not have.
+    return definition.machine.resolveState(persisted as never) as SnapshotFrom<M>;
+  } catch {
+    return null;
+  }
+}
+
+/** What every reader of an entity needs: its opening, its version and its committed state. */
+export interface EntityState<M extends AnyStateMachine = AnyStateMachine> {
+  readonly id: string;
+  readonly grain: string;
+  readonly version: number;
+  readonly opened: JournalEvent;
+  snapshot(): SnapshotFrom<M>;
+}
+
+/** An entity as its snapshot row holds it, read without an actor: what a list or a read of an entity not in memory answers. */
+export class StoredState<M extends AnyStateMachine = AnyStateMachine> implements EntityState<M> {
+  readonly id: string;
+  readonly grain: string;
+
+  constructor(
+    readonly opened: JournalEvent,
+    readonly version: number,
+    private readonly state: SnapshotFrom<M>,
+  ) {
+    this.id = opened.stream;
+    this.grain = opened.grain;
+  }
+
+  snapshot(): SnapshotFrom<M> {
+    return this.state;
+  }
+}
+
+export class Entity<M extends AnyStateMachine = AnyStateMachine> implements EntityState<M> {
   /** The stream's id, as its opening event names it. */
   readonly id: string;
   /** The grain the stream was opened in. */
   readonly grain: string;
-  /** The entity's XState actor. Between a command's `apply` and its commit it runs ahead of `snapshot()`. */
-  readonly actor: Actor<M>;
+  /**
+   * Whether the state was rebuilt by folding the whole stream (there was no
+   * snapshot this machine could resume from): the supervisor then rewrites
+   * the stream's snapshot row.
+   */
+  readonly folded: boolean;
   /** The facts the actor emitted since they were last taken. */
   private emitted: Fact[] = [];
   private committed: SnapshotFrom<M>;
+  /** Started on the first command (or a fold): an entity only read never needs one. */
+  private live: Actor<M> | null = null;
 
   constructor(
     readonly definition: EntityDefinition<M>,
     /** The stream as journaled, oldest first; the first event opened it. */
     readonly journal: JournalEvent[],
+    /** The stream's snapshot row, if it has one: resumed from when this machine wrote it. */
+    stored: StreamSnapshot | null = null,
   ) {
     this.id = journal[0].stream;
     this.grain = journal[0].grain;
@@ -106,12 +191,15 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
       // No state before the opening: none is named (undefined leaves the refusal's `state` out).
       throw new UnreadableEntity(journal[0].stream, journal[0].seq, 'xstate.init', undefined, `that opened it is ${what}, and this code folds only ${machineTag(definition)}`);
     }
-    const input = (journal[0].cause as { input: InputFrom<M> }).input;
-    this.actor = createActor(definition.machine, { input } as never);
-    this.actor.on('*', ({ type: _type, ...fact }) => this.emitted.push(fact as unknown as Fact));
-    this.actor.start();
-    this.replay(journal);
-    this.committed = this.actor.getSnapshot();
+    const restored = restoredState(definition, stored, journal.length);
+    this.folded = restored === null;
+    if (restored) {
+      this.committed = restored;
+      // Only the events the snapshot does not reflect are replayed (none, when it is current).
+      if (stored!.version < journal.length) this.committed = this.replay(journal, stored!.version);
+    } else {
+      this.committed = this.replay(journal, 1);
+    }
   }
 
   get version(): number {
@@ -127,6 +215,12 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
     return this.committed;
   }
 
+  /** The state as its snapshot row keeps it, at `version`: the committed one, or (between `apply` and its commit) the actor's. */
+  persisted(): SnapshotState {
+    const snapshot = this.live ? this.live.getPersistedSnapshot() : this.definition.machine.getPersistedSnapshot(this.committed);
+    return { machine: snapshotMachine(this.definition), state: JSON.stringify(snapshot) };
+  }
+
   /**
    * Sends the events to the actor, each after asking the machine whether it
    * takes it; returns the facts each emitted, or the index of the first
@@ -135,10 +229,11 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
    * entity for.
    */
   apply(events: Array<EventFromLogic<M>>): { facts: Fact[][] } | { refusedAt: number } {
+    const actor = this.actor();
     const facts: Fact[][] = [];
     for (const [i, event] of events.entries()) {
-      if (!(this.actor.getSnapshot() as AnyMachineSnapshot).can(event)) return { refusedAt: i };
-      this.actor.send(event);
+      if (!(actor.getSnapshot() as AnyMachineSnapshot).can(event)) return { refusedAt: i };
+      actor.send(event);
       facts.push(this.emitted.splice(0));
     }
     return { facts };
@@ -147,30 +242,51 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> {
   /** The append of what `apply` emitted is durable: readers see the actor's state from now on. */
   commit(written: JournalEvent[]): void {
     this.journal.push(...written);
-    this.committed = this.actor.getSnapshot();
+    this.committed = this.actor().getSnapshot();
   }
 
   /** Passivation, or a crash: the actor stops; the journal can always rebuild it. */
   stop(): void {
-    this.actor.stop();
+    this.live?.stop();
   }
 
-  /** Sends each journaled cause to the actor, checking that the machine still takes it and answers with the recorded fact. */
-  private replay(journal: JournalEvent[]): void {
-    for (let i = 1; i < journal.length; i++) {
+  /** The entity's XState actor, started from the committed state on first use. Between a command's `apply` and its commit it runs ahead of `snapshot()`. */
+  private actor(): Actor<M> {
+    if (this.live) return this.live;
+    const machine = this.definition.machine;
+    const actor = createActor(machine, { snapshot: machine.getPersistedSnapshot(this.committed) } as never) as Actor<M>;
+    return this.started(actor);
+  }
+
+  private started(actor: Actor<M>): Actor<M> {
+    actor.on('*', ({ type: _type, ...fact }) => this.emitted.push(fact as unknown as Fact));
+    actor.start();
+    this.live = actor;
+    return actor;
+  }
+
+  /**
+   * Sends each journaled cause from position `from` on to the actor (a fresh
+   * one from the opening's input when `from` is 1), checking that the machine
+   * still takes it and answers with the recorded fact; returns the state reached.
+   */
+  private replay(journal: JournalEvent[], from: number): SnapshotFrom<M> {
+    const actor = from === 1 ? this.started(createActor(this.definition.machine, { input: (journal[0].cause as { input: InputFrom<M> }).input } as never) as Actor<M>) : this.actor();
+    for (let i = from; i < journal.length; i++) {
       const recorded = journal[i];
       const cause = recorded.cause as EventFromLogic<M> | undefined;
       // Events without a cause were derived beside a fact (a tick's reminders): nothing to replay.
       if (!cause) continue;
-      const before = this.actor.getSnapshot() as AnyMachineSnapshot;
+      const before = actor.getSnapshot() as AnyMachineSnapshot;
       if (!before.can(cause)) throw new UnreadableEntity(recorded.stream, recorded.seq, cause.type, before.value, 'refuses the recorded event');
-      this.actor.send(cause);
+      actor.send(cause);
       const [fact, ...more] = this.emitted.splice(0);
       if (!fact || more.length || fact.kind !== recorded.kind || (fact.verb ?? null) !== (recorded.verb ?? null)) {
         const now = fact ? `${fact.kind}${fact.verb ? ` ${fact.verb}` : ''}` : 'no fact';
         throw new UnreadableEntity(recorded.stream, recorded.seq, cause.type, before.value, `answers with ${now}${more.length ? ` and ${more.length} more` : ''} where the journal recorded ${recorded.kind}${recorded.verb ? ` ${recorded.verb}` : ''}`);
       }
     }
+    return actor.getSnapshot();
   }
 }
 

@@ -16,7 +16,7 @@ import { ackWindow, DEADLINE_LADDER_MACHINE_VERSION, deadlineLadderMachine, NOTI
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refusal } from '../domain/refusals.ts';
 import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
-import type { Entity, EntityDefinition, Fact } from './entity.ts';
+import type { Entity, EntityDefinition, EntityState, Fact } from './entity.ts';
 import { fixturesApply } from './grains.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -27,7 +27,10 @@ export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 /** The ladder's stream id. One ladder per Asset, so the Asset id names it. */
 export const ladderStreamOf = (assetId: string) => `ladder:${assetId}`;
 
-const contextOf = (entity: LadderEntity): LadderContext => entity.snapshot().context;
+/** What a view reads of a ladder: the resident entity, or its snapshot row. */
+type LadderState = EntityState<typeof deadlineLadderMachine>;
+
+const contextOf = (entity: LadderState): LadderContext => entity.snapshot().context;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Where the count stands, named for a reader: which rung comes next. */
@@ -38,7 +41,7 @@ function rungOf(days: number): 'before_notice' | 'notice' | 'daily_ack' | 'termi
 }
 
 /** The Deadline Ladder view of the spec, derived from the actor's snapshot. */
-export function ladderView(entity: LadderEntity) {
+export function ladderView(entity: LadderState) {
   const ctx = contextOf(entity);
   const opened = entity.opened.data as { matterId: string; matterType: string; obligation: string; fixture: string | null };
   const resolved = isResolved(entity.snapshot());
@@ -92,17 +95,17 @@ export class Ladders {
     return [this.supervisor.openingWrite(LADDER, ladderStreamOf(assetId), assetId, input, opened)];
   };
 
-  /** The ladder of an Asset in this grain; 404 when there is none. */
-  async get(grain: string, assetId: string): Promise<LadderEntity> {
-    const entity = await this.supervisor.loadIn(LADDER, ladderStreamOf(assetId), grain);
-    if (!entity) throw notFound(assetId);
-    return entity;
+  /** The ladder view of an Asset in this grain; 404 when there is none. */
+  async view(grain: string, assetId: string): Promise<LadderView> {
+    const view = await this.viewOf(grain, assetId);
+    if (!view) throw notFound(assetId);
+    return view;
   }
 
   /** The ladder view, or null when the Asset has none here (for embedding in the Asset). */
   async viewOf(grain: string, assetId: string): Promise<LadderView | null> {
-    const entity = await this.supervisor.loadIn(LADDER, ladderStreamOf(assetId), grain);
-    return entity ? ladderView(entity) : null;
+    const state = await this.supervisor.read(LADDER, ladderStreamOf(assetId), grain);
+    return state ? ladderView(state) : null;
   }
 
   private run<T>(grain: string, assetId: string, work: (entity: LadderEntity) => Promise<T>): Promise<T> {

@@ -13,7 +13,7 @@ import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from 
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
 import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
-import { factsOf, stageOf, type MatterFacts } from '../domain/matter-view.ts';
+import { factsOf, stageOf, type MatterFacts, type MatterState } from '../domain/matter-view.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
@@ -348,17 +348,17 @@ export class Matters {
     return this.supervisor.commit(entity, decision.send, options);
   }
 
-  /** One page of the grain's Matters, oldest first, optionally narrowed. */
+  /** One page of the grain's Matters, oldest first, optionally narrowed: each Matter's state as its snapshot row holds it (one query a page). */
   async list(grain: string, query: { filter?: string; tag?: string; after?: number; limit: number }) {
-    const out: MatterEntity[] = [];
+    const out: MatterState[] = [];
     // Unfiltered, the page takes exactly the heads it reads; a filter may skip some, so it reads ahead.
     const filtered = query.tag !== undefined || query.filter !== undefined;
     for await (const head of eachStreamHead(this.supervisor.journal, grain, MATTER.openedKind, query.after, filtered ? undefined : query.limit)) {
-      if (query.tag !== undefined && head.data.matterType !== query.tag) continue;
-      if (query.filter !== undefined && head.data.offer !== query.filter) continue;
-      const entity = await this.supervisor.load(MATTER, head.stream);
-      if (entity) out.push(entity);
-      if (out.length === query.limit) return { matters: out, nextAfter: head.seq };
+      if (query.tag !== undefined && head.opened.data.matterType !== query.tag) continue;
+      if (query.filter !== undefined && head.opened.data.offer !== query.filter) continue;
+      const state = await this.supervisor.stateOf(MATTER, head);
+      if (state) out.push(state);
+      if (out.length === query.limit) return { matters: out, nextAfter: head.opened.seq };
     }
     return { matters: out, nextAfter: null };
   }

@@ -8,9 +8,13 @@
  * answer. A refusal writes nothing; an append that fails drops the actor,
  * which the journal rebuilds on the next touch.
  *
- * Actors are rebuilt lazily, on first touch, by replaying their journaled
- * causes (checked: see `entity.ts`). Idle actors are passivated (least
- * recently used first) so memory stays bounded however many entities exist.
+ * Actors are rebuilt lazily, on first touch, from their stream's snapshot
+ * row and the events after it, or by replaying every journaled cause when the
+ * row cannot be used (checked: see `entity.ts`; the row is then rewritten).
+ * Idle actors are passivated (least recently used first) so memory stays
+ * bounded however many entities exist. A read that needs only an entity's
+ * state (`read`, `stateOf`: a view, a page of a list) answers from the
+ * snapshot row without making the entity resident.
  *
  * On a journal other processes write too, a resident actor is checked
  * against its stream's version before each use (one indexed read): a read
@@ -21,9 +25,10 @@ import { type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstat
 import type { Clock } from '../domain/clock.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
+import { createActor } from 'xstate';
+import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamHead, type StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
-import { Entity, factToEvent, machineTag, UnreadableEntity, type EntityDefinition, type Fact } from './entity.ts';
+import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState, type Fact } from './entity.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from './mailbox.ts';
@@ -105,17 +110,44 @@ export class Supervisor {
     return entity && reaches(grain, entity.grain) ? entity : null;
   }
 
+  /**
+   * The entity's committed state for a reader: the resident entity, else
+   * its snapshot row (one lookup, no actor, nothing made resident), else
+   * (no usable row) the entity loaded by folding its stream. Null when
+   * there is no such stream in `grain`'s reach.
+   */
+  async read<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string, grain: string): Promise<EntityState<M> | null> {
+    if (!this.journal.shared && this.resident.has(id)) return this.loadIn(definition, id, grain);
+    const head = await this.journal.readHead(id);
+    if (!head || head.opened.kind !== definition.openedKind || !reaches(grain, head.opened.grain)) return null;
+    return this.stateOf(definition, head);
+  }
+
+  /**
+   * The state of the stream a list found (`streamHeads`): from its snapshot
+   * row when this machine wrote it and it reflects the stream's head (the
+   * adapters join it only then), else the entity loaded from the journal.
+   */
+  async stateOf<M extends AnyStateMachine>(definition: EntityDefinition<M>, head: StreamHead): Promise<EntityState<M> | null> {
+    const { opened, snapshot } = head;
+    const state = snapshot && restoredState(definition, snapshot, snapshot.version);
+    if (state) return new StoredState(opened, snapshot.version, state);
+    return this.load(definition, opened.stream);
+  }
+
   private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
-    const journal = await this.journal.readStream(id);
+    const [journal, stored] = await Promise.all([this.journal.readStream(id), this.journal.readSnapshot(id)]);
     if (journal.length === 0 || journal[0].kind !== definition.openedKind) return null;
     let entity: Entity;
     try {
-      entity = new Entity(definition, journal);
+      entity = new Entity(definition, journal, stored);
     } catch (error) {
       // One unreadable stream fails its own requests, and nothing else.
       if (error instanceof UnreadableEntity) throw refusal('ENTITY_UNREADABLE', { detail: error.message, id }, { stream: error.stream, seq: error.seq, event: error.event, ...(error.state === undefined ? {} : { state: typeof error.state === 'string' ? error.state : JSON.stringify(error.state) }) });
       throw error;
     }
+    // Folded whole: the row was missing, of another machine or unreadable. It is a cache, so a failed rewrite only costs the next fold.
+    if (entity.folded) this.journal.putSnapshot(id, { version: entity.version, ...entity.persisted() }).catch(() => undefined);
     this.keep(entity);
     return entity;
   }
@@ -198,7 +230,8 @@ export class Supervisor {
         if (options.derive) newEvents.push(...options.derive(fact));
       }
     });
-    const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents };
+    // The state the actor reached is the stream's snapshot once these events land.
+    const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents, snapshot: entity.persisted() };
     let written: JournalEvent[];
     try {
       written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])]);
@@ -237,7 +270,10 @@ export class Supervisor {
    * `open` itself.
    */
   openingWrite<M extends AnyStateMachine>(definition: EntityDefinition<M>, stream: string, subject: string, input: InputFrom<M>, opened: Fact): StreamWrite {
-    return { stream, expectedVersion: 0, events: [factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input, machine: machineTag(definition) })] };
+    const event = factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input, machine: machineTag(definition) });
+    // The machine's initial state from this input (an actor never started: nothing runs) is the stream's first snapshot.
+    const initial = createActor(definition.machine, { input } as never).getPersistedSnapshot();
+    return { stream, expectedVersion: 0, events: [event], snapshot: { machine: snapshotMachine(definition), state: JSON.stringify(initial) } };
   }
 
   /**
@@ -259,20 +295,22 @@ export class Supervisor {
     } else {
       written = await this.journal.append(grain, writes);
     }
-    this.keepOpened(written);
+    this.keepOpened(writes, written);
     this.bus.emit('committed', written);
     return written;
   }
 
   /**
-   * An entity stream a commit opened becomes resident from the events it
-   * wrote, as a fold of them (the same fold a later rehydration would run):
-   * a stream just written is never read back.
+   * An entity stream a commit opened becomes resident from the events and
+   * the snapshot it wrote (what a later rehydration would resume from): a
+   * stream just written is never read back.
    */
-  private keepOpened(written: JournalEvent[]): void {
-    for (const opening of written) {
-      const definition = opening.version === 1 ? this.definitions.get(opening.kind) : undefined;
-      if (definition) this.keep(new Entity(definition, written.filter((w) => w.stream === opening.stream)));
+  private keepOpened(writes: StreamWrite[], written: JournalEvent[]): void {
+    for (const write of writes) {
+      const definition = write.expectedVersion === 0 ? this.definitions.get(write.events[0]?.kind) : undefined;
+      if (!definition) continue;
+      const events = written.filter((w) => w.stream === write.stream);
+      this.keep(new Entity(definition, events, write.snapshot && { version: events.length, ...write.snapshot }));
     }
   }
 

@@ -1,9 +1,10 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
-import { inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
+import { inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
   private readonly streams = new Map<string, JournalEvent[]>();
+  private readonly snapshots = new Map<string, StreamSnapshot>();
 
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
     for (const w of writes) {
@@ -23,12 +24,33 @@ export class MemoryJournal implements JournalStore {
         stream.push(event);
         written.push(event);
       }
+      if (w.snapshot) this.snapshots.set(w.stream, { version: stream.length, ...w.snapshot });
     }
     return structuredClone(written);
   }
 
   async readStream(stream: string) {
     return structuredClone(this.streams.get(stream) ?? []);
+  }
+
+  async readSnapshot(stream: string) {
+    return structuredClone(this.snapshots.get(stream) ?? null);
+  }
+
+  async readHead(stream: string) {
+    const opened = this.streams.get(stream)?.[0];
+    return opened ? this.headOf(opened) : null;
+  }
+
+  /** The opening event with the stream's snapshot, joined only while it reflects the stream's head (as the SQL adapters join it). */
+  private headOf(opened: JournalEvent) {
+    const snapshot = this.snapshots.get(opened.stream);
+    const current = snapshot && snapshot.version === this.streams.get(opened.stream)!.length;
+    return { opened: structuredClone(opened), snapshot: current ? structuredClone(snapshot) : null };
+  }
+
+  async putSnapshot(stream: string, snapshot: StreamSnapshot) {
+    this.snapshots.set(stream, structuredClone(snapshot));
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
@@ -46,7 +68,7 @@ export class MemoryJournal implements JournalStore {
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
     const heads = (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind && e.seq > after);
-    return heads.slice(0, limit).map((e) => ({ stream: e.stream, seq: e.seq, data: structuredClone(e.data) }));
+    return heads.slice(0, limit).map((e) => this.headOf(e));
   }
 
   async countStreams(grain: string, kind: string) {

@@ -28,11 +28,11 @@
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
 import { PostgresSession } from './postgres-session.ts';
-import { columnsOf, eventOf, type EventRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
+import { columnsOf, eventOf, headOf, HEAD_SELECT, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const MIGRATIONS: Record<number, string> = {
   1: `
@@ -58,12 +58,32 @@ CREATE FUNCTION journal_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION journal_is_append_only();
--- One batch of appends in one round trip: each append in a subtransaction of
--- its own (a refused one leaves the others whole), its versions checked as
--- it writes, its seqs taken from its grains' heads, which the batch locks
--- first in name order. Answers, per append, its rows' positions or the
--- conflict that refused it.
-CREATE FUNCTION journal_append_batch(batch jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+${appendBatch(false)}
+`,
+  // The creation bound's admissions, shared by every process on this database.
+  2: ADMISSIONS_MIGRATION,
+  // Each entity stream's snapshot (store.ts, StreamSnapshot), written by the append
+  // that produced it: a cache of the journal, so, unlike the events, updated in place.
+  3: `
+CREATE TABLE snapshots (stream text PRIMARY KEY, version integer NOT NULL, machine text NOT NULL, state text NOT NULL);
+${appendBatch(true)}
+`,
+};
+
+
+
+
+/**
+ * One batch of appends in one round trip: each append in a subtransaction of
+ * its own (a refused one leaves the others whole), its versions checked as
+ * it writes, its seqs taken from its grains' heads, which the batch locks
+ * first in name order. Answers, per append, its rows' positions or the
+ * conflict that refused it. From schema 3 it also keeps each write's
+ * snapshot, in the same subtransaction as its events.
+ */
+function appendBatch(snapshots: boolean): string {
+  return `
+CREATE ${snapshots ? 'OR REPLACE ' : ''}FUNCTION journal_append_batch(batch jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   answers jsonb := '[]';
   app jsonb;
@@ -95,7 +115,11 @@ BEGIN
           INSERT INTO events (grain, seq, stream, version, at, kind, actor, body)
             VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body');
           positions := positions || jsonb_build_array(jsonb_build_array(grain_name, position_seq, position_version));
-        END LOOP;
+        END LOOP;${snapshots ? `
+        IF w ? 'snapshot' THEN
+          INSERT INTO snapshots (stream, version, machine, state) VALUES (w->>'stream', position_version, w->'snapshot'->>'machine', w->'snapshot'->>'state')
+            ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state;
+        END IF;` : ''}
       END LOOP;
       answers := answers || jsonb_build_array(jsonb_build_object('positions', positions));
     EXCEPTION
@@ -105,14 +129,8 @@ BEGIN
     END;
   END LOOP;
   RETURN answers;
-END $$;
-`,
-  // The creation bound's admissions, shared by every process on this database.
-  2: ADMISSIONS_MIGRATION,
-};
-
-
-
+END $$;`;
+}
 
 /** The events an append wrote, at the positions the database gave them, as they read back. */
 function eventsOf(p: PendingAppend, positions: Array<[string, string | number, number]>): JournalEvent[] {
@@ -211,7 +229,7 @@ export class PostgresJournal implements JournalStore {
       await db.query('BEGIN');
       const payload = batch.map((p) => ({
         grain: p.grain,
-        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf) })),
+        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf), ...(w.snapshot ? { snapshot: w.snapshot } : {}) })),
       }));
       answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
       // The notices go out with the COMMIT, in the same round trip, and are delivered only if it commits.
@@ -268,6 +286,20 @@ export class PostgresJournal implements JournalStore {
     return (await this.pool.query<EventRow>('SELECT * FROM events WHERE stream = $1 ORDER BY version', [stream])).rows.map(eventOf);
   }
 
+  async readSnapshot(stream: string) {
+    const { rows } = await this.pool.query<StreamSnapshot>('SELECT version, machine, state FROM snapshots WHERE stream = $1', [stream]);
+    return rows[0] ?? null;
+  }
+
+  async readHead(stream: string) {
+    const { rows } = await this.pool.query<HeadRow>(`${HEAD_SELECT} WHERE e.stream = $1 AND e.version = 1`, [stream]);
+    return rows[0] ? headOf(rows[0]) : null;
+  }
+
+  async putSnapshot(stream: string, { version, machine, state }: StreamSnapshot) {
+    await this.pool.query('INSERT INTO snapshots (stream, version, machine, state) VALUES ($1, $2, $3, $4) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state', [stream, version, machine, state]);
+  }
+
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
     return (await this.pool.query<EventRow>(`SELECT * FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).rows.map(eventOf);
   }
@@ -282,8 +314,8 @@ export class PostgresJournal implements JournalStore {
   }
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
-    const { rows } = await this.pool.query<{ stream: string; seq: string; body: string }>('SELECT stream, seq, body FROM events WHERE grain = $1 AND kind = $2 AND version = 1 AND seq > $3 ORDER BY seq LIMIT $4', [grain, kind, after, limit]);
-    return rows.map((r) => ({ stream: r.stream, seq: Number(r.seq), data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+    const { rows } = await this.pool.query<HeadRow>(`${HEAD_SELECT} WHERE e.grain = $1 AND e.kind = $2 AND e.version = 1 AND e.seq > $3 ORDER BY e.seq LIMIT $4`, [grain, kind, after, limit]);
+    return rows.map(headOf);
   }
 
   async countStreams(grain: string, kind: string) {

@@ -4,7 +4,7 @@
  * rest of the event as one JSON text. Written once for both, so an event
  * reads back the same from either.
  */
-import type { JournalEvent, NewEvent, StreamWrite } from './store.ts';
+import type { JournalEvent, NewEvent, StreamHead, StreamWrite } from './store.ts';
 
 export interface EventRow {
   grain: string;
@@ -37,3 +37,19 @@ export function eventOf(row: EventRow): JournalEvent {
   const body = JSON.parse(row.body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>;
   return { grain: row.grain, seq: Number(row.seq), stream: row.stream, version: row.version, at: row.at, kind: row.kind, ...(row.actor === null ? {} : { actor: row.actor }), ...body };
 }
+
+/** An opening event's row joined with its stream's snapshot (the `s_` columns, null when it has none). */
+export type HeadRow = EventRow & { s_version: number | null; s_machine: string | null; s_state: string | null };
+
+/**
+ * The select both SQL adapters read stream heads with; the caller adds its
+ * WHERE. A snapshot is joined only when it reflects the stream's head: one
+ * left behind (an append that wrote none, a rewrite that raced a commit) is
+ * not current, and reads as none.
+ */
+export const HEAD_SELECT = 'SELECT e.*, s.version AS s_version, s.machine AS s_machine, s.state AS s_state FROM events e LEFT JOIN snapshots s ON s.stream = e.stream AND s.version = (SELECT max(x.version) FROM events x WHERE x.stream = e.stream)';
+
+export const headOf = (row: HeadRow): StreamHead => ({
+  opened: eventOf(row),
+  snapshot: row.s_version === null ? null : { version: row.s_version, machine: row.s_machine!, state: row.s_state! },
+});

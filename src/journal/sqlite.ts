@@ -21,8 +21,15 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HeadCache } from './head-cache.ts';
-import { columnsOf, eventOf, type EventRow, type PendingAppend } from './rows.ts';
-import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamWrite, type TailQuery } from './store.ts';
+import { columnsOf, eventOf, headOf, HEAD_SELECT, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+
+/** A snapshot rewritten outside an append, waiting for the next transaction. */
+interface PendingSnapshot {
+  row: unknown[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -46,6 +53,15 @@ CREATE INDEX IF NOT EXISTS events_reminders ON events (grain, seq) WHERE kind GL
 CREATE INDEX IF NOT EXISTS events_with_actor ON events (grain, seq) WHERE actor IS NOT NULL;
 -- The outbox reader's intents (INTENT_KINDS in store.ts): a handful of rows, never a scan.
 CREATE INDEX IF NOT EXISTS events_intents ON events (grain, seq) WHERE kind IN ('gig.posted', 'capability.escalated');
+-- Each entity stream's current snapshot (store.ts, StreamSnapshot): a cache of the
+-- journal, written in the transaction of the events it reflects, and rewritten
+-- in place; so, unlike the events, it may be updated.
+CREATE TABLE IF NOT EXISTS snapshots (
+  stream  TEXT    PRIMARY KEY,
+  version INTEGER NOT NULL,
+  machine TEXT    NOT NULL,
+  state   TEXT    NOT NULL
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
@@ -54,8 +70,9 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 
 /**
  * The writer thread, as source: plain CommonJS so it loads the same way under
- * tsx, node or a bundler. It commits each batch of rows in one transaction
- * and answers `{ ok }` or `{ error }` (a failed transaction wrote nothing).
+ * tsx, node or a bundler. It commits each batch (its event rows, then its
+ * snapshot rows) in one transaction and answers `{ ok }` or `{ error }` (a
+ * failed transaction wrote nothing).
  */
 const WRITER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -65,7 +82,11 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('busy_timeout = 5000');
 const insert = db.prepare('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-const write = db.transaction((rows) => { for (const r of rows) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]); });
+const snapshot = db.prepare('INSERT INTO snapshots (stream, version, machine, state) VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state');
+const write = db.transaction(({ events, snapshots }) => {
+  for (const r of events) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+  for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3]);
+});
 parentPort.on('message', (message) => {
   if (message === 'close') {
     db.close();
@@ -96,9 +117,10 @@ export class SqliteJournal implements JournalStore {
   private readonly streamVersions: HeadCache;
   private readonly grainSeqs: HeadCache;
   private pending: PendingAppend[] = [];
+  private pendingSnapshots: PendingSnapshot[] = [];
   private flushScheduled = false;
   /** The batch the writer is committing, with what it will make true once committed. */
-  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
+  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; snapshots: PendingSnapshot[]; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
   /** The writer thread died: nothing more can be made durable. */
   private broken: Error | null = null;
   private closing: Promise<void> | null = null;
@@ -118,13 +140,15 @@ export class SqliteJournal implements JournalStore {
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
       grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
       readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY version'),
+      readSnapshot: this.db.prepare('SELECT version, machine, state FROM snapshots WHERE stream = ?'),
+      readHead: this.db.prepare(`${HEAD_SELECT} WHERE e.stream = ? AND e.version = 1`),
       // One statement per feed; the sparse ones state `inFeed`'s predicates in SQL.
       readTail: {
         timeline: this.db.prepare('SELECT * FROM events WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?'),
         reminders: this.db.prepare("SELECT * FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?"),
         time: this.db.prepare('SELECT * FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?'),
       },
-      heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
+      heads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
       intents: this.db.prepare("SELECT * FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?"),
     };
@@ -148,9 +172,22 @@ export class SqliteJournal implements JournalStore {
     });
   }
 
+  putSnapshot(stream: string, { version, machine, state }: StreamSnapshot): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.broken) return reject(this.broken);
+      if (this.closing) return reject(new Error('the journal is closed'));
+      this.pendingSnapshots.push({ row: [stream, version, machine, state], resolve, reject });
+      this.scheduleFlush();
+    });
+  }
+
+  private get waiting(): boolean {
+    return this.pending.length > 0 || this.pendingSnapshots.length > 0;
+  }
+
   /** A flush runs on the next turn, and only once the previous batch is committed. */
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.inFlight || this.pending.length === 0) return;
+    if (this.flushScheduled || this.inFlight || !this.waiting) return;
     this.flushScheduled = true;
     setImmediate(() => this.flush());
   }
@@ -170,7 +207,7 @@ export class SqliteJournal implements JournalStore {
    * expected version is checked first, so a refused append stages nothing and
    * an accepted one is written whole.
    */
-  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][]): JournalEvent[] {
+  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], snapshotRows: unknown[][]): JournalEvent[] {
     const local = new Map<string, number>();
     for (const w of p.writes) {
       const actual = local.get(w.stream) ?? this.version(w.stream, versions);
@@ -191,6 +228,7 @@ export class SqliteJournal implements JournalStore {
         events.push(eventOf(row));
       }
       seqs.set(grain, seq);
+      if (w.snapshot) snapshotRows.push([w.stream, version, w.snapshot.machine, w.snapshot.state]);
     }
     for (const [s, v] of local) versions.set(s, v);
     return events;
@@ -199,25 +237,29 @@ export class SqliteJournal implements JournalStore {
   /** Stages every pending append and hands the batch to the writer as one transaction. */
   private flush(): void {
     this.flushScheduled = false;
-    if (this.inFlight || this.pending.length === 0) return;
+    if (this.inFlight || !this.waiting) return;
     // Nothing is pending once the writer broke: `fail` rejected it, and `append` refuses.
     const batch = this.pending;
     this.pending = [];
+    const snapshots = this.pendingSnapshots;
+    this.pendingSnapshots = [];
     const versions = new Map<string, number>();
     const seqs = new Map<string, number>();
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
+    // The snapshots rewritten outside an append go first: one an append of this batch writes for the same stream is newer.
+    const snapshotRows = snapshots.map((s) => s.row);
     for (const p of batch) {
       try {
-        staged.push({ p, events: this.stage(p, versions, seqs, rows) });
+        staged.push({ p, events: this.stage(p, versions, seqs, rows, snapshotRows) });
       } catch (error) {
         p.reject(error);
       }
     }
-    if (staged.length === 0) return this.settled();
-    this.inFlight = { staged, versions, seqs };
+    if (staged.length === 0 && snapshots.length === 0) return this.settled();
+    this.inFlight = { staged, snapshots, versions, seqs };
     this.writer.ref();
-    this.writer.postMessage(rows);
+    this.writer.postMessage({ events: rows, snapshots: snapshotRows });
   }
 
   /** The writer's answer for the batch in flight. */
@@ -235,16 +277,18 @@ export class SqliteJournal implements JournalStore {
     this.flush();
     if (m.ok) {
       for (const { p, events } of batch.staged) p.resolve(events);
+      for (const s of batch.snapshots) s.resolve();
     } else {
       // The whole transaction failed (disk full, I/O error): nothing was written.
       const error = Object.assign(new Error(m.error), { code: m.code });
       for (const { p } of batch.staged) p.reject(error);
+      for (const s of batch.snapshots) s.reject(error);
     }
     this.settled();
   }
 
   private settled(): void {
-    if (this.pending.length) return this.scheduleFlush();
+    if (this.waiting) return this.scheduleFlush();
     if (!this.inFlight) for (const done of this.idle.splice(0)) done();
   }
 
@@ -253,12 +297,23 @@ export class SqliteJournal implements JournalStore {
     const batch = this.inFlight;
     this.inFlight = null;
     for (const { p } of batch?.staged ?? []) p.reject(this.broken);
+    for (const s of batch?.snapshots ?? []) s.reject(this.broken);
     for (const p of this.pending.splice(0)) p.reject(this.broken);
+    for (const s of this.pendingSnapshots.splice(0)) s.reject(this.broken);
     for (const done of this.idle.splice(0)) done();
   }
 
   async readStream(stream: string) {
     return (this.stmt.readStream.all(stream) as EventRow[]).map(eventOf);
+  }
+
+  async readSnapshot(stream: string) {
+    return (this.stmt.readSnapshot.get(stream) as StreamSnapshot | undefined) ?? null;
+  }
+
+  async readHead(stream: string) {
+    const row = this.stmt.readHead.get(stream) as HeadRow | undefined;
+    return row ? headOf(row) : null;
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
@@ -274,8 +329,7 @@ export class SqliteJournal implements JournalStore {
   }
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
-    const rows = this.stmt.heads.all(grain, kind, after, limit) as Array<{ stream: string; seq: number; body: string }>;
-    return rows.map((r) => ({ stream: r.stream, seq: r.seq, data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+    return (this.stmt.heads.all(grain, kind, after, limit) as HeadRow[]).map(headOf);
   }
 
   async countStreams(grain: string, kind: string) {
@@ -289,7 +343,7 @@ export class SqliteJournal implements JournalStore {
   /** Commits what is pending, stops the writer, then closes. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (this.pending.length || this.inFlight) {
+      if (this.waiting || this.inFlight) {
         await new Promise<void>((done) => {
           this.idle.push(done);
           this.scheduleFlush();

@@ -46,6 +46,30 @@ export interface StreamWrite {
   /** The stream's version the writer decided against (0 for a new stream). */
   expectedVersion: number;
   events: NewEvent[];
+  /**
+   * The entity's state once these events are appended (at version
+   * `expectedVersion + events.length`), kept as the stream's snapshot in
+   * the same transaction. Only entity streams (those a machine folds) carry one.
+   */
+  snapshot?: SnapshotState;
+}
+
+/** An entity's persisted state, as a machine wrote it. */
+export interface SnapshotState {
+  /** The machine that wrote it, with a hash of its definition (`matter@1#3fa9…`): no other machine reads it. */
+  machine: string;
+  /** XState's persisted snapshot, as JSON text. */
+  state: string;
+}
+
+/**
+ * An entity stream's snapshot: its state as of `version`, what a read of an
+ * entity not in memory answers and what a rehydrated actor resumes from. A
+ * cache of the journal, never its truth: a snapshot that is missing, of
+ * another machine or unreadable is replaced by folding the stream again.
+ */
+export interface StreamSnapshot extends SnapshotState {
+  version: number;
 }
 
 export type Feed = 'timeline' | 'reminders' | 'time';
@@ -57,10 +81,10 @@ export interface TailQuery {
   feed: Feed;
 }
 
+/** A stream as a list sees it: the event that opened it, and its snapshot when it has one. */
 export interface StreamHead {
-  stream: string;
-  seq: number;
-  data: Record<string, unknown>;
+  opened: JournalEvent;
+  snapshot: StreamSnapshot | null;
 }
 
 export interface JournalStore {
@@ -72,11 +96,22 @@ export interface JournalStore {
    */
   append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]>;
   readStream(stream: string): Promise<JournalEvent[]>;
+  /** The stream's snapshot, or null when it has none. */
+  readSnapshot(stream: string): Promise<StreamSnapshot | null>;
+  /** The stream's opening event and snapshot, in one lookup; null when no such stream. */
+  readHead(stream: string): Promise<StreamHead | null>;
+  /**
+   * Writes a stream's snapshot outside an append: one rebuilt by folding the
+   * stream, in place of one that was missing or unreadable. It replaces
+   * whatever row is there (a cache: a row older than its stream only costs
+   * the fold of the events after it).
+   */
+  putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
   latestSeq(grain: string): Promise<number>;
   /** How many events a stream holds: the expected version of its next append. */
   streamVersion(stream: string): Promise<number>;
-  /** The first event of each stream of a grain that opened with `kind`, in seq order. */
+  /** Each stream of a grain that opened with `kind`, after seq `after`, in seq order: its opening event and snapshot. */
   streamHeads(grain: string, kind: string, after: number, limit: number): Promise<StreamHead[]>;
   countStreams(grain: string, kind: string): Promise<number>;
   /**
@@ -162,6 +197,6 @@ export async function* eachStreamHead(journal: JournalStore, grain: string, kind
     const heads = await journal.streamHeads(grain, kind, after, pageSize);
     yield* heads;
     if (heads.length < pageSize) return;
-    after = heads[heads.length - 1].seq;
+    after = heads[heads.length - 1].opened.seq;
   }
 }

@@ -133,7 +133,7 @@ describe('the supervisor', () => {
     expect(ladder).not.toBeNull();
     // What it holds is what a rehydration from the journal gives.
     const again = createServices({ journal });
-    expect((await again.ladders.get('g', minted.stream)).snapshot().value).toEqual((await services.ladders.get('g', minted.stream)).snapshot().value);
+    expect(await again.ladders.view('g', minted.stream)).toEqual(await services.ladders.view('g', minted.stream));
     expect(await again.matters.mintingOf(await again.matters.get('g', m.id))).toEqual(minted);
   });
 });

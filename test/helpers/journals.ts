@@ -144,15 +144,17 @@ export function storedJournalFiles(dir = JOURNALS_DIR): JournalFile[] {
  * over its journal: `load` reads the stream, builds the entity from it
  * (checking the machine and version that opened it, then every recorded
  * cause), and answers ENTITY_UNREADABLE for a stream it cannot fold.
+ * Snapshot rows are ignored: it holds none (so every stream is folded
+ * whole, from its first event) and keeps none of those a fold rewrites.
  */
 export function replaySupervisor(definitions: EntityDefinition[], streams: Iterable<JournalEvent[]>): Supervisor {
   const byId = new Map<string, JournalEvent[]>();
   for (const s of streams) if (s.length) byId.set(s[0].stream, s);
-  const reads: Partial<JournalStore> = { readStream: async (id: string) => structuredClone(byId.get(id) ?? []) };
+  const reads: Partial<JournalStore> = { readStream: async (id: string) => structuredClone(byId.get(id) ?? []), readSnapshot: async () => null, putSnapshot: async () => undefined };
   const journal = new Proxy(reads, {
     get(target, key) {
       if (key in target || key === 'shared' || key === 'then') return target[key as keyof JournalStore];
-      throw new Error(`a replay reads streams only; it was asked for journal.${String(key)}`);
+      throw new Error(`a replay reads streams (and no snapshot) only; it was asked for journal.${String(key)}`);
     },
   }) as JournalStore;
   // Nothing is appended: the clock and the bus stand idle.

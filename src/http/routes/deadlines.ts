@@ -28,8 +28,7 @@ export async function deadlineRoutes(fastify: FastifyInstance, { services }: { s
   app.addHook('preHandler', resolveGrain(services));
 
   app.get('/deadlines/:assetId', { config: { reachesAnyKey: ID_IS_CAPABILITY }, schema: { params: DeadlineParams, ...R.get } }, async (request) => {
-    const entity = await ladders.get(request.grain, request.params.assetId);
-    return ok(ladderView(entity));
+    return ok(await ladders.view(request.grain, request.params.assetId));
   });
 
   app.post('/deadlines/:assetId/tick', { schema: { params: DeadlineParams, body: TickBody, ...R.tick } }, async (request) => {
