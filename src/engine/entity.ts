@@ -164,11 +164,12 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
   /** The grain the stream was opened in. */
   readonly grain: string;
   /**
-   * Whether the state was rebuilt by folding the whole stream (there was no
-   * snapshot this machine could resume from): the supervisor then rewrites
-   * the stream's snapshot row.
+   * The version of the stream the state was resumed from: the snapshot row's,
+   * or 0 when the whole stream was folded (there was no row this machine
+   * could resume from). Below `version`, the row was not current, and the
+   * supervisor rewrites it.
    */
-  readonly folded: boolean;
+  readonly resumedAt: number;
   /** The facts the actor emitted since they were last taken. */
   private emitted: Fact[] = [];
   private committed: SnapshotFrom<M>;
@@ -192,7 +193,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
       throw new UnreadableEntity(journal[0].stream, journal[0].seq, 'xstate.init', undefined, `that opened it is ${what}, and this code folds only ${machineTag(definition)}`);
     }
     const restored = restoredState(definition, stored, journal.length);
-    this.folded = restored === null;
+    this.resumedAt = restored ? stored!.version : 0;
     if (restored) {
       this.committed = restored;
       // Only the events the snapshot does not reflect are replayed (none, when it is current).

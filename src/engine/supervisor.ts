@@ -146,8 +146,8 @@ export class Supervisor {
       if (error instanceof UnreadableEntity) throw refusal('ENTITY_UNREADABLE', { detail: error.message, id }, { stream: error.stream, seq: error.seq, event: error.event, ...(error.state === undefined ? {} : { state: typeof error.state === 'string' ? error.state : JSON.stringify(error.state) }) });
       throw error;
     }
-    // Folded whole: the row was missing, of another machine or unreadable. It is a cache, so a failed rewrite only costs the next fold.
-    if (entity.folded) this.journal.putSnapshot(id, { version: entity.version, ...entity.persisted() }).catch(() => undefined);
+    // The row was missing, of another machine, unreadable or behind the stream: it is rewritten. A cache, so a failed rewrite only costs the next fold.
+    if (entity.resumedAt < entity.version) this.journal.putSnapshot(id, { version: entity.version, ...entity.persisted() }).catch(() => undefined);
     this.keep(entity);
     return entity;
   }

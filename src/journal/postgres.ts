@@ -157,6 +157,7 @@ export interface PostgresOptions {
 export class PostgresJournal implements JournalStore {
   private pending: PendingAppend[] = [];
   private writing = false;
+  private readonly puts = new Set<Promise<void>>();
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -296,8 +297,13 @@ export class PostgresJournal implements JournalStore {
     return rows[0] ? headOf(rows[0]) : null;
   }
 
-  async putSnapshot(stream: string, { version, machine, state }: StreamSnapshot) {
-    await this.pool.query('INSERT INTO snapshots (stream, version, machine, state) VALUES ($1, $2, $3, $4) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state', [stream, version, machine, state]);
+  putSnapshot(stream: string, { version, machine, state }: StreamSnapshot): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('the journal is closed'));
+    const put = this.pool.query('INSERT INTO snapshots (stream, version, machine, state) VALUES ($1, $2, $3, $4) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state', [stream, version, machine, state]).then(() => undefined);
+    // A close waits for the rewrites under way, as it does for the appends.
+    this.puts.add(put);
+    void put.catch(() => undefined).finally(() => this.puts.delete(put));
+    return put;
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
@@ -340,6 +346,7 @@ export class PostgresJournal implements JournalStore {
         if (!this.writing) void this.flush();
         await new Promise((r) => setTimeout(r, 5));
       }
+      await Promise.allSettled([...this.puts]);
       this.writer?.release();
       await this.shared.close();
       await this.pool.end();
