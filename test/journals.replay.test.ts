@@ -16,6 +16,7 @@ import { matterMachine } from '../machines/matter.ts';
 import { MATTER } from '../src/engine/matters.ts';
 import { LADDER } from '../src/engine/ladders.ts';
 import { ENROLLMENT } from '../src/engine/firms.ts';
+import { Entity } from '../src/engine/entity.ts';
 import { call, testApp, workspace } from './helpers/app.ts';
 import { fileNameOf, RECORDED_MACHINES, replayStreams, storedJournalFiles, type JournalFile, type RecordedStream } from './helpers/journals.ts';
 
@@ -45,6 +46,34 @@ describe('stored journals replayed through today\'s machines', () => {
       console.log(`${file.header.tag}: ${replayed} streams replayed, ${replayed - failures.length} as recorded`);
       expect(failures, report(failures)).toEqual([]);
       expect(replayed).toBe(file.header.paths);
+    }, 120_000);
+  }
+});
+
+/**
+ * A snapshot row is what a fold of its stream's first `version` events
+ * reaches; resuming from it and folding the rest must reach what the whole
+ * fold does, from any version (issue 25). Each stored stream is resumed from
+ * its opening, from its head, and from a version in between that moves
+ * from stream to stream.
+ */
+describe('resuming a stored stream from a snapshot at any version reaches the state of the whole fold', () => {
+  for (const file of files) {
+    it(file.name, () => {
+      const { definition } = RECORDED_MACHINES[file.header.machine];
+      let resumed = 0;
+      file.streams.forEach((s, i) => {
+        const whole = new Entity(definition, structuredClone(s.journal));
+        expect(whole.resumedAt).toBe(0);
+        for (const version of new Set([1, 1 + (i % s.journal.length), s.journal.length])) {
+          const prefix = new Entity(definition, structuredClone(s.journal.slice(0, version)));
+          const entity = new Entity(definition, structuredClone(s.journal), { version, ...prefix.persisted() });
+          expect(entity.resumedAt, `${s.stream} from version ${version}`).toBe(version);
+          expect(definition.machine.getPersistedSnapshot(entity.snapshot()), `${s.stream} from version ${version}`).toEqual(definition.machine.getPersistedSnapshot(whole.snapshot()));
+          resumed++;
+        }
+      });
+      console.log(`${file.header.tag}: ${file.streams.length} streams resumed from ${resumed} snapshots, each as the whole fold`);
     }, 120_000);
   }
 });

@@ -136,5 +136,24 @@ describe('the supervisor', () => {
     expect(await again.ladders.view('g', minted.stream)).toEqual(await services.ladders.view('g', minted.stream));
     expect(await again.matters.mintingOf(await again.matters.get('g', m.id))).toEqual(minted);
   });
-});
 
+  it('answers a page of Matters and a ladder from the snapshot rows after a restart: no stream read, no fold, nothing made resident', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await services.matters.create('g', { matterType: 'patent_utility' }));
+    await services.matters.advance('g', created[1].id, {});
+    const assetId = (await services.matters.mintingOf(created[0])).stream;
+    const again = createServices({ journal });
+    const reads = vi.spyOn(journal, 'readStream');
+    const page = await again.matters.list('g', { limit: 10 });
+    expect(page.matters.map((m) => [m.id, m.version, m.snapshot().value])).toEqual(created.map((m) => [m.id, m.version, m.snapshot().value]));
+    expect(await again.ladders.viewOf('g', assetId)).toEqual(await services.ladders.viewOf('g', assetId));
+    expect(reads).not.toHaveBeenCalled();
+    expect(again.supervisor.residentCount).toBe(0);
+    // A load for a write reads the stream, and resumes from its current row: nothing is folded.
+    const loaded = await again.matters.get('g', created[1].id);
+    expect(loaded.resumedAt).toBe(loaded.version);
+    expect(loaded.snapshot().value).toEqual(created[1].snapshot().value);
+  });
+});
