@@ -21,11 +21,10 @@
  * on this process after a write another process acknowledged sees that
  * write, and a command decides on the journal as it stands.
  */
-import { type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
+import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import { createActor } from 'xstate';
 import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamHead, type StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState, type Fact } from './entity.ts';
