@@ -6,7 +6,7 @@
  * Environment knobs for quick runs while developing: BENCH_SECONDS (per door,
  * default 10), BENCH_MATTERS (default 100000), BENCH_SAMPLE (default 20000),
  * BENCH_EVENTS (default 1000000), BENCH_ENGINE_POOL (default 8000),
- * BENCH_ONLY (comma list of bench names).
+ * BENCH_COLD_MATTERS (default 30000), BENCH_ONLY (comma list of bench names).
  */
 import { cpus } from 'node:os';
 
@@ -15,6 +15,7 @@ type Bench = () => Promise<string[]>;
 // Each loaded only when it runs, so BENCH_ONLY skips the others' imports.
 const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['matters', () => import('./matters.ts')],
+  ['cold', () => import('./cold.ts')],
   ['postgres', () => import('./postgres.ts')],
   ['engine', () => import('./engine.ts')],
   ['memory', () => import('./memory.ts')],

@@ -43,3 +43,8 @@ export function yardstickTable(doors: Figures[], yardstick: Figures, vs: string)
     [...doors.map((f) => row(f, pct(f.rps / yardstick.rps))), row(yardstick, '100%')],
   );
 }
+
+/** One note per run that answered anything but a 2xx or lost connections: its statuses and its connection errors (nothing for a clean run). */
+export function statusNotes(figures: Figures[]): string[] {
+  return figures.filter((f) => f.non2xx || f.errors).map((f) => `note: ${f.title} answered ${JSON.stringify(f.statuses)} with ${f.errors} connection errors`);
+}
