@@ -24,7 +24,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { drive, type Figures, type Load } from './lib/load.ts';
 import { spawnBare, spawnService, removeDir, tempDataDir } from './lib/service.ts';
-import { pairTable, yardstickTable, ms, pct, verdict, type Pair } from './lib/table.ts';
+import { pairTable, yardstickTable, ms, pct, statusNotes, verdict, type Pair } from './lib/table.ts';
 
 export const CREATE_BODY = {
   matterType: 'patent_provisional',
@@ -175,6 +175,3 @@ export async function bench(): Promise<string[]> {
   ];
 }
 
-function statusNotes(figures: Figures[]): string[] {
-  return figures.filter((f) => f.non2xx || f.errors).map((f) => `note: ${f.title} answered ${JSON.stringify(f.statuses)} with ${f.errors} connection errors`);
-}
