@@ -62,6 +62,15 @@ export class Supervisor {
   private readonly mailboxes = new Mailboxes();
   private readonly resident = new Map<string, Entity>();
   private readonly hydrating = new Map<string, Promise<Entity | null>>();
+  /**
+   * States `read` answered from snapshot rows, kept beside the resident
+   * entities (least recently read out first, as many) so a state read again
+   * is answered from memory with no lookup; forgotten when their stream is
+   * appended to. Only where this process is the journal's one writer.
+   */
+  private readonly stored = new Map<string, StoredState>();
+  /** Appends this process has made: a state read across one of them is not kept (it may be older than the append). */
+  private appends = 0;
   private readonly capacity: number;
   /** Entity definitions by the kind of the event that opens their streams. */
   private readonly definitions: Map<string, EntityDefinition>;
@@ -116,10 +125,25 @@ export class Supervisor {
    * there is no such stream in `grain`'s reach.
    */
   async read<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string, grain: string): Promise<EntityState<M> | null> {
-    if (!this.journal.shared && this.resident.has(id)) return this.loadIn(definition, id, grain);
-    const head = await this.journal.readHead(id);
-    if (!head || head.opened.kind !== definition.openedKind || !reaches(grain, head.opened.grain)) return null;
-    return this.stateOf(definition, head);
+    const local = !this.journal.shared;
+    if (local && this.resident.has(id)) return this.loadIn(definition, id, grain);
+    let state: EntityState | null | undefined = local ? this.stored.get(id) : undefined;
+    if (state) {
+      this.stored.delete(id);
+      this.stored.set(id, state as StoredState);
+    } else {
+      const appends = this.appends;
+      const head = await this.journal.readHead(id);
+      if (!head || head.opened.kind !== definition.openedKind) return null;
+      state = await this.stateOf(definition, head);
+      if (local && state instanceof StoredState && appends === this.appends) this.remember(state);
+    }
+    return state && state.opened.kind === definition.openedKind && reaches(grain, state.grain) ? (state as EntityState<M>) : null;
+  }
+
+  private remember(state: StoredState): void {
+    this.stored.set(state.id, state);
+    if (this.stored.size > this.capacity) this.stored.delete(this.stored.keys().next().value!);
   }
 
   /**
@@ -294,6 +318,8 @@ export class Supervisor {
     } else {
       written = await this.journal.append(grain, writes);
     }
+    this.appends++;
+    for (const w of writes) this.stored.delete(w.stream);
     this.keepOpened(writes, written);
     this.bus.emit('committed', written);
     return written;

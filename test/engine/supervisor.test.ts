@@ -156,4 +156,24 @@ describe('the supervisor', () => {
     expect(loaded.resumedAt).toBe(loaded.version);
     expect(loaded.snapshot().value).toEqual(created[1].snapshot().value);
   });
+
+  it('keeps a state read from its snapshot row for the next read, and forgets it when its stream is appended to', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
+    const matter = await services.matters.create('g', { matterType: 'patent_utility' });
+    const assetId = (await services.matters.mintingOf(matter)).stream;
+    // One resident entity: the ladder a tick makes resident is passivated by the next load.
+    const again = createServices({ journal, residentActors: 1 });
+    const heads = vi.spyOn(journal, 'readHead');
+    const first = await again.ladders.viewOf('g', assetId);
+    expect(await again.ladders.viewOf('g', assetId)).toEqual(first);
+    expect(heads).toHaveBeenCalledTimes(1);
+    // Another grain does not reach it, kept or not.
+    expect(await again.ladders.viewOf('other', assetId)).toBeNull();
+    await again.ladders.tick('g', assetId, 26);
+    await again.matters.get('g', matter.id);
+    const after = await again.ladders.viewOf('g', assetId);
+    expect(after?.daysUntilDeadline).not.toBe(first?.daysUntilDeadline);
+    expect(after?.version).toBe(await journal.streamVersion(`ladder:${assetId}`));
+  });
 });
