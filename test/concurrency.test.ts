@@ -169,6 +169,7 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       latestSeq: (g) => real.latestSeq(g),
       streamVersion: (s) => real.streamVersion(s),
       streamHeads: (g, k, a, l) => real.streamHeads(g, k, a, l),
+      entityHeads: (g, k, a, l) => real.entityHeads(g, k, a, l),
       countStreams: (g, k) => real.countStreams(g, k),
       readIntents: (after, limit) => real.readIntents(after, limit),
       close: () => real.close(),

@@ -98,7 +98,7 @@ export class Firms extends SandboxGrains {
   async allEnrollments(firmId: string): Promise<EnrollmentEntity[]> {
     const out: EnrollmentEntity[] = [];
     for await (const head of eachStreamHead(this.supervisor.journal, firmId, ENROLLMENT.openedKind)) {
-      const entity = await this.supervisor.load(ENROLLMENT, head.opened.stream);
+      const entity = await this.supervisor.load(ENROLLMENT, head.stream);
       if (entity) out.push(entity);
     }
     return out;

@@ -18,7 +18,7 @@ import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type SupplyNetwork } from '../domain/supply-network.ts';
-import { eachStreamHead, VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
+import { eachEntityHead, VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
 import { Entity, type EntityDefinition } from './entity.ts';
 import { fixturesApply } from './grains.ts';
 import type { Attempt, Consumer, Outbox } from './outbox.ts';
@@ -353,7 +353,7 @@ export class Matters {
     const out: MatterState[] = [];
     // Unfiltered, the page takes exactly the heads it reads; a filter may skip some, so it reads ahead.
     const filtered = query.tag !== undefined || query.filter !== undefined;
-    for await (const head of eachStreamHead(this.supervisor.journal, grain, MATTER.openedKind, query.after, filtered ? undefined : query.limit)) {
+    for await (const head of eachEntityHead(this.supervisor.journal, grain, MATTER.openedKind, query.after, filtered ? undefined : query.limit)) {
       if (query.tag !== undefined && head.opened.data.matterType !== query.tag) continue;
       if (query.filter !== undefined && head.opened.data.offer !== query.filter) continue;
       const state = await this.supervisor.stateOf(MATTER, head);

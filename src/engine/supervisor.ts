@@ -25,7 +25,7 @@ import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom 
 import type { Clock } from '../domain/clock.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import { VersionConflict, type JournalEvent, type JournalStore, type NewEvent, type StreamHead, type StreamWrite } from '../journal/store.ts';
+import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState, type Fact } from './entity.ts';
 import { reaches } from './grains.ts';
@@ -147,12 +147,15 @@ export class Supervisor {
   }
 
   /**
-   * The state of the stream a list found (`streamHeads`): from its snapshot
+   * The state of the stream a list found (`entityHeads`): from its snapshot
    * row when this machine wrote it and it reflects the stream's head (the
    * adapters join it only then), else the entity loaded from the journal.
    */
-  async stateOf<M extends AnyStateMachine>(definition: EntityDefinition<M>, head: StreamHead): Promise<EntityState<M> | null> {
+  async stateOf<M extends AnyStateMachine>(definition: EntityDefinition<M>, head: EntityHead): Promise<EntityState<M> | null> {
     const { opened, snapshot } = head;
+    // Resident on a journal this process alone writes: the entity is the state, with nothing to rebuild.
+    const resident = this.journal.shared ? undefined : this.resident.get(opened.stream);
+    if (resident) return resident.definition === definition ? (resident as unknown as Entity<M>) : null;
     const state = snapshot && restoredState(definition, snapshot, snapshot.version);
     if (state) return new StoredState(opened, snapshot.version, state);
     return this.load(definition, opened.stream);

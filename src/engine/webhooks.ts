@@ -245,7 +245,7 @@ export class Webhooks {
       this.followed = await this.supervisor.journal.latestSeq(WEBHOOKS_GRAIN);
       for await (const head of eachStreamHead(this.supervisor.journal, WEBHOOKS_GRAIN, 'webhook.endpoint.created')) {
         if (this.closed) return;
-        if (!this.workers.has(String(head.opened.data.id))) this.adopt(await this.supervisor.journal.readStream(head.opened.stream));
+        if (!this.workers.has(String(head.data.id))) this.adopt(await this.supervisor.journal.readStream(head.stream));
       }
     } catch {
       // The journal closed under it (a stop): nothing to resume into.

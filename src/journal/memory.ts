@@ -68,6 +68,11 @@ export class MemoryJournal implements JournalStore {
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
     const heads = (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind && e.seq > after);
+    return heads.slice(0, limit).map((e) => ({ stream: e.stream, seq: e.seq, data: structuredClone(e.data) }));
+  }
+
+  async entityHeads(grain: string, kind: string, after: number, limit: number) {
+    const heads = (this.grains.get(grain) ?? []).filter((e) => e.version === 1 && e.kind === kind && e.seq > after);
     return heads.slice(0, limit).map((e) => this.headOf(e));
   }
 

@@ -320,6 +320,11 @@ export class PostgresJournal implements JournalStore {
   }
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
+    const { rows } = await this.pool.query<{ stream: string; seq: string; body: string }>('SELECT stream, seq, body FROM events WHERE grain = $1 AND kind = $2 AND version = 1 AND seq > $3 ORDER BY seq LIMIT $4', [grain, kind, after, limit]);
+    return rows.map((r) => ({ stream: r.stream, seq: Number(r.seq), data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+  }
+
+  async entityHeads(grain: string, kind: string, after: number, limit: number) {
     const { rows } = await this.pool.query<HeadRow>(`${HEAD_SELECT} WHERE e.grain = $1 AND e.kind = $2 AND e.version = 1 AND e.seq > $3 ORDER BY e.seq LIMIT $4`, [grain, kind, after, limit]);
     return rows.map(headOf);
   }

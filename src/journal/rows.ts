@@ -4,7 +4,7 @@
  * rest of the event as one JSON text. Written once for both, so an event
  * reads back the same from either.
  */
-import type { JournalEvent, NewEvent, StreamHead, StreamWrite } from './store.ts';
+import type { EntityHead, JournalEvent, NewEvent, StreamWrite } from './store.ts';
 
 export interface EventRow {
   grain: string;
@@ -45,11 +45,13 @@ export type HeadRow = EventRow & { s_version: number | null; s_machine: string |
  * The select both SQL adapters read stream heads with; the caller adds its
  * WHERE. A snapshot is joined only when it reflects the stream's head: one
  * left behind (an append that wrote none, a rewrite that raced a commit) is
- * not current, and reads as none.
+ * not current, and reads as none. The head's version is looked up only for
+ * a stream that has a row (the subquery names `s`): a list of streams
+ * without any (Assets) pays for no more than the probe of `snapshots`.
  */
-export const HEAD_SELECT = 'SELECT e.*, s.version AS s_version, s.machine AS s_machine, s.state AS s_state FROM events e LEFT JOIN snapshots s ON s.stream = e.stream AND s.version = (SELECT max(x.version) FROM events x WHERE x.stream = e.stream)';
+export const HEAD_SELECT = 'SELECT e.*, s.version AS s_version, s.machine AS s_machine, s.state AS s_state FROM events e LEFT JOIN snapshots s ON s.stream = e.stream AND s.version = (SELECT max(x.version) FROM events x WHERE x.stream = s.stream)';
 
-export const headOf = (row: HeadRow): StreamHead => ({
+export const headOf = (row: HeadRow): EntityHead => ({
   opened: eventOf(row),
   snapshot: row.s_version === null ? null : { version: row.s_version, machine: row.s_machine!, state: row.s_state! },
 });

@@ -148,7 +148,8 @@ export class SqliteJournal implements JournalStore {
         reminders: this.db.prepare("SELECT * FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?"),
         time: this.db.prepare('SELECT * FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?'),
       },
-      heads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`),
+      heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
+      entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
       intents: this.db.prepare("SELECT * FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?"),
     };
@@ -329,7 +330,12 @@ export class SqliteJournal implements JournalStore {
   }
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
-    return (this.stmt.heads.all(grain, kind, after, limit) as HeadRow[]).map(headOf);
+    const rows = this.stmt.heads.all(grain, kind, after, limit) as Array<{ stream: string; seq: number; body: string }>;
+    return rows.map((r) => ({ stream: r.stream, seq: r.seq, data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+  }
+
+  async entityHeads(grain: string, kind: string, after: number, limit: number) {
+    return (this.stmt.entityHeads.all(grain, kind, after, limit) as HeadRow[]).map(headOf);
   }
 
   async countStreams(grain: string, kind: string) {

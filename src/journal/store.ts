@@ -81,8 +81,14 @@ export interface TailQuery {
   feed: Feed;
 }
 
-/** A stream as a list sees it: the event that opened it, and its snapshot when it has one. */
 export interface StreamHead {
+  stream: string;
+  seq: number;
+  data: Record<string, unknown>;
+}
+
+/** An entity stream as a read of its state sees it: the event that opened it, and its snapshot when that reflects the stream's head. */
+export interface EntityHead {
   opened: JournalEvent;
   snapshot: StreamSnapshot | null;
 }
@@ -98,8 +104,8 @@ export interface JournalStore {
   readStream(stream: string): Promise<JournalEvent[]>;
   /** The stream's snapshot, or null when it has none. */
   readSnapshot(stream: string): Promise<StreamSnapshot | null>;
-  /** The stream's opening event and snapshot, in one lookup; null when no such stream. */
-  readHead(stream: string): Promise<StreamHead | null>;
+  /** The stream's opening event and current snapshot, in one lookup; null when no such stream. */
+  readHead(stream: string): Promise<EntityHead | null>;
   /**
    * Writes a stream's snapshot outside an append: one rebuilt by folding the
    * stream, in place of one that was missing or unreadable. It replaces
@@ -111,8 +117,10 @@ export interface JournalStore {
   latestSeq(grain: string): Promise<number>;
   /** How many events a stream holds: the expected version of its next append. */
   streamVersion(stream: string): Promise<number>;
-  /** Each stream of a grain that opened with `kind`, after seq `after`, in seq order: its opening event and snapshot. */
+  /** The first event of each stream of a grain that opened with `kind`, in seq order. */
   streamHeads(grain: string, kind: string, after: number, limit: number): Promise<StreamHead[]>;
+  /** The same streams as `streamHeads`, each with its opening event whole and its current snapshot: a page of entities' states in one query. */
+  entityHeads(grain: string, kind: string, after: number, limit: number): Promise<EntityHead[]>;
   countStreams(grain: string, kind: string): Promise<number>;
   /**
    * The intents (`INTENT_KINDS`) of every grain, in (grain, seq) order, a
@@ -192,11 +200,20 @@ const HEADS_PAGE = 500;
  * opening event parsed whole, and reading 500 to answer a page of 100 was
  * most of that door's time (issue 18's profile).
  */
-export async function* eachStreamHead(journal: JournalStore, grain: string, kind: string, after = 0, pageSize = HEADS_PAGE): AsyncGenerator<StreamHead> {
+export function eachStreamHead(journal: JournalStore, grain: string, kind: string, after = 0, pageSize = HEADS_PAGE): AsyncGenerator<StreamHead> {
+  return eachPage((from, limit) => journal.streamHeads(grain, kind, from, limit), (head) => head.seq, after, pageSize);
+}
+
+/** The same walk over `entityHeads`: each entity's opening and current snapshot. */
+export function eachEntityHead(journal: JournalStore, grain: string, kind: string, after = 0, pageSize = HEADS_PAGE): AsyncGenerator<EntityHead> {
+  return eachPage((from, limit) => journal.entityHeads(grain, kind, from, limit), (head) => head.opened.seq, after, pageSize);
+}
+
+async function* eachPage<T>(read: (after: number, limit: number) => Promise<T[]>, seqOf: (item: T) => number, after: number, pageSize: number): AsyncGenerator<T> {
   for (;;) {
-    const heads = await journal.streamHeads(grain, kind, after, pageSize);
-    yield* heads;
-    if (heads.length < pageSize) return;
-    after = heads[heads.length - 1].opened.seq;
+    const page = await read(after, pageSize);
+    yield* page;
+    if (page.length < pageSize) return;
+    after = seqOf(page[page.length - 1]);
   }
 }

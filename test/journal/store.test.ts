@@ -95,7 +95,8 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     const j = await make();
     await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened'), event('stage')] }]);
     await j.append('g', [{ stream: 'm2', expectedVersion: 0, events: [event('matter.opened')] }]);
-    expect((await j.streamHeads('g', 'matter.opened', 0, 10)).map((h) => h.opened.stream)).toEqual(['m1', 'm2']);
+    expect((await j.streamHeads('g', 'matter.opened', 0, 10)).map((h) => h.stream)).toEqual(['m1', 'm2']);
+    expect((await j.entityHeads('g', 'matter.opened', 0, 10)).map((h) => h.opened.stream)).toEqual(['m1', 'm2']);
     expect(await j.countStreams('g', 'matter.opened')).toBe(2);
     await j.close();
   });
@@ -109,7 +110,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.append('g', [{ stream: 'm1', expectedVersion: 1, events: [event('stage'), event('reminder.x')], snapshot: snap('three') }]);
     expect(await j.readSnapshot('m1')).toEqual({ version: 3, machine: 'm@1#h', state: 'three' });
     expect(await j.readHead('m1')).toMatchObject({ opened: { stream: 'm1', version: 1, kind: 'matter.opened' }, snapshot: { version: 3, state: 'three' } });
-    expect((await j.streamHeads('g', 'matter.opened', 0, 10)).map((h) => h.snapshot?.state)).toEqual(['three']);
+    expect((await j.entityHeads('g', 'matter.opened', 0, 10)).map((h) => h.snapshot?.state)).toEqual(['three']);
     // A refused append writes no snapshot either.
     await expect(j.append('g', [{ stream: 'm1', expectedVersion: 1, events: [event('stage')], snapshot: snap('stale') }])).rejects.toBeInstanceOf(VersionConflict);
     expect((await j.readSnapshot('m1'))?.state).toBe('three');
@@ -117,7 +118,7 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.append('g', [{ stream: 'm1', expectedVersion: 3, events: [event('stage')] }]);
     expect((await j.readSnapshot('m1'))?.version).toBe(3);
     expect((await j.readHead('m1'))?.snapshot).toBeNull();
-    expect((await j.streamHeads('g', 'matter.opened', 0, 10))[0].snapshot).toBeNull();
+    expect((await j.entityHeads('g', 'matter.opened', 0, 10))[0].snapshot).toBeNull();
     // A rewrite replaces the row, whatever it held.
     await j.putSnapshot('m1', { version: 4, machine: 'm@1#h', state: 'four' });
     expect((await j.readHead('m1'))?.snapshot).toEqual({ version: 4, machine: 'm@1#h', state: 'four' });

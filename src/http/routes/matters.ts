@@ -164,7 +164,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
 
   app.get('/assets', { schema: R.assets }, async (request) => {
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
-    return listed(heads.map(({ opened: { stream, data } }) => ({ id: stream, kind: data.kind, title: data.title, lineage: [data.matterId] })), emptyMessage(request, 'no Assets yet: each Matter mints one'));
+    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, 'no Assets yet: each Matter mints one'));
   });
 
   app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, ...R.asset } }, async (request) => {
