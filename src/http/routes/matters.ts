@@ -17,7 +17,7 @@ import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { SIGNED_CALLBACK, SIGNED_NOT_KEYED } from '../supply-callback.ts';
 import { MatterParams } from '../schemas/common.ts';
-import { AdvanceBody, IfMatchHeaders, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
+import { AdvanceBody, IfMatchHeaders, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListAssetsQuery, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
 import { MatterDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
@@ -162,9 +162,12 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
 
-  app.get('/assets', { schema: R.assets }, async (request) => {
-    const heads = await services.journal.streamHeads(request.grain, 'asset.minted', 0, 500);
-    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, 'no Assets yet: each Matter mints one'));
+  app.get('/assets', { schema: { querystring: ListAssetsQuery, ...R.assets } }, async (request) => {
+    const { after = 0, limit } = request.query;
+    const heads = await services.journal.streamHeads(request.grain, 'asset.minted', after, limit!);
+    // As GET /matters: a full page names where the next starts (which may be empty), a short one is the last.
+    const nextAfter = heads.length === limit ? heads[heads.length - 1].seq : null;
+    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, after ? 'no Assets after that cursor' : 'no Assets yet: each Matter mints one'), { nextAfter });
   });
 
   app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, ...R.asset } }, async (request) => {

@@ -36,13 +36,20 @@ export const TenantMintBody = Strict(
   'a Matter minted on a Tenant: "offer" names one of its declared Offers, whose flat price becomes listFeeUsd and whose matter type applies when the body names none',
 );
 
+/** How every list pages: after the `nextAfter` of the page before, at most `limit` (100 unless asked) a page. */
+const Paging = {
+  after: Opt(Cursor('the `nextAfter` of the page before')),
+  limit: Opt(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+};
+
 export const ListMattersQuery = Strict({
   filter: Opt(Text()),
   tag: Opt(Text()),
   scope: Opt(Type.String({ maxLength: 50 })),
-  after: Opt(Cursor('the `nextAfter` of the page before')),
-  limit: Opt(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+  ...Paging,
 });
+
+export const ListAssetsQuery = Strict(Paging);
 
 /** A Matter write may be conditional: `If-Match: "<version>"` (the ETag of the Matter as read), or `*` for any. */
 export const IfMatchHeaders = Type.Object({

@@ -132,8 +132,8 @@ export const MatterDoors = {
     201: Ok({ matterId: Str, status: ref(MatterStatus), stage: ref(Stage), matter: ref(Matter), stoppedBy: Opt(ref(Refusal, 'the refusal that stopped the order before it reached a Signer')) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'),
     422: refused('the Gate refuses on mechanics', ['GATE_MECHANICS']),
   }),
-  assets: door('List the Assets', 'The Assets of this grain: each Matter mints one.', {
-    200: Listed(Obj({ id: Str, kind: Str, title: Str, lineage: Arr(Str) }), {}, 'the Assets of this grain, or a typed EMPTY'),
+  assets: door('List the Assets', 'The Assets of this grain (each Matter mints one), oldest first, paged by `after` (an Asset\'s seq) and `limit` as the Matters are.', {
+    200: Listed(Obj({ id: Str, kind: Str, title: Str, lineage: Arr(Str) }), { nextAfter: Opt(NextAfter) }, 'a page of the Assets of this grain, or a typed EMPTY'),
   }),
   asset: door('Read an Asset', 'The Asset, its status history, its docket, its lineage of Matters and its Deadline Ladder. Keyless: the id is the capability.', {
     200: Ok({ asset: ref(Asset) }, 'the Asset, its status history, docket and lineage'),
