@@ -18,7 +18,7 @@ import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { param } from '../params.ts';
-import { Cursor, Strict } from '../schemas/common.ts';
+import { Cursor, PageSize, Strict } from '../schemas/common.ts';
 import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
 import { ConflictDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -26,7 +26,7 @@ import type { Services } from '../services.ts';
 const LEDGER_PAGE = 100;
 const LedgerQuery = Strict({
   after: Type.Optional(Cursor('entries with seq greater than this')),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: LEDGER_PAGE })),
+  limit: Type.Optional(PageSize(500, LEDGER_PAGE)),
 });
 type Query = { after?: number; limit?: number };
 const PRESCREEN_CAVEAT = "a prescreen of this one ledger; it never replaces the Signer's own full conflicts check";

@@ -19,7 +19,7 @@ import type { Services } from '../services.ts';
 import { firmConflictRoutes } from './conflicts.ts';
 import { optionalBody } from '../json-body.ts';
 
-const RevokeBody = Strict({ reason: Type.Optional(Text(500)) });
+const RevokeBody = Strict({ reason: Type.Optional(Text(500)) }, { description: 'optional: why the member revokes', examples: [{ reason: 'leaving the firm' }] });
 
 export async function firmRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { firms } = services;

@@ -19,7 +19,7 @@ const IssueKeyBody = Strict(
     building: Type.Optional(Text(200)),
     spendCeilingUsd: Type.Optional({ ...Money, description: 'a hard ceiling on the posted prices of paid acts taken with this key; absent means none' }),
   },
-  'form fields or JSON: email, optional building and spendCeilingUsd',
+  { description: 'form fields or JSON: email, optional building and spendCeilingUsd', examples: [{ email: 'agent@example.com', building: 'a patent filing agent' }] },
 );
 
 const NUMBER = /^(0|[1-9]\d*)(\.\d+)?$/;

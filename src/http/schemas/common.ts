@@ -16,11 +16,15 @@ export const Any = Type.Unknown();
  * JSON number holds exactly. Without the maximum, `after=1e400` validated as
  * an integer (Infinity) and broke the reply that echoes it.
  */
-export const Cursor = (description: string, minimum = 0) => Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER, description });
+export const Cursor = (description: string, minimum = 0) => Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER, description, examples: [minimum] });
 export const Text = (max = 200) => Type.String({ minLength: 1, maxLength: max });
 export const Money = Type.Number({ minimum: 0, maximum: 1_000_000_000 });
-export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description: '64 lowercase hex characters' });
+/** The sha256 of "foo": what an example hash looks like. */
+export const EXAMPLE_SHA256 = '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae';
+export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description: '64 lowercase hex characters', examples: [EXAMPLE_SHA256] });
 export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.:-]+$' });
+/** A page size: at most `maximum`, `fallback` when left out. */
+export const PageSize = (maximum: number, fallback: number, description = `page size, at most ${maximum}`) => Type.Integer({ minimum: 1, maximum, default: fallback, description, examples: [fallback] });
 /** A closed object: a request body refuses a field it does not name, a reply never carries one. */
 export const Strict = <T extends Record<string, TSchema>>(properties: T, options?: string | ObjectOptions) =>
   Type.Object(properties, { additionalProperties: false, ...(typeof options === 'string' ? { description: options } : options) });

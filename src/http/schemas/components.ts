@@ -131,7 +131,13 @@ export const Refusal = named('Refusal', Strict({
   detail: Opt(Type.String({ description: 'what the framework reported' })),
   meta: Opt(ref(CapabilityMeta)),
   ...Stamped,
-}, 'a refusal: nothing was written'));
+}, {
+  description: 'a refusal: nothing was written. `code` is the machine code (the operation lists the codes each status can carry in `x-refusal-codes`), `fix` what to do instead',
+  examples: [
+    { type: 'EMPTY', error: 'no Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 here', code: 'MATTER_NOT_FOUND', fix: 'GET /matters lists the Matters you can reach', results: [], matterId: 'mt_0k4n8b2v6c1x9z3l7j5h2g8f4' },
+    { error: 'body/matterType must be equal to one of the allowed values', code: 'INVALID_REQUEST', field: 'body.matterType', fix: 'send a body the operation\'s schema accepts: its example shows one' },
+  ],
+}));
 
 // Matters.
 export const Matter = named('Matter', Strict({

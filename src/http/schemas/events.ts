@@ -2,14 +2,14 @@
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../engine/tail.ts';
 import { FEEDS, type Feed } from '../../journal/store.ts';
-import { Cursor, Strict } from './common.ts';
+import { Cursor, PageSize, Strict } from './common.ts';
 
-const FeedSchema = Type.Unsafe<Feed>({ type: 'string', enum: [...FEEDS], default: 'timeline', description: 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor' });
+const FeedSchema = Type.Unsafe<Feed>({ type: 'string', enum: [...FEEDS], default: 'timeline', examples: ['timeline'], description: 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor' });
 const After = Type.Integer({ ...Cursor('events with seq greater than this'), default: 0 });
 
 export const EventsQuery = Strict({
   after: After,
-  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: `page size, at most ${MAX_PAGE_SIZE}` }),
+  limit: PageSize(MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
   feed: FeedSchema,
 });
 

@@ -9,7 +9,8 @@ import { MATTER_TYPES } from '../../domain/matter-types.ts';
 import type { Refusal } from '../../domain/refusal.ts';
 import { refusal } from '../../domain/refusals.ts';
 import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
-import { Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
+import { PROVISIONAL_OFFER } from '../../domain/fixtures.ts';
+import { EXAMPLE_SHA256, Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
 import { SHA256_HEX } from '../../domain/hash.ts';
 
 
@@ -26,18 +27,18 @@ const Offer = Strict({
   matterType: Opt(Enum(MATTER_TYPES, 'the ratified matter type this Offer mints')),
   proofPredicate: Opt(Text(500)),
 });
-export const OffersBody = Type.Array(Offer, { maxItems: 100, description: 'the Offers a Tenant declares; the list replaces the previous declaration' });
+export const OffersBody = Type.Array(Offer, { maxItems: 100, description: 'the Offers a Tenant declares; the list replaces the previous declaration. Prices are flat USD: a percentage of an outcome is refused 422 PERCENTAGE_PRICE', examples: [[{ id: PROVISIONAL_OFFER, title: 'Provisional patent application', priceUsd: 199, matterType: 'patent_provisional' }]] });
 
 export const TenantRoutingBody = Strict({
   maxFeeUsd: Money,
   jurisdictions: Opt(Type.Array(Text(20), { maxItems: 60, uniqueItems: true })),
-});
+}, { description: 'routing mechanics only: a merits-bearing key (settlement, disclosure, mandate, advice, strategy) is refused 422 MERITS_BEARING_KEY', examples: [{ maxFeeUsd: 500, jurisdictions: ['US'] }] });
 
 export const EnrollmentBody = Strict({
   memberId: Id,
   // The enum is checked by the route so an unknown grant is refused by name.
-  grants: Opt(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: ENROLLMENT_GRANTS.length, uniqueItems: true })),
-});
+  grants: Opt(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: ENROLLMENT_GRANTS.length, uniqueItems: true, description: `of ${ENROLLMENT_GRANTS.join(', ')}; roster when left out` })),
+}, { description: 'a member executes grants: `memberId` is a fixture member (GET /firms/{firmId}/fixtures); another is 422 UNKNOWN_MEMBER', examples: [{ memberId: 'mb_fixture_eligible', grants: ['roster', 'remittance'] }] });
 
 const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '24-hour HH:MM' });
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -47,11 +48,11 @@ export const FirmRoutingBody = Strict({
   participationWindows: Opt(Type.Array(ParticipationWindow, { maxItems: 70 })),
   memberOptIns: Opt(Type.Array(MemberOptIn, { maxItems: 100 })),
   // `firm` is in the enum so the door can answer it 403 BLOCKED rather than 422.
-  remittanceDesignation: Opt(Enum(['individual', 'firm'] as const)),
-});
+  remittanceDesignation: Opt(Enum(['individual', 'firm'] as const, 'individual: each member is paid; firm is BLOCKED (403 REMITTANCE_TO_FIRM)')),
+}, { description: 'routing mechanics only: merits-bearing and actor-shaped keys are refused; an opt-in needs the member\'s live Enrollment with the routing grant', examples: [{ participationWindows: [{ day: 'mon', from: '09:00', to: '17:00', timezone: 'America/New_York' }], remittanceDesignation: 'individual' }] });
 
-export const ConflictEntryBody = Strict({ nameHash: Sha256Hex });
-export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minItems: 1, maxItems: 1000 }) });
+export const ConflictEntryBody = Strict({ nameHash: Sha256Hex }, { description: 'the sha256 of a name, hashed by the caller: the service never sees the name', examples: [{ nameHash: EXAMPLE_SHA256 }] });
+export const PrescreenBody = Strict({ nameHashes: Type.Array(Sha256Hex, { minItems: 1, maxItems: 1000 }) }, { description: 'the name hashes to check against this one ledger', examples: [{ nameHashes: [EXAMPLE_SHA256] }] });
 
 /**
  * 422 naming the rule when a conflicts hash is not sha256 hex: the platform

@@ -2,20 +2,20 @@
 import { Type } from '@sinclair/typebox';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS, type WebhookEventType } from '../../domain/webhook-events.ts';
-import { Arr, Cursor, Enum, Id, Opt, Strict, Text } from './common.ts';
+import { Arr, Cursor, Enum, Id, Opt, PageSize, Strict, Text } from './common.ts';
 
 export const WebhookBody = Strict({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)', examples: ['https://agent.example.com/legalwork/webhooks'] }),
-  events: Arr(Enum(WEBHOOK_SUBSCRIPTIONS), { minItems: 1, maxItems: 32, description: 'the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or *' }),
+  url: Type.String({ minLength: 1, maxLength: 2048, description: 'https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)', examples: ['https://93.184.215.14/legalwork/webhooks'] }),
+  events: Arr(Enum(WEBHOOK_SUBSCRIPTIONS), { minItems: 1, maxItems: 32, description: 'the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or *', examples: [['outcome.filed', 'reminder.*']] }),
   description: Opt(Text(500)),
-});
+}, { examples: [{ url: 'https://93.184.215.14/legalwork/webhooks', events: ['outcome.filed', 'reminder.*'], description: 'filings and deadline reminders' }] });
 
 // Path parameters are not strict: a grain prefix adds its own.
 export const WebhookParams = Type.Object({ id: Id });
 export const DeliveryParams = Type.Object({ id: Id, deliveryId: Id });
 
 export const DeliveriesQuery = Strict({
-  limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+  limit: PageSize(500, 50),
   before: Opt(Cursor('the `position` of the oldest attempt already seen (`nextBefore`)', 1)),
 });
 
