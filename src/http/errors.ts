@@ -10,6 +10,7 @@ import { refusal } from '../domain/refusals.ts';
 import { VersionConflict } from '../journal/store.ts';
 import { AllowedMethods } from './allowed-methods.ts';
 import { ReplyViolation } from './reply-check.ts';
+import { validationRefusal } from './validation.ts';
 
 /** Fastify's own refusals, by its error code, as the catalog words them. */
 const FRAMEWORK: Record<string, (detail: string) => Refusal> = {
@@ -28,7 +29,7 @@ export function installErrorHandling(app: FastifyInstance) {
     if (error instanceof Refusal) return send(reply, error);
     // A command decided again as often as it may, and still beaten to its commit (several processes on one record): nothing was written.
     if (error instanceof VersionConflict) return send(reply, refusal('WRITE_CONTENDED', { stream: error.stream }));
-    if (error.validation) return send(reply, refusal('INVALID_REQUEST', { detail: error.message }));
+    if (error.validation) return send(reply, validationRefusal(error.validation, error.validationContext ?? 'request', error.message));
     const known = error.code ? FRAMEWORK[error.code] : undefined;
     if (known) return send(reply, known(error.message));
     // Prototype-poisoned JSON, an aborted upload and the like: the framework refuses the request itself.
