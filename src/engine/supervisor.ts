@@ -40,6 +40,9 @@ import { Mailboxes } from './mailbox.ts';
  */
 const STALE_RETRIES = 10;
 
+/** How many initial states `initialState` keeps: a recently used one is kept, however many unique inputs pass between its uses. */
+const INITIAL_STATES_KEPT = 64;
+
 export interface SupervisorOptions {
   journal: JournalStore;
   bus: CommitBus;
@@ -69,6 +72,8 @@ export class Supervisor {
    * appended to. Only where this process is the journal's one writer.
    */
   private readonly stored = new Map<string, StoredState>();
+  /** Initial states by machine and input, the most recently used last (`initialState`). */
+  private readonly initialStates = new Map<string, string>();
   /** Appends this process has made: a state read across one of them is not kept (it may be older than the append). */
   private appends = 0;
   private readonly capacity: number;
@@ -297,9 +302,24 @@ export class Supervisor {
    */
   openingWrite<M extends AnyStateMachine>(definition: EntityDefinition<M>, stream: string, subject: string, input: InputFrom<M>, opened: Fact): StreamWrite {
     const event = factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input, machine: machineTag(definition) });
-    // The machine's initial state from this input (an actor never started: nothing runs) is the stream's first snapshot.
-    const initial = createActor(definition.machine, { input } as never).getPersistedSnapshot();
-    return { stream, expectedVersion: 0, events: [event], snapshot: { machine: snapshotMachine(definition), state: JSON.stringify(initial) } };
+    return { stream, expectedVersion: 0, events: [event], snapshot: { machine: snapshotMachine(definition), state: this.initialState(definition, input) } };
+  }
+
+  /**
+   * The machine's initial state from this input, as a snapshot row holds it:
+   * computed by an actor never started (nothing runs), about 40 µs. A
+   * machine is pure, so an input opens the same state every time; the last
+   * few are kept, which serves the inputs that repeat (a Matter's is its
+   * consumer pattern) and lets the unique ones (a ladder's names its Asset) pass through.
+   */
+  private initialState(definition: EntityDefinition, input: unknown): string {
+    const key = `${definition.openedKind} ${JSON.stringify(input)}`;
+    let state = this.initialStates.get(key);
+    if (state === undefined) state = JSON.stringify(createActor(definition.machine, { input } as never).getPersistedSnapshot());
+    else this.initialStates.delete(key);
+    this.initialStates.set(key, state);
+    if (this.initialStates.size > INITIAL_STATES_KEPT) this.initialStates.delete(this.initialStates.keys().next().value!);
+    return state;
   }
 
   /**

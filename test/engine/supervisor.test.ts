@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { transition } from 'xstate';
+import { createActor, transition, type AnyStateMachine } from 'xstate';
+import { LADDER, ladderStreamOf } from '../../src/engine/ladders.ts';
 import { Mailboxes } from '../../src/engine/mailbox.ts';
 import { createServices } from '../../src/compose.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
@@ -135,6 +136,25 @@ describe('the supervisor', () => {
     const again = createServices({ journal });
     expect(await again.ladders.view('g', minted.stream)).toEqual(await services.ladders.view('g', minted.stream));
     expect(await again.matters.mintingOf(await again.matters.get('g', m.id))).toEqual(minted);
+  });
+
+  it('opens every stream with the snapshot a fresh actor computes from its input, however many openings pass between two of the same input', async () => {
+    const journal = new MemoryJournal();
+    const services = createServices({ journal });
+    const opened: Array<{ matter: string; ladder: string; pattern: string }> = [];
+    // More unique ladder inputs between two Matters of one pattern than the kept initial states.
+    for (let i = 0; i < 150; i++) {
+      const pattern = i % 50 === 0 ? 'A2A' : 'B2A';
+      const m = await services.matters.create('g', { matterType: 'patent_utility', consumerPattern: pattern });
+      opened.push({ matter: m.id, ladder: ladderStreamOf(String(m.journal[0].data.assetId)), pattern });
+    }
+    const fresh = (machine: AnyStateMachine, input: unknown) => JSON.stringify(createActor(machine, { input } as never).getPersistedSnapshot());
+    for (const { matter, ladder, pattern } of opened) {
+      expect((await journal.readSnapshot(matter))!.state).toBe(fresh(matterMachine, { consumerPattern: pattern }));
+      const ladderRow = await journal.readSnapshot(ladder);
+      const [ladderOpening] = await journal.readStream(ladder);
+      expect(ladderRow!.state).toBe(fresh(LADDER.machine, (ladderOpening.cause as { input: unknown }).input));
+    }
   });
 
   it('answers a page of Matters and a ladder from the snapshot rows after a restart: no stream read, no fold, nothing made resident', async () => {
