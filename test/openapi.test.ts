@@ -182,3 +182,45 @@ describe('/openapi.json', () => {
     }
   });
 });
+
+describe('/openapi.json?form=compact: the contract an agent can hold', () => {
+  let compact: any;
+  let compactBytes: number;
+  let fullBytes: number;
+  beforeAll(async () => {
+    const full = await call(app, 'GET', '/openapi.json');
+    const res = await call(app, 'GET', '/openapi.json?form=compact');
+    expect(res.status).toBe(200);
+    compact = res.body;
+    compactBytes = Buffer.byteLength(res.raw);
+    fullBytes = Buffer.byteLength(full.raw);
+  });
+
+  it('is valid OpenAPI 3.1 to the same independent validator', async () => {
+    const result = await new Validator().validate(structuredClone(compact));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('lists every top-level operation, each once, and names the grain prefixes as path-level servers', () => {
+    for (const { path, method } of operations()) {
+      if (/^\/(workspaces|tenants|firms)\/\{/.test(path)) continue;
+      expect(compact.paths[path]?.[method.toLowerCase()], `${method} ${path}`).toBeDefined();
+    }
+    expect(compact.paths['/matters/{id}'].servers.map((s: any) => s.url)).toEqual(['/', '/workspaces/{workspaceId}', '/tenants/{tenantId}']);
+    // A door only a grain serves keeps its prefixed path.
+    expect(compact.paths['/tenants/{tenantId}/offers'].put).toBeDefined();
+    expect(compact.paths['/workspaces/{workspaceId}/matters']).toBeUndefined();
+  });
+
+  it('is at most a quarter of the full document', () => {
+    // Measured on the bytes served. Issue 19 asks at most 25%; the compact form is about 30% today, so this fails until it is cut further.
+    expect(compactBytes / fullBytes, `${compactBytes} of ${fullBytes} bytes`).toBeLessThanOrEqual(0.25);
+  });
+
+  it('is linked from /llms.txt and the agent card', async () => {
+    expect((await call(app, 'GET', '/llms.txt')).raw).toContain('/openapi.json?form=compact');
+    expect((await call(app, 'GET', '/.well-known/agent-card.json')).body.description).toContain('/openapi.json?form=compact');
+    expect((await call(app, 'GET', '/.well-known/agents.json')).raw).toContain('/openapi.json?form=compact');
+  });
+});

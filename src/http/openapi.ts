@@ -11,7 +11,9 @@
  * instead of letting it drop silently).
  */
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import type { OpenAPIV3_1 } from 'openapi-types';
 import { needsKey } from './auth.ts';
 import { declareRefusals, declaredCodes } from './declared-refusals.ts';
 import { IDEMPOTENCY_HEADER, IdempotencyKey, takesIdempotencyKey } from './idempotency.ts';
@@ -276,7 +278,97 @@ const OpenApiDocument = {
   },
 };
 
+/** The grain prefixes every resource door is mounted under beside the top level. */
+const GRAIN_PREFIXES = [
+  { prefix: '/workspaces/{workspaceId}', name: 'workspaceId', kind: 'workspace' },
+  { prefix: '/tenants/{tenantId}', name: 'tenantId', kind: 'tenant' },
+  { prefix: '/firms/{firmId}', name: 'firmId', kind: 'firm' },
+] as const;
+
+const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?form=compact`): each door is listed once. A door also mounted under sandbox grain prefixes lists them as its path-level `servers` (`/workspaces/{workspaceId}`, `/tenants/{tenantId}`, `/firms/{firmId}`): send the same request under the prefix. Under a grain prefix every door is keyless (no bearer key), and an unknown or expired grain answers 404 WORKSPACE_NOT_FOUND, TENANT_NOT_FOUND or FIRM_NOT_FOUND. Every answer of a POST or PUT may carry `Idempotent-Replayed` (components.headers.IdempotentReplayed), and every 429 `Retry-After`, `RateLimit` and `RateLimit-Policy`. Each answer and each parameter is written once in `components.responses` and `components.parameters` and referenced; the refusal codes a status can carry are the `x-refusal-codes` of the shared answer. The full form, every door under every prefix, is `/openapi.json`.';
+
+/**
+ * The compact contract for agents (issue 19): the full document's doors listed
+ * once each. A door the grain prefixes repeat keeps its top-level path and
+ * names the prefixes as path-level `servers` (OpenAPI 3.1's own way to say a
+ * path is served under another base); a door only a grain serves keeps its
+ * prefixed path. Every response object, repeated verbatim across operations
+ * (the refusals above all), is written once in `components.responses` and
+ * referenced. Nothing else changes: schemas, parameters, examples and the
+ * refusal codes are the full document's.
+ */
+export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const doc = structuredClone(full);
+  const paths: Record<string, any> = {};
+  const mounts = new Map<string, Set<string>>();
+  for (const path of Object.keys(doc.paths ?? {})) {
+    const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
+    const rest = grain ? path.slice(grain.prefix.length) : undefined;
+    if (grain && rest && doc.paths?.[rest]) mounts.set(rest, (mounts.get(rest) ?? new Set()).add(grain.prefix));
+  }
+  const responses: Record<string, unknown> = {};
+  const named = new Map<string, string>();
+  const share = (status: string, answer: unknown) => {
+    const key = JSON.stringify(answer);
+    let name = named.get(key);
+    if (!name) {
+      name = `r${status}_${named.size}`;
+      named.set(key, name);
+      responses[name] = answer;
+    }
+    return { $ref: `#/components/responses/${name}` };
+  };
+  const parameters: Record<string, unknown> = {};
+  const parameterNames = new Map<string, string>();
+  const parameter = (p: { name: string }) => {
+    const key = JSON.stringify(p);
+    let name = parameterNames.get(key);
+    if (!name) {
+      name = `${p.name.replace(/[^A-Za-z0-9_.-]/g, '_')}_${parameterNames.size}`;
+      parameterNames.set(key, name);
+      parameters[name] = p;
+    }
+    return { $ref: `#/components/parameters/${name}` };
+  };
+  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
+    const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
+    if (grain && doc.paths?.[path.slice(grain.prefix.length)]) continue;
+    for (const operation of Object.values<any>(item)) {
+      if (!operation?.responses) continue;
+      // The refusal codes of a status travel with its shared answer: the same map, read one level down.
+      const codes: Record<string, string[]> = operation[REFUSAL_CODES] ?? {};
+      delete operation[REFUSAL_CODES];
+      for (const [status, answer] of Object.entries<any>(operation.responses)) {
+        // The headers every write's answers and every 429 carry are said once, in the note, not on each answer.
+        const headers = Object.fromEntries(Object.entries<unknown>(answer.headers ?? {}).filter(([name]) => name !== 'Idempotent-Replayed' && !(name in LIMITED_HEADERS)));
+        const { headers: _all, ...rest } = answer;
+        const trimmed = Object.keys(headers).length ? { ...rest, headers } : rest;
+        operation.responses[status] = share(status, codes[status] ? { ...trimmed, [REFUSAL_CODES]: codes[status] } : trimmed);
+      }
+      if (operation.parameters) operation.parameters = operation.parameters.map(parameter);
+    }
+    const prefixes = mounts.get(path);
+    if (prefixes) {
+      item.servers = [
+        { url: '/', description: 'the top level' },
+        ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({
+          url: g.prefix,
+          description: `inside a sandbox ${g.kind} (keyless)`,
+          variables: { [g.name]: { default: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].example, description: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].description } },
+        })),
+      ];
+    }
+    paths[path] = item;
+  }
+  doc.paths = paths;
+  doc.components = { ...doc.components, parameters: parameters as OpenAPIV3_1.ComponentsObject['parameters'], responses: responses as OpenAPIV3_1.ComponentsObject['responses'] };
+  doc.info = { ...doc.info, description: `${doc.info.description ?? ''}\n\n${COMPACT_NOTE}` };
+  return doc;
+}
+
 export async function installContract(app: FastifyInstance) {
+  // Built once, on the first request for it: the document does not change while the service runs.
+  let compact: OpenAPIV3_1.Document | undefined;
   // The named components, each written once and referenced by every operation that answers it.
   for (const component of COMPONENTS) app.addSchema(component);
   // Every refusal a route can answer is declared on the route itself, not only
@@ -318,11 +410,17 @@ export async function installContract(app: FastifyInstance) {
     {
       schema: {
         summary: 'The OpenAPI 3.1 contract, generated from the route schemas',
-        description: 'This document: every operation, its parameters, request and response schemas and the refusal codes each status can carry, generated from the schemas that validate the requests and write the replies.',
+        description: 'This document: every operation, its parameters, request and response schemas and the refusal codes each status can carry, generated from the schemas that validate the requests and write the replies. `?form=compact` answers the same contract at a fraction of the size, for an agent\'s context: each door once, the grain prefixes as path-level `servers`, each answer once in `components.responses`.',
         tags: ['discovery'],
+        querystring: Type.Object({ form: Type.Optional(Type.Unsafe<'full' | 'compact'>({ type: 'string', enum: ['full', 'compact'], default: 'full', description: 'full: every door under every grain prefix; compact: each door once, the grain prefixes as path-level servers', examples: ['compact'] })) }, { additionalProperties: false }),
         response: { 200: OpenApiDocument },
       },
     },
-    async () => app.swagger(),
+    async (request) => {
+      const full = app.swagger() as OpenAPIV3_1.Document;
+      if ((request.query as { form?: string }).form !== 'compact') return full;
+      compact ??= compactContract(full);
+      return compact;
+    },
   );
 }

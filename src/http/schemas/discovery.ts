@@ -52,7 +52,7 @@ export const CapabilityCard = Strict(
     description: Str,
     version: Str,
     url: Str,
-    contract: Strict({ openapi: Str, openapiVersion: Str, version: Str, suite: Str, suiteId: Str, pin: Str }),
+    contract: Strict({ openapi: Str, openapiCompact: Type.String({ description: 'the compact form of the contract: each door once, the grain prefixes as path-level servers' }), openapiVersion: Str, version: Str, suite: Str, suiteId: Str, pin: Str }),
     auth: Strict({ scheme: Str, header: Str, issue: Str, keyless: Str }),
     tiers: Arr(Tier),
     http: Strict({ routes: Arr(Route) }),
