@@ -7,7 +7,8 @@
  * Drafts are deterministic (no clock, no ids in the text), so the same inputs
  * always give the same bytes and the same sha256.
  */
-import { DATASET_AS_OF, patentOf, PATENTS, trademarkOf, words } from './dataset.ts';
+import { DATASET_AS_OF, PATENTS, trademarkOf, words } from './dataset.ts';
+import { readPatentNumber, resolvePatent } from '../identifiers.ts';
 import { sha256Hex } from '../hash.ts';
 
 export interface Draft {
@@ -121,9 +122,16 @@ export function oaResponseOutline(input: { applicationNumber: string; rejections
   };
 }
 
+/** The data set's patent a US citation names, written in any form a patent number reads in (`identifiers.ts`). */
+function citedPatent(citation: string) {
+  const n = readPatentNumber(citation);
+  const found = n ? resolvePatent(PATENTS, n) : [];
+  return found.length === 1 ? found[0] : undefined;
+}
+
 export function idsListing(input: { applicationNumber: string; references: Array<{ citation: string; kind: 'us_patent' | 'foreign_patent' | 'npl'; date?: string }> }): Draft {
   const rows = input.references.map((r, i) => {
-    const known = r.kind === 'us_patent' ? patentOf(r.citation) : undefined;
+    const known = r.kind === 'us_patent' ? citedPatent(r.citation) : undefined;
     return `| ${i + 1} | ${r.kind.replace('_', ' ')} | ${r.citation} | ${known ? known.grantedOn : (r.date ?? '')} | ${known ? `${known.title} (${known.assignee})` : ''} |`;
   });
   return {
@@ -212,7 +220,22 @@ export function demandLetterDraft(input: { from: { name: string }; to: { name: s
   };
 }
 
-const SUFFIX = { llc: /\b(LLC|L\.L\.C\.|Limited Liability Company)$/i, corporation: /\b(Inc\.?|Incorporated|Corp\.?|Corporation|Company|Co\.?|Limited|Ltd\.?)$/i };
+/**
+ * The words a Delaware entity's name ends with, by its type (any case): an
+ * LLC's name must contain "Limited Liability Company", "L.L.C." or "LLC"
+ * (6 Del. C. § 18-102), a corporation's a word of association such as
+ * "Inc." or "Corporation" (8 Del. C. § 102(a)(1)); the service holds the
+ * mechanical form of the rule, the word at the end of the name.
+ */
+export const NAME_SUFFIXES = {
+  llc: ['LLC', 'L.L.C.', 'Limited Liability Company'],
+  corporation: ['Inc.', 'Inc', 'Incorporated', 'Corp.', 'Corp', 'Corporation', 'Company', 'Co.', 'Co', 'Limited', 'Ltd.', 'Ltd'],
+} as const;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SUFFIX = {
+  llc: new RegExp(`\\b(?:${NAME_SUFFIXES.llc.map(escape).join('|')})$`, 'i'),
+  corporation: new RegExp(`\\b(?:${NAME_SUFFIXES.corporation.map(escape).join('|')})$`, 'i'),
+};
 
 /** Whether the name carries the suffix the entity type requires: a mechanical naming rule. */
 export const nameSuffixOk = (entityType: 'llc' | 'corporation', name: string) => SUFFIX[entityType].test(name.trim());

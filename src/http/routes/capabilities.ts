@@ -20,14 +20,15 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ContextConfigDefault, FastifyInstance, FastifyRequest, FastifySchema, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteHandlerMethod } from 'fastify';
 import { accessBlocked } from '../../domain/access.ts';
 import { capabilityAt, gateView, type Capability } from '../../domain/capabilities/catalog.ts';
-import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, patentSummary, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
+import { citedBy, DATASET_AS_OF, entityOf, familyOf, patentOf, PATENTS, patentSummary, searchPatents, trademarkOf, uccFilingOf, type PatentRecord } from '../../domain/capabilities/dataset.ts';
 import * as drafts from '../../domain/capabilities/drafts.ts';
 import { newId } from '../../domain/ids.ts';
+import { identifier, identifierRefusal, patentNumber, resolvePatent } from '../../domain/identifiers.ts';
 import { refusal } from '../../domain/refusals.ts';
 import { refused } from '../declared-refusals.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
-import { ActBodies, ActResponse, DocketParams, EntityParams, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
+import { ActBodies, ActResponse, DocketParams, EntityParams, PARAM_EXAMPLES, PatentParams, PendingResponse, ReadResponses, RecordBodies, RecordResponse, SearchQuery, TrademarkParams, UccParams } from '../schemas/capabilities.ts';
 import type { Services } from '../services.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 
@@ -58,12 +59,15 @@ function describe(c: Capability): string {
 const NOT_IN_DATASET = (code: 'PATENT_NOT_FOUND' | 'TRADEMARK_NOT_FOUND' | 'ENTITY_NOT_FOUND' | 'UCC_FILING_NOT_FOUND') => refused('a typed EMPTY: no such record in the synthetic data set (never meters)', [code]);
 const NAME_SUFFIX = refused('the entity name lacks the suffix its type needs (an LLC\'s "LLC", a corporation\'s "Inc." or "Corporation")', ['ENTITY_NAME_SUFFIX']);
 const TAKEN = refused('this act was already taken', ['ACT_ALREADY_TAKEN']);
+/** A patent number, trademark serial or state the identifier reader cannot read: the refusal lists the accepted forms. */
+const UNREADABLE_ID = refused('an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms', ['IDENTIFIER_UNRECOGNIZED']);
 /** The refusals of each completed act beside its schema's. */
 const ACT_REFUSALS = {
   '/entity/de/form': { 409: TAKEN, 422: NAME_SUFFIX },
   '/patent/file-provisional': { 409: TAKEN },
   '/patent/pay-maintenance': {
     404: NOT_IN_DATASET('PATENT_NOT_FOUND'),
+    422: UNREADABLE_ID,
     409: refused('the window is not open, or this window was already paid', ['MAINTENANCE_WINDOW_NOT_OPEN', 'MAINTENANCE_ALREADY_PAID', 'ACT_ALREADY_TAKEN']),
   },
   '/patent/file-utility': {},
@@ -74,6 +78,23 @@ const ACT_REFUSALS = {
 } satisfies Record<keyof typeof ActBodies, object>;
 
 const metaOf = (c: Capability) => ({ gate: gateView(c.gate), effect: c.effect, metered: false, ...(c.effect === 'read' ? { dataset: 'synthetic', asOf: DATASET_AS_OF } : {}) });
+
+/**
+ * The data set's patent `raw` names, read in any accepted form
+ * (`domain/identifiers.ts`): a number without a kind code names the one
+ * patent with that number. A value that is no patent number is refused with
+ * the accepted forms; a number naming several patents, with their numbers.
+ */
+function patentNamed(c: Capability, field: string, raw: string): PatentRecord {
+  const n = patentNumber(field, raw);
+  const found = resolvePatent(PATENTS, n);
+  if (found.length === 0) throw missing(c, `patent ${n.canonical}`, 'PATENT_NOT_FOUND');
+  if (found.length > 1) throw identifierRefusal('patent', field, raw, `names ${found.length} patents in the data set (${found.map((p) => p.number).join(', ')}): add the kind code`);
+  return found[0];
+}
+
+/** `schema` with its example answer: the examples are built by the code that answers. */
+const answering = <T extends object>(schema: T, example: unknown): T => ({ ...schema, examples: [example] });
 
 /** A not-found read: a typed EMPTY that never meters. */
 function missing(c: Capability, what: string, code: 'PATENT_NOT_FOUND' | 'TRADEMARK_NOT_FOUND' | 'ENTITY_NOT_FOUND' | 'UCC_FILING_NOT_FOUND') {
@@ -92,18 +113,15 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
     app.route<RouteGenericInterface, ContextConfigDefault, S>({ method, url: path, schema: { summary: c.purpose, description: describe(c), tags: ['capabilities'], ...schema }, ...extra?.(c), handler: (request, reply) => handler(request, reply, c) });
   };
 
-  const patentRead = (suffix: string, response: unknown, answer: (p: PatentRecord, c: Capability) => unknown) =>
-    route(`/patent/:number${suffix}`, 'GET', { params: PatentParams, response: { 200: response, 404: NOT_IN_DATASET('PATENT_NOT_FOUND') } }, async (request, _reply, c) => {
-      const p = patentOf(request.params.number);
-      if (!p) throw missing(c, `patent ${request.params.number}`, 'PATENT_NOT_FOUND');
-      return answer(p, c);
-    });
+  // Each read's example answer is its answer for the examples of its parameters (a patent, a mark, an entity, a filing of the data set).
+  const patentRead = (suffix: string, response: object, answer: (p: PatentRecord, c: Capability) => unknown) => {
+    const example = answer(patentOf(PARAM_EXAMPLES.number)!, capabilityAt('GET', `/patent/:number${suffix}`));
+    route(`/patent/:number${suffix}`, 'GET', { params: PatentParams, response: { 200: answering(response, example), 404: NOT_IN_DATASET('PATENT_NOT_FOUND'), 422: UNREADABLE_ID } }, async (request, _reply, c) => answer(patentNamed(c, 'params.number', request.params.number), c));
+  };
 
   // Reads.
-  route('/patent/search', 'GET', { querystring: SearchQuery, response: { 200: ReadResponses.search } }, async (request, _reply, c) => {
-    const { q } = request.query;
-    return listed(searchPatents(q), `no patent in the data set matches every word of "${q}"`, { q, meta: metaOf(c) });
-  });
+  const search = (q: string, c: Capability) => listed(searchPatents(q), `no patent in the data set matches every word of "${q}"`, { q, meta: metaOf(c) });
+  route('/patent/search', 'GET', { querystring: SearchQuery, response: { 200: answering(ReadResponses.search, search(PARAM_EXAMPLES.q, capabilityAt('GET', '/patent/search'))) } }, async (request, _reply, c) => search(request.query.q, c));
   patentRead('', ReadResponses.patent, (p, c) => ok({ patent: { number: p.number, title: p.title, abstract: p.abstract, assignee: p.assignee, inventors: p.inventors, filedOn: p.filedOn, grantedOn: p.grantedOn, cpc: p.cpc }, meta: metaOf(c) }));
   patentRead('/family', ReadResponses.family, (p, c) =>
     ok({ number: p.number, family: { familyId: p.familyId, members: familyOf(p).map((m) => ({ number: m.number, relation: m.relation, title: m.title })) }, meta: metaOf(c) }),
@@ -116,24 +134,30 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
   patentRead('/ptab', ReadResponses.ptab, (p, c) => listed(p.ptab, `no trial proceeding names ${p.number}`, { number: p.number, meta: metaOf(c) }));
   patentRead('/maintenance', ReadResponses.maintenance, (p, c) => ok({ number: p.number, windows: p.maintenance, meta: metaOf(c) }));
 
-  route('/trademark/:serial/status', 'GET', { params: TrademarkParams, response: { 200: ReadResponses.trademark, 404: NOT_IN_DATASET('TRADEMARK_NOT_FOUND') } }, async (request, _reply, c) => {
-    const t = trademarkOf(request.params.serial);
-    if (!t) throw missing(c, `trademark serial ${request.params.serial}`, 'TRADEMARK_NOT_FOUND');
+  const trademark = (raw: string, c: Capability) => {
+    const serial = identifier('trademark', 'params.serial', raw);
+    const t = trademarkOf(serial);
+    if (!t) throw missing(c, `trademark serial ${serial}`, 'TRADEMARK_NOT_FOUND');
     return ok({ trademark: t, meta: metaOf(c) });
-  });
-  route('/entity/:state/:id/standing', 'GET', { params: EntityParams, response: { 200: ReadResponses.entity, 404: NOT_IN_DATASET('ENTITY_NOT_FOUND') } }, async (request, _reply, c) => {
-    const { state, id } = request.params;
-    const e = entityOf(state, id);
-    if (!e) throw missing(c, `entity ${id} in ${state.toUpperCase()}`, 'ENTITY_NOT_FOUND');
+  };
+  route('/trademark/:serial/status', 'GET', { params: TrademarkParams, response: { 200: answering(ReadResponses.trademark, trademark(PARAM_EXAMPLES.serial, capabilityAt('GET', '/trademark/:serial/status'))), 404: NOT_IN_DATASET('TRADEMARK_NOT_FOUND'), 422: UNREADABLE_ID } }, async (request, _reply, c) => trademark(request.params.serial, c));
+  const standing = (params: { state: string; id: string }, c: Capability) => {
+    const state = identifier('state', 'params.state', params.state);
+    const e = entityOf(state, params.id);
+    if (!e) throw missing(c, `entity ${params.id} in ${state}`, 'ENTITY_NOT_FOUND');
     return ok({ entity: e, meta: metaOf(c) });
-  });
-  route('/lien/ucc/:state/:filing', 'GET', { params: UccParams, response: { 200: ReadResponses.ucc, 404: NOT_IN_DATASET('UCC_FILING_NOT_FOUND') } }, async (request, _reply, c) => {
-    const { state, filing } = request.params;
-    const f = uccFilingOf(state, filing);
-    if (!f) throw missing(c, `UCC filing ${filing} in ${state.toUpperCase()}`, 'UCC_FILING_NOT_FOUND');
+  };
+  const entityExample = { state: PARAM_EXAMPLES.state, id: PARAM_EXAMPLES.id };
+  route('/entity/:state/:id/standing', 'GET', { params: EntityParams, response: { 200: answering(ReadResponses.entity, standing(entityExample, capabilityAt('GET', '/entity/:state/:id/standing'))), 404: NOT_IN_DATASET('ENTITY_NOT_FOUND'), 422: UNREADABLE_ID } }, async (request, _reply, c) => standing(request.params, c));
+  const ucc = (params: { state: string; filing: string }, c: Capability) => {
+    const state = identifier('state', 'params.state', params.state);
+    const f = uccFilingOf(state, params.filing);
+    if (!f) throw missing(c, `UCC filing ${params.filing} in ${state}`, 'UCC_FILING_NOT_FOUND');
     const { filing: number, ...rest } = f;
     return ok({ filing: { ...rest, number }, meta: metaOf(c) });
-  });
+  };
+  const uccExample = { state: PARAM_EXAMPLES.state, filing: PARAM_EXAMPLES.filing };
+  route('/lien/ucc/:state/:filing', 'GET', { params: UccParams, response: { 200: answering(ReadResponses.ucc, ucc(uccExample, capabilityAt('GET', '/lien/ucc/:state/:filing'))), 404: NOT_IN_DATASET('UCC_FILING_NOT_FOUND'), 422: UNREADABLE_ID } }, async (request, _reply, c) => ucc(request.params, c));
 
   // Doors behind a restricted upstream: BLOCKED for every caller, ahead of
   // body checks and of any key (a key cannot open them).
@@ -150,20 +174,26 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
   }
 
   // Records: a draft artifact, its metadata journaled.
-  const record = <P extends keyof typeof RecordBodies>(path: P, make: NoInfer<(body: BodyOf<(typeof RecordBodies)[P]>) => drafts.Draft>) =>
-    route(path, 'POST', { body: RecordBodies[path], response: { 201: RecordResponse, ...(path === '/entity/de/formation-docs' ? { 422: NAME_SUFFIX } : {}) } }, async (request, reply, c) => {
+  const recordAnswer = (c: Capability, artifact: { id: string } & drafts.Artifact, recordedSeq: number, extra: Record<string, unknown>) =>
+    ok({ effect: 'record' as const, gate: 'none' as const, artifact, advice: false as const, notice: drafts.NOT_ADVICE, recordedSeq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) });
+  const record = <P extends keyof typeof RecordBodies>(path: P, make: NoInfer<(body: BodyOf<(typeof RecordBodies)[P]>) => drafts.Draft>, refusals: Record<number, unknown> = {}) => {
+    // The example answer is the draft of the example body, as the door answers it.
+    const { kind, title, content, ...extra } = make((RecordBodies[path] as { examples: [BodyOf<(typeof RecordBodies)[P]>] }).examples[0]);
+    const example = recordAnswer(capabilityAt('POST', path), { id: 'doc_0k4n8b2v6c1x9z3l7j5h2g8f4', ...drafts.toArtifact({ kind, title, content }) }, 1, extra);
+    route(path, 'POST', { body: RecordBodies[path], response: { 201: answering(RecordResponse, example), ...refusals } }, async (request, reply, c) => {
       const { kind, title, content, ...extra } = make(request.body);
       const artifact = { id: newId('doc'), ...drafts.toArtifact({ kind, title, content }) };
       const recordedSeq = await services.catalogActs.record(request.grain, nameOf(c), artifact, provenanceData(request));
-      return reply.status(201).send(ok({ effect: 'record', gate: 'none', artifact, advice: false, notice: drafts.NOT_ADVICE, recordedSeq, meta: metaOf(c), ...(Object.keys(extra).length ? { extra } : {}) }));
+      return reply.status(201).send(recordAnswer(c, artifact, recordedSeq, extra));
     });
+  };
 
   record('/patent/draft-claims', drafts.draftClaims);
   record('/patent/draft-spec', drafts.draftSpec);
   record('/patent/prior-art-report', drafts.priorArtReport);
   record('/patent/oa-response', drafts.oaResponseOutline);
   record('/patent/ids', drafts.idsListing);
-  record('/trademark/oa-response-draft', drafts.trademarkOaResponse);
+  record('/trademark/oa-response-draft', (b) => drafts.trademarkOaResponse({ ...b, serial: identifier('trademark', 'body.serial', b.serial) }), { 422: UNREADABLE_ID });
   record('/contract/review', drafts.contractReview);
   record('/demand-letter/draft', drafts.demandLetterDraft);
   record('/entity/de/formation-docs', (b) => {
@@ -171,32 +201,38 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
       throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'docs' });
     }
     return drafts.formationDocs(b);
-  });
+  }, { 422: NAME_SUFFIX });
 
   // Unreserved acts: completed on the simulated registry, receipt journaled.
   const paid = (c: Capability) => {
     const priceUsd = priceOf(c);
     return { config: { paidAct: () => ({ priceUsd, act: nameOf(c) }) } };
   };
-  const act = <P extends keyof typeof ActBodies>(path: P, receiptOf: NoInfer<(body: BodyOf<(typeof ActBodies)[P]>, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>>) =>
+  const actAnswer = (c: Capability, actId: string, receipt: { id: string; registry: string } & Record<string, unknown>) =>
+    ok({ effect: 'act' as const, gate: 'none' as const, status: 'completed' as const, act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) }, receipt: { ...receipt, synthetic: true as const }, preview: true as const, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) });
+  const act = <P extends keyof typeof ActBodies>(path: P, receiptOf: NoInfer<(body: BodyOf<(typeof ActBodies)[P]>, request: FastifyRequest, c: Capability) => Promise<{ id: string; registry: string; stream?: string } & Record<string, unknown>>>, exampleReceipt: { id: string; registry: string } & Record<string, unknown>) => {
+    const example = actAnswer(capabilityAt('POST', path), 'rc_7v1c5x9z3l8k2j6h0g4f8d2s6', exampleReceipt);
     // The act's own refusals ride along untyped: indexed by a generic path, they would leave the reply's type unresolvable; the handler sends only the 201.
-    route(path, 'POST', { body: ActBodies[path], response: { 201: ActResponse, ...ACT_REFUSALS[path] } as { 201: typeof ActResponse } }, async (request, reply, c) => {
+    route(path, 'POST', { body: ActBodies[path], response: { 201: answering(ActResponse, example), ...ACT_REFUSALS[path] } as { 201: typeof ActResponse } }, async (request, reply, c) => {
       const { stream, ...receipt } = await receiptOf(request.body, request, c);
       const actId = await services.catalogActs.complete(request.grain, nameOf(c), { priceUsd: c.priceUsd, receipt, stream }, provenanceData(request));
-      return reply.status(201).send(ok({ effect: 'act', gate: 'none', status: 'completed', act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) }, receipt: { ...receipt, synthetic: true }, preview: true, note: 'preview: the act completed on a simulated registry; nothing was filed or paid on a live one', meta: metaOf(c) }));
+      return reply.status(201).send(actAnswer(c, actId, receipt));
     }, paid);
+  };
 
+  const DE_REGISTRY = 'Delaware Division of Corporations (simulated)';
   act('/entity/de/form', async (b) => {
     if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'form' });
-    return { id: `DE-${digits(`${b.entityName}/${b.formationDocsSha256}/${newId('rc')}`, 7)}`, registry: 'Delaware Division of Corporations (simulated)', entityName: b.entityName, entityType: b.entityType };
-  });
+    return { id: `DE-${digits(`${b.entityName}/${b.formationDocsSha256}/${newId('rc')}`, 7)}`, registry: DE_REGISTRY, entityName: b.entityName, entityType: b.entityType };
+  }, { id: 'DE-4821937', registry: DE_REGISTRY, entityName: 'Cartofold Maps LLC', entityType: 'llc' });
+  const PATENT_OFFICE = 'patent office (simulated)';
   act('/patent/file-provisional', async (b) => {
     const n = digits(`${b.title}/${b.specificationSha256}/${newId('rc')}`, 6);
-    return { id: `63/${n.slice(0, 3)},${n.slice(3)}`, registry: 'patent office (simulated)', title: b.title, inventors: b.inventors };
-  });
+    return { id: `63/${n.slice(0, 3)},${n.slice(3)}`, registry: PATENT_OFFICE, title: b.title, inventors: b.inventors };
+  }, { id: '63/482,193', registry: PATENT_OFFICE, title: 'Acoustic leak detector', inventors: ['Chen Ito', 'Dana Ruiz'] });
+  const FEE_SYSTEM = 'patent office fee system (simulated)';
   act('/patent/pay-maintenance', async (b, request, c) => {
-    const p = patentOf(b.patentNumber);
-    if (!p) throw missing(c, `patent ${b.patentNumber}`, 'PATENT_NOT_FOUND');
+    const p = patentNamed(c, 'body.patentNumber', b.patentNumber);
     const w = p.maintenance.find((m) => m.window === b.window)!;
     if (w.state !== 'open') {
       throw refusal('MAINTENANCE_WINDOW_NOT_OPEN', { window: w.window, number: p.number, state: w.state, opensOn: w.opensOn, surchargeUntil: w.surchargeUntil }, { window: w });
@@ -205,17 +241,42 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
     // second payment finds it (and a race loses on the expected version).
     const stream = `maintenance:${request.grain}:${p.number}:${w.window}`;
     if (await services.catalogActs.taken(stream)) throw refusal('MAINTENANCE_ALREADY_PAID', { window: w.window, number: p.number });
-    return { id: `MF-${digits(`${stream}/${newId('rc')}`, 8)}`, registry: 'patent office fee system (simulated)', patentNumber: p.number, window: w.window, stream };
-  });
+    return { id: `MF-${digits(`${stream}/${newId('rc')}`, 8)}`, registry: FEE_SYSTEM, patentNumber: p.number, window: w.window, stream };
+  }, { id: 'MF-48219370', registry: FEE_SYSTEM, patentNumber: 'US10000404B2', window: '3.5' });
 
   // Reserved acts: posted to the supply network as a Gig; a Signer performs them.
+  // A body field naming a patent or a mark is read (refused with the accepted forms) before anything is posted.
+  const readIdentifiers: Partial<Record<keyof typeof ActBodies, (body: Record<string, unknown>) => void>> = {
+    '/patent/record-assignment': (b) => void patentNumber('body.patentNumber', String(b.patentNumber)),
+    '/trademark/file-oa-response': (b) => void identifier('trademark', 'body.serial', String(b.serial)),
+  };
+  const pendingAnswer = (c: Capability, credential: string, actId: string, gigId: string, pending?: string) =>
+    ok({
+      status: 'waiting_on_signer' as const,
+      effect: 'act' as const,
+      gate: { requiresSigner: credential },
+      act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) },
+      gigId,
+      ...(pending ? { pending } : {}),
+      signer: { routed: true, credential, verification: { mode: 'registry', liveness: 'checked fresh at call time, against the authoritative registry' } },
+      eta: 'PT24H' as const,
+      then: {
+        attestation: 'the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)',
+        receipt: 'the government receipt of the filing or delivery, once the Signer performs the act',
+        webhook: 'outcome.filed: the signed artifact, a verifiable Attestation and the government receipt',
+      },
+      meta: metaOf(c),
+    });
   for (const path of ['/patent/file-utility', '/patent/record-assignment', '/trademark/file-oa-response', '/demand-letter/send', '/contract/advise'] as const) {
     const c = capabilityAt('POST', path);
     if (c.gate.kind !== 'requiresSigner' || !c.reservedAct) throw new Error(`${path} is listed as a reserved act without its Signer gate`);
     const { credential } = c.gate;
     const reservedAct = c.reservedAct;
-    route(path, 'POST', { body: ActBodies[path], response: { 202: PendingResponse, 403: refused('BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)', ['SIGNER_CREDENTIAL_NOT_LIVE']) } }, async (request, reply) => {
+    const readIds = readIdentifiers[path];
+    const example = pendingAnswer(c, credential, 'rc_7v1c5x9z3l8k2j6h0g4f8d2s6', 'gig_3x7k2p9q1m8v4c6n0b5z2r7t1');
+    route(path, 'POST', { body: ActBodies[path], response: { 202: answering(PendingResponse, example), 403: refused('BLOCKED: the named Signer\'s credential is not live (suspended credentials are never degraded)', ['SIGNER_CREDENTIAL_NOT_LIVE']), ...(readIds ? { 422: UNREADABLE_ID } : {}) } }, async (request, reply) => {
       const body = request.body;
+      readIds?.(body);
       if (body.signerId !== undefined) {
         const verdict = await services.signersOf(request.grain).verify(body.signerId);
         if (!verdict.eligible) {
@@ -223,24 +284,7 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
         }
       }
       const { actId, gigId, pending } = await services.catalogActs.escalate(request.grain, { route: nameOf(c), credential, reservedAct, priceUsd: c.priceUsd, matterType: c.matterType ?? 'patent_assignment', preferredSigner: body.signerId, ...provenanceData(request) });
-      return reply.status(202).send(
-        ok({
-          status: 'waiting_on_signer',
-          effect: 'act',
-          gate: { requiresSigner: credential },
-          act: { id: actId, route: nameOf(c), priceUsd: priceOf(c) },
-          gigId,
-          ...(pending ? { pending } : {}),
-          signer: { routed: true, credential, verification: { mode: 'registry', liveness: 'checked fresh at call time, against the authoritative registry' } },
-          eta: 'PT24H',
-          then: {
-            attestation: 'the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)',
-            receipt: 'the government receipt of the filing or delivery, once the Signer performs the act',
-            webhook: 'outcome.filed: the signed artifact, a verifiable Attestation and the government receipt',
-          },
-          meta: metaOf(c),
-        }),
-      );
+      return reply.status(202).send(pendingAnswer(c, credential, actId, gigId, pending));
     }, paid);
   }
 }
