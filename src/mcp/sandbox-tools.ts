@@ -12,7 +12,7 @@ import { FEEDS, type Feed } from '../journal/store.ts';
 import { grainPrefix, seg, type PathTo, type RequestBody } from '../client/service-client.ts';
 import { isToolResult } from './call.ts';
 import type { RegisterTool } from './register.ts';
-import { anId, MatterId, READ, WorkspaceId, WRITE } from './schemas.ts';
+import { anId, documented, EXAMPLE_IDS, MatterId, READ, WorkspaceId, WRITE } from './schemas.ts';
 import { fromAnswer, refusal } from './tool-result.ts';
 import { sha256Hex } from '../domain/hash.ts';
 
@@ -29,7 +29,11 @@ export function registerSandboxTools(tool: RegisterTool) {
     'sandbox_open_workspace',
     {
       title: 'Open a sandbox workspace',
-      description: 'POST /workspaces: a keyless, synthetic, TTL-bound workspace to rehearse in. Answers its id (ws_…), expiry and graduation path; the magic fixtures are listed at /workspaces/{id}/fixtures (read them with get).',
+      description: [
+        'POST /workspaces: a keyless, synthetic, TTL-bound workspace to rehearse in. Answers its id (ws_…), expiry and graduation path; the magic fixtures are listed at /workspaces/{id}/fixtures (read them with get).',
+        'Use it first, before any other sandbox_* tool, and again when a workspace has expired (WORKSPACE_NOT_FOUND).',
+        'Refused 429 CREATION_BOUND when this caller opened too many workspaces lately: reuse one you hold, or wait retryAfterSeconds.',
+      ].join(' '),
       inputSchema: z.strictObject({}),
       hints: WRITE,
     },
@@ -45,19 +49,22 @@ export function registerSandboxTools(tool: RegisterTool) {
         `Fixtures: clientName "${FIXTURE.fulfillingClient}" has every reserved act attested at once, "${FIXTURE.decliningClient}" has it declined;`,
         `an assetTitle starting "${FIXTURE.noticeEvePrefix}" rests one day above the 30-day notice rung, "${FIXTURE.ackDuePrefix}" sits in the final week;`,
         `adverse party "${FIXTURE.conflictParty}" raises conflict_hit.`,
+        'Use it to rehearse a Matter end to end before acting at the top level (file_provisional, advance_matter).',
+        'Refusals come back as error results with a fix: 404 WORKSPACE_NOT_FOUND (unknown or expired: open one with sandbox_open_workspace),',
+        '422 INVALID_REQUEST (a field off its schema: `field` names it, the fix says what to send).',
       ].join(' '),
       inputSchema: z.strictObject({
         workspaceId: WorkspaceId,
-        matterType: z.enum(MATTER_TYPES).describe('a ratified matter type'),
-        clientName: z.string().min(1).max(200).optional().describe('client.name'),
-        assetTitle: z.string().min(1).max(500).optional().describe('asset.title'),
-        assetKind: z.enum(ASSET_KINDS).optional().describe('asset.kind: what the Asset is; left out, the matter type\'s own kind'),
-        consumerPattern: z.enum(CONSUMER_PATTERNS).optional(),
-        listFeeUsd: z.number().nonnegative().optional(),
-        clientState: z.string().regex(/^[A-Z]{2}$/).optional().describe('a two-letter region code'),
-        adverseParties: z.array(z.string().min(1).max(200)).max(100).optional(),
-        settlementFloorUsd: z.number().nonnegative().optional().describe('clientMandates.settlementFloor'),
-        maxFeeUsd: z.number().nonnegative().optional().describe('tenantGuardrails.maxFeeUsd'),
+        matterType: documented(z.enum(MATTER_TYPES), 'a ratified matter type: it decides the rail, the stages and the Asset minted', ['patent_provisional']),
+        clientName: documented(z.string().min(1).max(200).optional(), `client.name; "${FIXTURE.fulfillingClient}" has every reserved act attested at once, "${FIXTURE.decliningClient}" has it declined`, [FIXTURE.fulfillingClient, 'Ada Lovelace']),
+        assetTitle: documented(z.string().min(1).max(500).optional(), `asset.title; a title starting "${FIXTURE.noticeEvePrefix}" rests one day above the 30-day notice rung, "${FIXTURE.ackDuePrefix}" sits in the final week`, [`${FIXTURE.noticeEvePrefix} Self-folding map`, 'Self-folding map']),
+        assetKind: documented(z.enum(ASSET_KINDS).optional(), 'asset.kind: what the Asset is; left out, the matter type\'s own kind', ['patent_application']),
+        consumerPattern: documented(z.enum(CONSUMER_PATTERNS).optional(), 'the agent class the Matter is opened for (default B2A); a B2A2D Matter needs the Client\'s consent to pass intake', ['B2A']),
+        listFeeUsd: documented(z.number().nonnegative().optional(), 'the list fee in USD, checked against maxFeeUsd when one is set', [199]),
+        clientState: documented(z.string().regex(/^[A-Z]{2}$/).optional(), 'the Client\'s two-letter region code, upper case', ['CA']),
+        adverseParties: documented(z.array(z.string().min(1).max(200)).max(100).optional(), `the parties adverse to the Client, checked for conflicts; "${FIXTURE.conflictParty}" raises conflict_hit`, [[FIXTURE.conflictParty]]),
+        settlementFloorUsd: documented(z.number().nonnegative().optional(), 'clientMandates.settlementFloor: the Client Mandate no settlement may go below, in USD', [5000]),
+        maxFeeUsd: documented(z.number().nonnegative().optional(), 'tenantGuardrails.maxFeeUsd: the fee cap a listFeeUsd above is refused by (GATE_MECHANICS)', [500]),
       }),
       hints: WRITE,
     },
@@ -77,7 +84,11 @@ export function registerSandboxTools(tool: RegisterTool) {
     'sandbox_get_matter',
     {
       title: 'Read a workspace Matter',
-      description: 'GET /workspaces/{workspaceId}/matters/{matterId}: the Matter, its Asset and its journal.',
+      description: [
+        'GET /workspaces/{workspaceId}/matters/{matterId}: the Matter, its Asset and its journal.',
+        'Use it after each advance or Gig result to see the stage, the status and pendingGigId.',
+        'Refused 404 MATTER_NOT_FOUND (not a Matter of this workspace) or WORKSPACE_NOT_FOUND (unknown or expired: open a new workspace).',
+      ].join(' '),
       inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId }),
       hints: READ,
     },
@@ -88,8 +99,17 @@ export function registerSandboxTools(tool: RegisterTool) {
     'sandbox_advance_matter',
     {
       title: 'Advance a workspace Matter',
-      description: 'POST /workspaces/{workspaceId}/matters/{matterId}/advance: as advance_matter, inside the workspace. A reserved act answers waiting_on_signer; answer its Gig with sandbox_gig_result.',
-      inputSchema: z.strictObject({ workspaceId: WorkspaceId, matterId: MatterId, note: z.string().min(1).max(2000).optional() }),
+      description: [
+        'POST /workspaces/{workspaceId}/matters/{matterId}/advance: as advance_matter, inside the workspace. A reserved act answers waiting_on_signer; answer its Gig with sandbox_gig_result.',
+        'Use it to walk a rehearsal Matter through its stages (intake, prepare, examine, review, then the reserved acts sign and file).',
+        'Refusals come back as error results with a fix: 409 MATTER_WAITING_ON_SIGNER (answer the Gig with sandbox_gig_result), 409 MATTER_TERMINAL (open a new Matter),',
+        '422 GATE_CONSENT (a B2A2D Matter needs the Client\'s consent first), 404 WORKSPACE_NOT_FOUND (open a new workspace).',
+      ].join(' '),
+      inputSchema: z.strictObject({
+        workspaceId: WorkspaceId,
+        matterId: MatterId,
+        note: documented(z.string().min(1).max(2000).optional(), 'a note journaled with the advance', ['the intake facts are complete']),
+      }),
       hints: WRITE,
     },
     ({ workspaceId, matterId, note }, calls) => calls.call<'/matters/{id}/advance', 'post'>('POST', `${grainPrefix(workspaceId)}/matters/${seg(matterId)}/advance`, { body: note !== undefined ? { note } : {}, keyless: true }),
@@ -105,14 +125,17 @@ export function registerSandboxTools(tool: RegisterTool) {
         `${FIXTURE.lapsedSigner} fails standing and ${FIXTURE.lapsedCoverageSigner} fails coverage, both refused 422 with the Gig still pending);`,
         'send_back (memo: the defects) returns the Matter to prepare; declined (memo) stops it for a Client direction.',
         'The Gig is the pending one unless gigId is given.',
+        'Use it when a rehearsal Matter is waiting_on_signer, to play each answer a Signer can give.',
+        'Refusals come back as error results with a fix: NO_PENDING_GIG (advance the Matter into sign or file first), 422 SIGNER_STANDING or SIGNER_COVERAGE',
+        `(the fixture Signer fails on purpose; the Gig stays pending: answer as ${FIXTURE.eligibleSigner}), 422 GATE_DEFECTS or GATE_MEMO (send memo), 409 GIG_MISMATCH (gigId is not the pending Gig).`,
       ].join(' '),
       inputSchema: z.strictObject({
         workspaceId: WorkspaceId,
         matterId: MatterId,
-        outcome: z.enum(GIG_OUTCOMES),
-        signer: z.enum(FIXTURE_SIGNERS).default(FIXTURE.eligibleSigner).describe('the fixture Signer who answers'),
-        memo: z.string().min(1).max(5000).optional().describe('required for send_back (the defects) and declined'),
-        gigId: anId('the Gig answered; defaults to the pending Gig').optional(),
+        outcome: documented(z.enum(GIG_OUTCOMES), 'the Signer\'s answer: attested (the act is done), send_back (defects found: back to prepare), declined (stops the Matter until the Client speaks)', ['attested']),
+        signer: documented(z.enum(FIXTURE_SIGNERS).default(FIXTURE.eligibleSigner), `the fixture Signer who answers: ${FIXTURE.eligibleSigner} verifies eligible, ${FIXTURE.lapsedSigner} fails standing, ${FIXTURE.lapsedCoverageSigner} fails coverage`, [FIXTURE.eligibleSigner]),
+        memo: documented(z.string().min(1).max(5000).optional(), 'required for send_back (the defects found) and declined (the Declination\'s words)', ['claim 3 lacks antecedent basis']),
+        gigId: documented(anId('the Gig answered', EXAMPLE_IDS.gig).optional(), 'the Gig answered (gig_…); left out, the Matter\'s pendingGigId', [EXAMPLE_IDS.gig]),
       }),
       hints: WRITE,
     },
@@ -125,7 +148,11 @@ export function registerSandboxTools(tool: RegisterTool) {
         if (!read.ok) return fromAnswer(read);
         const matter = read.body.matter;
         if (!matter?.pendingGigId) {
-          return refusal('NO_PENDING_GIG', `Matter ${matterId} holds no pending Gig (it is ${matter?.status ?? 'in an unknown state'}): advance it into a reserved act (sign, file) first`, { matterId, status: matter?.status });
+          return refusal('NO_PENDING_GIG', `Matter ${matterId} holds no pending Gig (it is ${matter?.status ?? 'in an unknown state'}): advance it into a reserved act (sign, file) first`, {
+            matterId,
+            status: matter?.status,
+            fix: 'advance the Matter with sandbox_advance_matter until it answers waiting_on_signer, then answer its Gig',
+          });
         }
         gig = matter.pendingGigId;
       }
@@ -140,11 +167,16 @@ export function registerSandboxTools(tool: RegisterTool) {
     'sandbox_tick_ladder',
     {
       title: "Tick an Asset's Deadline Ladder",
-      description: "POST /workspaces/{workspaceId}/deadlines/{assetId}/tick: moves the ladder on by days (ladders never move on wall time). Rungs crossed fire reminders onto the tail (the notice at 30 days remaining). The Asset id is the Matter's assetId.",
+      description: [
+        "POST /workspaces/{workspaceId}/deadlines/{assetId}/tick: moves the ladder on by days (ladders never move on wall time). Rungs crossed fire reminders onto the tail (the notice at 30 days remaining). The Asset id is the Matter's assetId.",
+        'Use it to rehearse the deadline reminders without waiting days, then read them with sandbox_read_events (feed reminders).',
+        'Refusals come back as error results with a fix: 409 TICK_REFUSED (more days than remain, or the terminal rung: tick fewer, or satisfy or resolve),',
+        '409 LADDER_RESOLVED (the ladder is closed for good), 404 LADDER_NOT_FOUND (send the Matter\'s assetId).',
+      ].join(' '),
       inputSchema: z.strictObject({
         workspaceId: WorkspaceId,
-        assetId: anId('the Asset id (as_…)'),
-        days: z.number().int().describe('how many days pass'),
+        assetId: anId('the Asset id (as_…): the assetId of the Matter that minted it', EXAMPLE_IDS.asset),
+        days: documented(z.number().int(), 'how many days pass: at most the days that remain (daysUntilDeadline)', [1]),
       }),
       hints: WRITE,
     },
@@ -155,12 +187,16 @@ export function registerSandboxTools(tool: RegisterTool) {
     'sandbox_read_events',
     {
       title: "Read a workspace's event tail",
-      description: "GET /workspaces/{workspaceId}/events: the workspace's append-only tail after a seq, by feed (timeline: everything; reminders: ladder rungs; time: acts of named actors). Page with after = the last seq read.",
+      description: [
+        "GET /workspaces/{workspaceId}/events: the workspace's append-only tail after a seq, by feed (timeline: everything; reminders: ladder rungs; time: acts of named actors). Page with after = the last seq read.",
+        'Use it to see what an advance, a Gig result or a tick put on the tail.',
+        'Refused 404 WORKSPACE_NOT_FOUND (unknown or expired: open a new workspace) or 422 INVALID_REQUEST (a query value off its schema: the fix names the bound).',
+      ].join(' '),
       inputSchema: z.strictObject({
         workspaceId: WorkspaceId,
-        after: z.number().int().nonnegative().optional().describe('only events with a greater seq'),
-        limit: z.number().int().min(1).max(500).optional().describe('page size (default 100)'),
-        feed: z.enum(FEEDS as [Feed, ...Feed[]]).optional(),
+        after: documented(z.number().int().nonnegative().optional(), 'only events with a greater seq: 0 for the start, then the last seq read', [0]),
+        limit: documented(z.number().int().min(1).max(500).optional(), 'page size, 1 to 500 (default 100)', [100]),
+        feed: documented(z.enum(FEEDS as [Feed, ...Feed[]]).optional(), 'timeline: everything; reminders: ladder rungs; time: acts of named actors (default timeline)', ['reminders']),
       }),
       hints: READ,
     },
