@@ -295,6 +295,7 @@ describe('the demand loop on the top level', () => {
       expect(result.isError, name).toBe(true);
       expect(result.body.code).toBe('SERVICE_UNREACHABLE');
       expect(result.body.error).toMatch(/cannot reach/);
+      expect(result.body.fix).toMatch(/LEGALWORK_URL/);
     }
   });
 });
@@ -345,6 +346,7 @@ describe('sandbox rehearsal', () => {
     expect(noGig.isError).toBe(true);
     expect(noGig.body.code).toBe('NO_PENDING_GIG');
     expect(noGig.body.error).toContain('fulfilled');
+    expect(noGig.body.fix).toMatch(/sandbox_advance_matter/);
   });
 
   it('answers send_back and declined as the Signer would, and relays the memo refusal', async () => {
