@@ -19,7 +19,7 @@ import { ownGrainOf } from '../src/engine/grains.ts';
 import { matterView } from '../src/domain/matter-view.ts';
 import { MemoryJournal } from '../src/journal/memory.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
-import { columnsOf, type EventRow } from '../src/journal/rows.ts';
+import { columnsOf } from '../src/journal/rows.ts';
 import type { JournalEvent, NewEvent } from '../src/journal/store.ts';
 import { spawnService, removeDir, tempDataDir, type Child } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
@@ -127,7 +127,7 @@ function fill(p: Pattern, ids: string[]): string {
 }
 
 /** A new event's row columns (`journal/rows.ts`: `columnsOf`) as a copy writes them. */
-export type EventColumns = Pick<EventRow, 'at' | 'kind' | 'actor' | 'body'>;
+export type EventColumns = ReturnType<typeof columnsOf>;
 
 /** The event a row's columns hold, as a writer would hand it to `append` (the inverse of `columnsOf`). */
 export const newEventOf = (c: EventColumns): NewEvent => ({ kind: c.kind, at: c.at, ...(c.actor === null ? {} : { actor: c.actor }), ...(JSON.parse(c.body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>) });

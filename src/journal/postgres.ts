@@ -28,7 +28,7 @@
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
 import { PostgresSession } from './postgres-session.ts';
-import { columnsOf, eventOf, headOf, HEAD_SELECT, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
@@ -139,7 +139,7 @@ function eventsOf(p: PendingAppend, positions: Array<[string, string | number, n
   for (const w of p.writes) {
     for (const e of w.events) {
       const [grain, seq, version] = positions[i++];
-      events.push(eventOf({ grain, seq, stream: w.stream, version, ...columnsOf(e) }));
+      events.push(eventOf(rowOf(grain, Number(seq), w.stream, version, e)));
     }
   }
   return events;
@@ -283,8 +283,13 @@ export class PostgresJournal implements JournalStore {
     return Number(rows[0].v ?? 0);
   }
 
+  /** Rows as arrays, in the order the select names its columns (`EventRow`, `HeadRow`). */
+  private async rows<R extends unknown[]>(text: string, values: unknown[]): Promise<R[]> {
+    return (await this.pool.query<R>({ text, values, rowMode: 'array' })).rows;
+  }
+
   async readStream(stream: string) {
-    return (await this.pool.query<EventRow>('SELECT * FROM events WHERE stream = $1 ORDER BY version', [stream])).rows.map(eventOf);
+    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = $1 ORDER BY version`, [stream])).map(eventOf);
   }
 
   async readSnapshot(stream: string) {
@@ -293,8 +298,8 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readHead(stream: string) {
-    const { rows } = await this.pool.query<HeadRow>(`${HEAD_SELECT} WHERE e.stream = $1 AND e.version = 1`, [stream]);
-    return rows[0] ? headOf(rows[0]) : null;
+    const [row] = await this.rows<HeadRow>(`${HEAD_SELECT} WHERE e.stream = $1 AND e.version = 1`, [stream]);
+    return row ? headOf(row) : null;
   }
 
   putSnapshot(stream: string, { version, machine, state }: StreamSnapshot): Promise<void> {
@@ -307,7 +312,7 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
-    return (await this.pool.query<EventRow>(`SELECT * FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).rows.map(eventOf);
+    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).map(eventOf);
   }
 
   async latestSeq(grain: string) {
@@ -325,8 +330,7 @@ export class PostgresJournal implements JournalStore {
   }
 
   async entityHeads(grain: string, kind: string, after: number, limit: number) {
-    const { rows } = await this.pool.query<HeadRow>(`${HEAD_SELECT} WHERE e.grain = $1 AND e.kind = $2 AND e.version = 1 AND e.seq > $3 ORDER BY e.seq LIMIT $4`, [grain, kind, after, limit]);
-    return rows.map(headOf);
+    return (await this.rows<HeadRow>(`${HEAD_SELECT} WHERE e.grain = $1 AND e.kind = $2 AND e.version = 1 AND e.seq > $3 ORDER BY e.seq LIMIT $4`, [grain, kind, after, limit])).map(headOf);
   }
 
   async countStreams(grain: string, kind: string) {
@@ -335,8 +339,7 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    const { rows } = await this.pool.query<EventRow>('SELECT * FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4', [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit]);
-    return rows.map(eventOf);
+    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(eventOf);
   }
 
   /** The creation bound's admissions, counted in this database so every process on it counts the same ones. */

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { HeadCache } from './head-cache.ts';
-import { columnsOf, eventOf, headOf, HEAD_SELECT, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** A snapshot rewritten outside an append, waiting for the next transaction. */
@@ -136,22 +136,23 @@ export class SqliteJournal implements JournalStore {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // Rows are read as arrays (`EventRow`), in the column order the selects name.
     this.stmt = {
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
       grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
-      readStream: this.db.prepare('SELECT * FROM events WHERE stream = ? ORDER BY version'),
+      readStream: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? ORDER BY version`).raw(),
       readSnapshot: this.db.prepare('SELECT version, machine, state FROM snapshots WHERE stream = ?'),
-      readHead: this.db.prepare(`${HEAD_SELECT} WHERE e.stream = ? AND e.version = 1`),
+      readHead: this.db.prepare(`${HEAD_SELECT} WHERE e.stream = ? AND e.version = 1`).raw(),
       // One statement per feed; the sparse ones state `inFeed`'s predicates in SQL.
       readTail: {
-        timeline: this.db.prepare('SELECT * FROM events WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?'),
-        reminders: this.db.prepare("SELECT * FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?"),
-        time: this.db.prepare('SELECT * FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?'),
+        timeline: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?`).raw(),
+        reminders: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?`).raw(),
+        time: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?`).raw(),
       },
-      heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?'),
-      entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`),
+      heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
+      entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
-      intents: this.db.prepare("SELECT * FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?"),
+      intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
     this.writer = new Worker(WRITER, { eval: true, execArgv: [], workerData: { driver, file: this.file } });
@@ -223,8 +224,8 @@ export class SqliteJournal implements JournalStore {
       for (const e of w.events) {
         seq += 1;
         version += 1;
-        const row: EventRow = { grain, seq, stream: w.stream, version, ...columnsOf(e) };
-        rows.push([row.grain, row.seq, row.stream, row.version, row.at, row.kind, row.actor, row.body]);
+        const row = rowOf(grain, seq, w.stream, version, e);
+        rows.push(row);
         // The caller gets the event as it reads back after a restart, sharing nothing with its input.
         events.push(eventOf(row));
       }
@@ -330,8 +331,8 @@ export class SqliteJournal implements JournalStore {
   }
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
-    const rows = this.stmt.heads.all(grain, kind, after, limit) as Array<{ stream: string; seq: number; body: string }>;
-    return rows.map((r) => ({ stream: r.stream, seq: r.seq, data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+    const rows = this.stmt.heads.all(grain, kind, after, limit) as Array<[stream: string, seq: number, body: string]>;
+    return rows.map(([stream, seq, body]) => ({ stream, seq, data: (JSON.parse(body) as { data: Record<string, unknown> }).data }));
   }
 
   async entityHeads(grain: string, kind: string, after: number, limit: number) {
