@@ -88,7 +88,7 @@ function transform({ schema, url, route }: { schema: FastifySchema; url: string;
   const inUrl = [...url.matchAll(/([^/]*)\/:([A-Za-z0-9_]+)/g)].map((m) => ({ segment: m[1], name: m[2] }));
   const missing = inUrl.map((p) => p.name).filter((name) => !params?.properties || !(name in params.properties));
   // Each path parameter's example, by where it stands (`/matters/{id}` is a Matter's, `/assets/{id}` an Asset's), unless its schema gives one.
-  const exampled = Object.fromEntries(inUrl.flatMap(({ segment, name }) => {
+  const exampled = Object.fromEntries(inUrl.flatMap(({ segment, name }): Array<[string, Record<string, unknown>]> => {
     const own = params?.properties?.[name] as ({ examples?: unknown[] } & Record<string, unknown>) | undefined;
     const known = PATH_EXAMPLES[`${segment}/${name}`];
     if (own?.examples?.length || (!own && !missing.includes(name))) return [];

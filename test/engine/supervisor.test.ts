@@ -144,7 +144,7 @@ describe('the supervisor', () => {
     const opened: Array<{ matter: string; ladder: string; pattern: string }> = [];
     // More unique ladder inputs between two Matters of one pattern than the kept initial states.
     for (let i = 0; i < 150; i++) {
-      const pattern = i % 50 === 0 ? 'A2A' : 'B2A';
+      const pattern = i % 50 === 0 ? 'B2H2A' : 'B2A';
       const m = await services.matters.create('g', { matterType: 'patent_utility', consumerPattern: pattern });
       opened.push({ matter: m.id, ladder: ladderStreamOf(String(m.journal[0].data.assetId)), pattern });
     }
