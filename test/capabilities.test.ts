@@ -48,6 +48,9 @@ describe('reads', () => {
     ['/patent/US10000404B2/maintenance', { type: 'OK' }],
     ['/trademark/97000202/status', { type: 'OK', trademark: { status: 'office action issued' } }],
     ['/entity/de/7000303/standing', { type: 'OK', entity: { standing: 'void' } }],
+    ['/patent/US10000505/status', { type: 'OK', number: 'US10000505B2' }],
+    ['/trademark/97-000202/status', { type: 'OK', trademark: { serial: '97000202' } }],
+    ['/entity/Delaware/7000303/standing', { type: 'OK', entity: { state: 'DE' } }],
     ['/lien/ucc/DE/20180002020', { type: 'OK', filing: { status: 'lapsed' } }],
   ])('GET %s answers typed, with meta{gate, effect, metered}', async (path, expected) => {
     const res = await call(app, 'GET', path);
@@ -79,7 +82,10 @@ describe('reads', () => {
       expect(res.status, path).toBe(404);
       expect(res.body).toMatchObject({ type: 'EMPTY', results: [], meta: { metered: false } });
     }
-    expect((await call(app, 'GET', '/patent/not-a-number')).status).toBe(422);
+    const malformed = await call(app, 'GET', '/patent/not-a-number');
+    expect(malformed.status).toBe(422);
+    // The refusal teaches: the field, and the forms a patent number is read in (test/identifiers.test.ts walks them).
+    expect(malformed.body).toMatchObject({ code: 'IDENTIFIER_UNRECOGNIZED', field: 'params.number', accepted: expect.arrayContaining([expect.stringContaining('US10000202B2')]) });
   });
 
   it('the restricted court-records upstream is BLOCKED naming pacer and the upgrade path, key or not', async () => {

@@ -50,8 +50,8 @@ export interface IdentifierForms {
 
 const PATENT_CHARS = /^[A-Za-z0-9 ,.-]{1,40}$/;
 const PATENT_SHAPE = /^([A-Z]{2})?([0-9]{5,11})([A-Z][0-9]?)?$/;
-const SERIAL_CHARS = /^[0-9 ,.-]{8,20}$/;
-const STATE_CHARS = /^[A-Za-z .]{2,30}$/;
+const SERIAL_CHARS = /^[0-9 ,.-]{1,20}$/;
+const STATE_CHARS = /^[A-Za-z .]{1,30}$/;
 
 /** USPS codes of the states, the District of Columbia and the territories, with their names. */
 export const STATES: Readonly<Record<string, string>> = {
