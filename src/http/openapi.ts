@@ -349,21 +349,114 @@ export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
     }
     const prefixes = mounts.get(path);
     if (prefixes) {
-      item.servers = [
-        { url: '/', description: 'the top level' },
-        ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({
-          url: g.prefix,
-          description: `inside a sandbox ${g.kind} (keyless)`,
-          variables: { [g.name]: { default: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].example, description: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].description } },
-        })),
-      ];
+      // What a grain id is and where it comes from is said once, in the note.
+      item.servers = [{ url: '/' }, ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({ url: g.prefix, variables: { [g.name]: { default: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].example } } }))];
     }
     paths[path] = item;
   }
   doc.paths = paths;
   doc.components = { ...doc.components, parameters: parameters as OpenAPIV3_1.ComponentsObject['parameters'], responses: responses as OpenAPIV3_1.ComponentsObject['responses'] };
-  doc.info = { ...doc.info, description: `${doc.info.description ?? ''}\n\n${COMPACT_NOTE}` };
+  hoistRepeatedSchemas(doc);
+  const common = shareCommonAnswers(doc);
+  const grains = GRAIN_PREFIXES.map((g) => `\`${g.prefix}\`: ${PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].description}`).join('; ');
+  const everywhere = Object.entries(common).map(([status, ref]) => `${status} (${ref})`).join(', ');
+  doc.info = { ...doc.info, description: `${doc.info.description ?? ''}\n\n${COMPACT_NOTE} The grain prefixes: ${grains}. Every operation may also answer ${everywhere}: written once there, not on each operation.` };
   return doc;
+}
+
+/** An answer at least this share of the operations give alike is said once for all of them. */
+const COMMON_SHARE = 0.75;
+
+/**
+ * The answers nearly every operation gives alike (a malformed request, a
+ * rate limit, an unavailable journal) are taken off each operation and
+ * named once (`components.responses.Any<status>`); answers the note lists.
+ * Answers by status and the shared answer's reference.
+ */
+function shareCommonAnswers(doc: OpenAPIV3_1.Document): Record<string, string> {
+  const operations = Object.values<any>(doc.paths ?? {}).flatMap((item) => Object.values<any>(item).filter((op) => op && typeof op === 'object' && op.responses));
+  const uses = new Map<string, number>();
+  for (const op of operations) for (const [status, answer] of Object.entries<any>(op.responses)) if (answer.$ref) uses.set(`${status} ${answer.$ref}`, (uses.get(`${status} ${answer.$ref}`) ?? 0) + 1);
+  const common: Record<string, string> = {};
+  const responses = doc.components!.responses as Record<string, unknown>;
+  for (const [use, n] of uses) {
+    if (n < operations.length * COMMON_SHARE) continue;
+    const [status, ref] = use.split(' ');
+    const name = `Any${status}`;
+    // Renamed: no operation refers to it by its old name any more.
+    const old = ref.split('/').pop()!;
+    responses[name] = responses[old];
+    delete responses[old];
+    common[status] = `#/components/responses/${name}`;
+    for (const op of operations) if (op.responses[status]?.$ref === ref) delete op.responses[status];
+  }
+  return common;
+}
+
+/** A schema written out this long or longer, and more than once, is worth a name. */
+const HOIST_AT = 120;
+
+/** The keywords under which a JSON Schema holds other schemas (an `examples` value is data, never walked). */
+const SUBSCHEMAS_BY_NAME = ['properties', 'patternProperties', '$defs'] as const;
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'if', 'then', 'else'] as const;
+
+/** Every place a schema sits under `schema`, as [holder, key], outermost first. */
+function* subschemaSlots(schema: any): Generator<[any, string | number]> {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
+  for (const key of SUBSCHEMA) if (schema[key] && typeof schema[key] === 'object') yield [schema, key];
+  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) for (let i = 0; i < schema[key].length; i++) yield [schema[key], i];
+  for (const key of SUBSCHEMAS_BY_NAME) if (schema[key] && typeof schema[key] === 'object') for (const name of Object.keys(schema[key])) yield [schema[key], name];
+}
+
+/** The schemas the operations and shared answers hold: each request body's, parameter's and answer's media schema. */
+function* rootSchemaSlots(doc: OpenAPIV3_1.Document): Generator<[any, string]> {
+  const media = function* (content: any): Generator<[any, string]> {
+    for (const type of Object.values<any>(content ?? {})) if (type?.schema) yield [type, 'schema'];
+  };
+  for (const answer of Object.values<any>(doc.components?.responses ?? {})) yield* media(answer.content);
+  for (const parameter of Object.values<any>(doc.components?.parameters ?? {})) if (parameter.schema) yield [parameter, 'schema'];
+  for (const item of Object.values<any>(doc.paths ?? {})) {
+    for (const operation of Object.values<any>(item)) {
+      if (!operation || typeof operation !== 'object') continue;
+      yield* media(operation.requestBody?.content);
+      for (const answer of Object.values<any>(operation.responses ?? {})) yield* media(answer?.content);
+      for (const parameter of operation.parameters ?? []) if (parameter?.schema) yield [parameter, 'schema'];
+    }
+  }
+}
+
+/**
+ * Names each schema the compact form writes out more than once (a draft
+ * artifact's fields, a page's envelope) in `components.schemas` and refers
+ * to it: the outermost repeated one, so a named schema holds its own
+ * repeats whole. The same schemas, written once.
+ */
+function hoistRepeatedSchemas(doc: OpenAPIV3_1.Document): void {
+  const seen = new Map<string, number>();
+  const count = (schema: any) => {
+    const text = JSON.stringify(schema);
+    if (text.length >= HOIST_AT) seen.set(text, (seen.get(text) ?? 0) + 1);
+    for (const [holder, key] of subschemaSlots(schema)) count(holder[key]);
+  };
+  for (const [holder, key] of rootSchemaSlots(doc)) count(holder[key]);
+  const schemas = (doc.components!.schemas ??= {}) as Record<string, unknown>;
+  const names = new Map<string, string>();
+  const replace = (holder: any, key: string | number) => {
+    const text = JSON.stringify(holder[key]);
+    if ((seen.get(text) ?? 0) > 1) {
+      let name = names.get(text);
+      if (!name) {
+        name = `Shared${names.size + 1}`;
+        names.set(text, name);
+        schemas[name] = holder[key];
+      }
+      holder[key] = { $ref: `#/components/schemas/${name}` };
+      return;
+    }
+    for (const [inner, slot] of subschemaSlots(holder[key])) replace(inner, slot);
+  };
+  for (const [holder, key] of rootSchemaSlots(doc)) replace(holder, key);
 }
 
 export async function installContract(app: FastifyInstance) {
