@@ -1,6 +1,7 @@
 /**
  * `npm run bench:profile`: where each door's CPU goes. For each door (create,
- * advance, GET of a Matter, a page of Matters, a page of the event tail) a
+ * advance, GET of a resident Matter and of one not resident, a page of
+ * Matters, a page of the event tail) a
  * fresh service is spawned under `node --cpu-prof`, given the Matters the
  * door needs (created over HTTP), warmed up on the door itself, then driven
  * on that door alone for BENCH_SECONDS (default 8) at 50 connections, and
@@ -21,6 +22,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TOP = 15;
 /** As in bench/matters.ts: fewer Matters than the supervisor keeps resident. */
 const POOL_MAX = 8_000;
+/** Matters made for the cold read: twice the 10,000 the supervisor keeps resident with their ladders. */
+const COLD_MATTERS = 24_000;
 
 interface Door {
   name: string;
@@ -58,6 +61,18 @@ const doors: Door[] = [
     setup: async (service, prefix) => {
       const pool = await matterPool(service, prefix);
       return { title: 'GET /workspaces/{ws}/matters/{id}', method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % pool.length]}` };
+    },
+  },
+  {
+    // Issue 25's cold read: more Matters than the supervisor keeps (a Matter and its ladder are two of its 20,000), the oldest read once each.
+    name: 'GET Matter cold',
+    setup: async (service, prefix) => {
+      const ids: string[] = [];
+      await drive({ title: 'setup: create', url: service.url, server: service, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, amount: COLD_MATTERS, duration: 300, onResponse: collectMatterIds(ids) });
+      // The oldest half was passivated long ago; its first quarter warms the door up, the rest is measured, each once.
+      const cold = ids.slice(0, COLD_MATTERS / 2);
+      const warm = cold.splice(0, cold.length / 4);
+      return { title: 'GET /workspaces/{ws}/matters/{id}, not resident, each once', method: 'GET', path: (i) => `${prefix}/matters/${cold[i % cold.length]}`, amount: cold.length, warm: { path: (i) => `${prefix}/matters/${warm[i % warm.length]}`, amount: warm.length } };
     },
   },
   {
