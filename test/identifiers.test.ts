@@ -136,6 +136,14 @@ describe('identifiers in bodies', () => {
     expect(refused.body).toMatchObject({ ...IDENTIFIER_REFUSAL, field: 'body.serial' });
   });
 
+  it('an information disclosure statement matches a us_patent citation written in any form, keeping the citation as written', async () => {
+    const res = await call(app, 'POST', '/patent/ids', { applicationNumber: '17/000,001', references: [{ citation: 'us 10,000,101', kind: 'us_patent' }, { citation: 'US 10,000,101 B1', kind: 'us_patent' }] }, auth);
+    expect(res.status).toBe(201);
+    expect(res.body.artifact.content).toContain('| 1 | us patent | us 10,000,101 | 2018-10-02 | Self-folding paper map with memory creases (Cartofold Synthetic Inc.) |');
+    // Another kind code is another document: not matched.
+    expect(res.body.artifact.content).toContain('| 2 | us patent | US 10,000,101 B1 |  |  |');
+  });
+
   it('reserved acts read their patent number or serial before posting anything', async () => {
     const ws = await workspace(app);
     const assignment = { assignor: 'Cartofold Synthetic Inc.', assignee: 'Ada', instrumentSha256: HASH };

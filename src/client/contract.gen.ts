@@ -16,7 +16,7 @@ export interface paths {
         };
         /**
          * The OpenAPI 3.1 contract, generated from the route schemas
-         * @description This document: every operation, its parameters, request and response schemas and the refusal codes each status can carry, generated from the schemas that validate the requests and write the replies.
+         * @description This document: every operation, its parameters, request and response schemas and the refusal codes each status can carry, generated from the schemas that validate the requests and write the replies. `?form=compact` answers the same contract at a fraction of the size, for an agent's context: each door once, the grain prefixes as path-level `servers`, each answer once in `components.responses`.
          */
         get: operations["get_openapi_json"];
         put?: never;
@@ -684,7 +684,7 @@ export interface paths {
         };
         /**
          * List the Assets
-         * @description The Assets of this grain: each Matter mints one.
+         * @description The Assets of this grain (each Matter mints one), oldest first, paged by `after` (an Asset's seq) and `limit` as the Matters are.
          */
         get: operations["get_tenants_tenantId_assets"];
         put?: never;
@@ -1820,7 +1820,7 @@ export interface paths {
         };
         /**
          * List the Assets
-         * @description The Assets of this grain: each Matter mints one.
+         * @description The Assets of this grain (each Matter mints one), oldest first, paged by `after` (an Asset's seq) and `limit` as the Matters are.
          */
         get: operations["get_assets"];
         put?: never;
@@ -2908,7 +2908,7 @@ export interface paths {
         };
         /**
          * List the Assets
-         * @description The Assets of this grain: each Matter mints one.
+         * @description The Assets of this grain (each Matter mints one), oldest first, paged by `after` (an Asset's seq) and `limit` as the Matters are.
          */
         get: operations["get_workspaces_workspaceId_assets"];
         put?: never;
@@ -4116,7 +4116,23 @@ export interface components {
             tenant?: string;
             firm?: string;
         };
-        /** @description a refusal: nothing was written */
+        /**
+         * @description a refusal: nothing was written. `code` is the machine code (the operation lists the codes each status can carry in `x-refusal-codes`), `fix` what to do instead
+         * @example {
+         *       "type": "EMPTY",
+         *       "error": "no Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 here",
+         *       "code": "MATTER_NOT_FOUND",
+         *       "fix": "GET /matters lists the Matters you can reach",
+         *       "results": [],
+         *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+         *     }
+         * @example {
+         *       "error": "body/matterType must be equal to one of the allowed values",
+         *       "code": "INVALID_REQUEST",
+         *       "field": "body.matterType",
+         *       "fix": "send a body the operation's schema accepts: its example shows one"
+         *     }
+         */
         Refusal: {
             /**
              * @description BLOCKED: refused by policy; EMPTY: nothing of that id here
@@ -4284,7 +4300,10 @@ export interface components {
             matterId: string;
             name: string;
             kind: string;
-            /** @description 64 lowercase hex characters */
+            /**
+             * @description 64 lowercase hex characters
+             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+             */
             sha256: string;
             recordedAt?: string;
         };
@@ -4621,7 +4640,13 @@ export type $defs = Record<string, never>;
 export interface operations {
     get_openapi_json: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description full: every door under every grain prefix; compact: each door once, the grain prefixes as path-level servers
+                 * @example compact
+                 */
+                form?: "full" | "compact";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4634,6 +4659,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {},
+                     *       "paths": {},
+                     *       "components": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {unknown} */
                         openapi: "3.1.0";
@@ -4696,7 +4729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4762,6 +4795,12 @@ export interface operations {
         /** @description form fields or JSON: email, optional building and spendCeilingUsd */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "agent@example.com",
+                 *       "building": "a patent filing agent"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the email the key is issued to */
                     email: string;
@@ -4769,6 +4808,12 @@ export interface operations {
                     /** @description a hard ceiling on the posted prices of paid acts taken with this key; absent means none */
                     spendCeilingUsd?: number;
                 };
+                /**
+                 * @example {
+                 *       "email": "agent@example.com",
+                 *       "building": "a patent filing agent"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description the email the key is issued to */
                     email: string;
@@ -5284,6 +5329,8 @@ export interface operations {
                         url: string;
                         contract: {
                             openapi: string;
+                            /** @description the compact form of the contract: each door once, the grain prefixes as path-level servers */
+                            openapiCompact: string;
                             openapiVersion: string;
                             version: string;
                             suite: string;
@@ -6174,6 +6221,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description a diagram's file name, as /docs lists them: matter.svg, deadline-ladder.svg, enrollment.svg
+                 * @example matter.svg
+                 */
                 file: string;
             };
             cookie?: never;
@@ -6425,6 +6476,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -6536,6 +6591,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -6799,6 +6858,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -6916,12 +6979,26 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": "patent-provisional",
+                 *         "title": "Provisional patent application",
+                 *         "priceUsd": 199,
+                 *         "matterType": "patent_provisional"
+                 *       }
+                 *     ]
+                 */
                 "application/json": {
                     id: string;
                     title: string;
@@ -6933,7 +7010,17 @@ export interface operations {
                     matterType?: "patent_provisional" | "patent_utility" | "patent_maintenance" | "trademark_office_action" | "demand_letter" | "contract_review" | "entity_formation";
                     proofPredicate?: string;
                 }[] | {
-                    /** @description the Offers a Tenant declares; the list replaces the previous declaration */
+                    /**
+                     * @description the Offers a Tenant declares; the list replaces the previous declaration. Prices are flat USD: a percentage of an outcome is refused 422 PERCENTAGE_PRICE
+                     * @example [
+                     *       {
+                     *         "id": "patent-provisional",
+                     *         "title": "Provisional patent application",
+                     *         "priceUsd": 199,
+                     *         "matterType": "patent_provisional"
+                     *       }
+                     *     ]
+                     */
                     offers: {
                         id: string;
                         title: string;
@@ -7115,12 +7202,25 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description routing mechanics only: a merits-bearing key (settlement, disclosure, mandate, advice, strategy) is refused 422 MERITS_BEARING_KEY */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "maxFeeUsd": 500,
+                 *       "jurisdictions": [
+                 *         "US"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     maxFeeUsd: number;
                     jurisdictions?: string[];
@@ -7275,16 +7375,38 @@ export interface operations {
     get_tenants_tenantId_matters: {
         parameters: {
             query?: {
+                /**
+                 * @description only the Matters minted against this Offer
+                 * @example patent-provisional
+                 */
                 filter?: string;
+                /**
+                 * @description only the Matters of this matter type
+                 * @example patent_provisional
+                 */
                 tag?: string;
+                /**
+                 * @description a reserved listing scope: none is served in this preview, so any value answers 403 BLOCKED SCOPE_RESERVED; leave it out to list
+                 * @example admin
+                 */
                 scope?: string;
-                /** @description the `nextAfter` of the page before */
+                /**
+                 * @description the `nextAfter` of the page before
+                 * @example 0
+                 */
                 after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -7421,14 +7543,28 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
-        /** @description a Matter minted on a Tenant: "offer" names one of its declared Offers, whose flat price becomes listFeeUsd and whose matter type applies when the body names none */
+        /** @description a Matter minted on a Tenant: "offer" names one of its declared Offers, whose flat price becomes listFeeUsd and whose matter type applies when the body names none (the example names the Offer PUT /tenants/{tenantId}/offers declares in its example) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "offer": "patent-provisional",
+                 *       "client": {
+                 *         "name": "Fulfilling Client (fixture)"
+                 *       },
+                 *       "asset": {
+                 *         "title": "Self-folding map"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description a ratified matter type; leave it out when the named Offer fixes one (it must match when both are given)
@@ -7623,8 +7759,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -7737,7 +7880,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -7746,14 +7892,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description optional: an advance needs no body */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "the intake facts are complete"
+                 *     }
+                 */
                 "application/json": {
                     merits?: {
                         settlementUsd?: number;
@@ -7924,7 +8083,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -7933,15 +8095,32 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actor": "client",
+                 *       "scope": "this Matter"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description who consents: must be `client` (only the Client consents)
+                     * @example client
+                     */
                     actor: string;
                     scope: string;
                 };
@@ -8108,7 +8287,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -8117,14 +8299,33 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description a Signer's answer to the pending Gig: `gigId` is the Matter's `pendingGigId` (a Gig it is not waiting on answers 409 NO_PENDING_GIG or GIG_MISMATCH); `attested` needs the Attestation */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                 *       "outcome": "attested",
+                 *       "attestation": {
+                 *         "signedBy": "sg_fixture_eligible",
+                 *         "credentialRef": "uspto-reg:70001",
+                 *         "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     gigId: string;
                     outcome: components["schemas"]["GigOutcome"];
@@ -8296,7 +8497,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -8305,14 +8509,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description the Client's instruction, after a Signer declined (on a Matter not waiting on the Client: 409) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "instruction": "Post the review to another Signer."
+                 *     }
+                 */
                 "application/json": {
                     instruction: string;
                     authorizes?: {
@@ -8479,8 +8696,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -8602,8 +8826,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -8719,8 +8950,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -8843,7 +9081,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -8852,14 +9093,28 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description the terminal: `withdrawn` needs `byClient: true` (the Client withdraws), `lapsed` needs `confirmedUnresponsiveTwice: true`, `referred_out` needs `referredTo` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "withdrawn",
+                 *       "byClient": true
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "withdrawn" | "lapsed" | "referred_out";
@@ -9031,8 +9286,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -9151,7 +9413,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -9160,18 +9425,36 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description a document's metadata and the sha256 of its bytes (the bytes are never sent) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "specification.pdf",
+                 *       "kind": "specification",
+                 *       "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     kind: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
                     sha256: string;
                 };
             };
@@ -9338,13 +9621,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
+        /** @description a provisional order: `offer` is patent-provisional (in a Tenant, an Offer it declared that mints patent_provisional or names no type) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mint": "acme-agent",
+                 *       "offer": "patent-provisional",
+                 *       "title": "Self-folding map",
+                 *       "inventor": "Ada Inventor",
+                 *       "listFeeUsd": 199,
+                 *       "clientState": "CA"
+                 *     }
+                 */
                 "application/json": {
                     mint: string;
                     offer: string;
@@ -9512,17 +9809,31 @@ export interface operations {
     };
     get_tenants_tenantId_assets: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
             header?: never;
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the Assets of this grain, or a typed EMPTY */
+            /** @description a page of the Assets of this grain, or a typed EMPTY */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9537,12 +9848,16 @@ export interface operations {
                             title: string;
                             lineage: string[];
                         }[];
+                        /** @description pass as `after` for the next page; null: this was the last */
+                        nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
                         /** @enum {string} */
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @description pass as `after` for the next page; null: this was the last */
+                        nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -9583,7 +9898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9638,8 +9953,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Asset's id: `matter.assetId` of the Matter that minted it
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -9896,6 +10218,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -10007,6 +10333,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -10132,14 +10462,29 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
         };
+        /** @description a member executes grants: `memberId` is a fixture member (GET /firms/{firmId}/fixtures); another is 422 UNKNOWN_MEMBER */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "memberId": "mb_fixture_eligible",
+                 *       "grants": [
+                 *         "roster",
+                 *         "remittance"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     memberId: string;
+                    /** @description of roster, remittance, routing; roster when left out */
                     grants?: string[];
                 };
             };
@@ -10299,13 +10644,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
+                /**
+                 * @description the member, by id: a fixture member from GET /firms/{firmId}/fixtures
+                 * @example mb_fixture_eligible
+                 */
                 memberId: string;
             };
             cookie?: never;
         };
+        /** @description optional: why the member revokes */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "leaving the firm"
+                 *     }
+                 */
                 "application/json": {
                     reason?: string;
                 };
@@ -10458,6 +10817,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -10612,6 +10975,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -10727,6 +11094,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -10858,12 +11229,30 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
         };
+        /** @description routing mechanics only: merits-bearing and actor-shaped keys are refused; an opt-in needs the member's live Enrollment with the routing grant */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "participationWindows": [
+                 *         {
+                 *           "day": "mon",
+                 *           "from": "09:00",
+                 *           "to": "17:00",
+                 *           "timezone": "America/New_York"
+                 *         }
+                 *       ],
+                 *       "remittanceDesignation": "individual"
+                 *     }
+                 */
                 "application/json": {
                     participationWindows?: {
                         /** @enum {string} */
@@ -10878,7 +11267,10 @@ export interface operations {
                         memberId: string;
                         matterTypes?: ("patent_provisional" | "patent_utility" | "patent_maintenance" | "trademark_office_action" | "demand_letter" | "contract_review" | "entity_formation")[];
                     }[];
-                    /** @enum {string} */
+                    /**
+                     * @description individual: each member is paid; firm is BLOCKED (403 REMITTANCE_TO_FIRM)
+                     * @enum {string}
+                     */
                     remittanceDesignation?: "individual" | "firm";
                 };
             };
@@ -11046,6 +11438,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -11183,12 +11579,23 @@ export interface operations {
     get_firms_firmId_conflicts: {
         parameters: {
             query?: {
-                /** @description entries with seq greater than this */
+                /**
+                 * @description entries with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -11206,7 +11613,10 @@ export interface operations {
                         type: "OK";
                         results: {
                             seq: number;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             nameHash: string;
                             recordedAt: string;
                         }[];
@@ -11337,14 +11747,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
         };
+        /** @description the sha256 of a name, hashed by the caller: the service never sees the name */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
                     nameHash: string;
                 };
             };
@@ -11362,7 +11785,10 @@ export interface operations {
                         type: "OK";
                         entry: {
                             seq: number;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             nameHash: string;
                             recordedAt: string;
                         };
@@ -11513,12 +11939,24 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
         };
+        /** @description the name hashes to check against this one ledger */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nameHashes": [
+                 *         "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     nameHashes: string[];
                 };
@@ -11677,6 +12115,10 @@ export interface operations {
     get_patent_search: {
         parameters: {
             query: {
+                /**
+                 * @description words to match, every one of them, in the title, abstract, assignee or CPC
+                 * @example acoustic sensor
+                 */
                 q: string;
             };
             header?: never;
@@ -11691,6 +12133,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "number": "US10000303B1",
+                     *           "title": "Acoustic leak detector for irrigation lines",
+                     *           "assignee": "Greenrow Devices LLC",
+                     *           "grantedOn": "2019-01-29",
+                     *           "matched": [
+                     *             "acoustic",
+                     *             "sensor"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "number": "US10000404B2",
+                     *           "title": "Solar-powered acoustic sensor mesh for farms",
+                     *           "assignee": "Greenrow Devices LLC",
+                     *           "grantedOn": "2021-04-13",
+                     *           "matched": [
+                     *             "acoustic",
+                     *             "sensor"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "q": "acoustic sensor",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -11797,7 +12274,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -11810,6 +12287,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "patent": {
+                     *         "number": "US10000202B2",
+                     *         "title": "Folding map with embedded wayfinding fibres",
+                     *         "abstract": "A continuation adding conductive fibres to a self-folding map so that a reader can trace routes by touch.",
+                     *         "assignee": "Cartofold Synthetic Inc.",
+                     *         "inventors": [
+                     *           "Ada Quill"
+                     *         ],
+                     *         "filedOn": "2018-09-20",
+                     *         "grantedOn": "2020-06-16",
+                     *         "cpc": [
+                     *           "B42D 15/00"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -11864,7 +12367,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11919,7 +12422,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -11932,6 +12435,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "family": {
+                     *         "familyId": "FAM-0001",
+                     *         "members": [
+                     *           {
+                     *             "number": "US10000101B2",
+                     *             "relation": "parent",
+                     *             "title": "Self-folding paper map with memory creases"
+                     *           },
+                     *           {
+                     *             "number": "US10000202B2",
+                     *             "relation": "continuation",
+                     *             "title": "Folding map with embedded wayfinding fibres"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -11985,7 +12516,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12040,7 +12571,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -12053,6 +12584,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "status": {
+                     *         "current": "active",
+                     *         "history": [
+                     *           {
+                     *             "on": "2018-09-20",
+                     *             "status": "filed"
+                     *           },
+                     *           {
+                     *             "on": "2020-06-16",
+                     *             "status": "granted"
+                     *           },
+                     *           {
+                     *             "on": "2023-12-01",
+                     *             "status": "maintenance fee paid (3.5)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12105,7 +12666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12160,7 +12721,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -12173,6 +12734,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "recordedOn": "2018-11-05",
+                     *           "reelFrame": "047220/0115",
+                     *           "assignor": "Ada Quill",
+                     *           "assignee": "Cartofold Synthetic Inc.",
+                     *           "conveyance": "assignment of assignors interest"
+                     *         },
+                     *         {
+                     *           "recordedOn": "2023-02-14",
+                     *           "reelFrame": "062901/0040",
+                     *           "assignor": "Cartofold Synthetic Inc.",
+                     *           "assignee": "Northwind Lending Trust (synthetic)",
+                     *           "conveyance": "security agreement"
+                     *         }
+                     *       ],
+                     *       "number": "US10000202B2",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12233,7 +12823,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12288,7 +12878,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -12301,6 +12891,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "cites": [
+                     *         {
+                     *           "number": "US10000101B2",
+                     *           "title": "Self-folding paper map with memory creases",
+                     *           "assignee": "Cartofold Synthetic Inc.",
+                     *           "grantedOn": "2018-10-02"
+                     *         }
+                     *       ],
+                     *       "citedBy": [],
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12358,7 +12970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12413,7 +13025,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -12426,6 +13038,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "proceeding": "IPR2023-00017",
+                     *           "type": "IPR",
+                     *           "filedOn": "2023-01-09",
+                     *           "petitioner": "Mapmaker Collective LLC (synthetic)",
+                     *           "status": "instituted"
+                     *         }
+                     *       ],
+                     *       "number": "US10000202B2",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12486,7 +13120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12541,7 +13175,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
             };
             cookie?: never;
@@ -12554,6 +13188,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "windows": [
+                     *         {
+                     *           "window": "3.5",
+                     *           "opensOn": "2023-06-16",
+                     *           "dueOn": "2023-12-16",
+                     *           "surchargeUntil": "2024-06-16",
+                     *           "state": "paid"
+                     *         },
+                     *         {
+                     *           "window": "7.5",
+                     *           "opensOn": "2027-06-16",
+                     *           "dueOn": "2027-12-16",
+                     *           "surchargeUntil": "2028-06-16",
+                     *           "state": "upcoming"
+                     *         },
+                     *         {
+                     *           "window": "11.5",
+                     *           "opensOn": "2031-06-16",
+                     *           "dueOn": "2031-12-16",
+                     *           "surchargeUntil": "2032-06-16",
+                     *           "state": "upcoming"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12606,7 +13276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12661,7 +13331,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description an 8-digit serial number */
+                /** @description a trademark serial number: 8 digits, with any spaces, hyphens, commas or dots between them ignored (97000202, 97-000202, "97 000 202"). Answers echo the 8 digits */
                 serial: string;
             };
             cookie?: never;
@@ -12674,6 +13344,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "trademark": {
+                     *         "serial": "97000202",
+                     *         "mark": "GREENROW LISTEN",
+                     *         "owner": "Greenrow Devices LLC",
+                     *         "classes": [
+                     *           9,
+                     *           42
+                     *         ],
+                     *         "status": "office action issued",
+                     *         "statusDate": "2024-11-18",
+                     *         "history": [
+                     *           {
+                     *             "on": "2024-05-02",
+                     *             "event": "application filed"
+                     *           },
+                     *           {
+                     *             "on": "2024-11-18",
+                     *             "event": "non-final office action: likelihood of confusion, section 2(d)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12730,7 +13433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12785,9 +13488,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a two-letter state code */
+                /** @description a U.S. state, the District of Columbia or a territory: its two-letter USPS code or its name, in any case (DE, de, Delaware). Answers echo the upper-case code */
                 state: string;
-                /** @description the state registry file number */
+                /**
+                 * @description the state registry file number (5 to 12 digits)
+                 * @example 7000202
+                 */
                 id: string;
             };
             cookie?: never;
@@ -12800,6 +13506,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "entity": {
+                     *         "state": "DE",
+                     *         "id": "7000202",
+                     *         "name": "Greenrow Devices LLC",
+                     *         "kind": "llc",
+                     *         "formedOn": "2017-01-17",
+                     *         "standing": "good standing",
+                     *         "registeredAgent": "Harbor Agent Services (synthetic)",
+                     *         "lastAnnualFiling": "2024-05-30"
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12854,7 +13582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12909,9 +13637,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a two-letter state code */
+                /** @description a U.S. state, the District of Columbia or a territory: its two-letter USPS code or its name, in any case (DE, de, Delaware). Answers echo the upper-case code */
                 state: string;
-                /** @description the financing statement number */
+                /**
+                 * @description the financing statement number
+                 * @example 20230001010
+                 */
                 filing: string;
             };
             cookie?: never;
@@ -12924,6 +13655,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "filing": {
+                     *         "state": "DE",
+                     *         "filedOn": "2023-02-10",
+                     *         "lapsesOn": "2028-02-10",
+                     *         "debtor": "Cartofold Synthetic Inc.",
+                     *         "securedParty": "Northwind Lending Trust (synthetic)",
+                     *         "collateral": "all patents and patent applications, including US10000202B2, and their proceeds",
+                     *         "status": "active",
+                     *         "number": "20230001010"
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -12978,7 +13731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13033,7 +13786,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the federal district court, by its short name
+                 * @example nysd
+                 */
                 district: string;
+                /**
+                 * @description the case number
+                 * @example 1:23-cv-00001
+                 */
                 case: string;
             };
             cookie?: never;
@@ -13141,9 +13902,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "court": "nysd",
+                 *       "case": "1:23-cv-00001",
+                 *       "notify": "https://agent.example.com/legalwork/dockets"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example nysd */
                     court: string;
+                    /** @example 1:23-cv-00001 */
                     case: string;
+                    /** @example https://agent.example.com/legalwork/dockets */
                     notify?: string;
                 };
             };
@@ -13289,8 +14060,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationNumber": "17/000,001",
+                 *       "notify": "https://agent.example.com/legalwork/dockets"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example 17/000,001 */
                     applicationNumber: string;
+                    /** @example https://agent.example.com/legalwork/dockets */
                     notify?: string;
                 };
             };
@@ -13436,10 +14215,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Self-folding map",
+                 *       "summary": "A map that refolds itself along its original creases",
+                 *       "features": [
+                 *         "a sheet of paper",
+                 *         "pre-stressed creases that refold the sheet"
+                 *       ],
+                 *       "optionalFeatures": [
+                 *         "a printed legend"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Self-folding map */
                     title: string;
+                    /** @example A map that refolds itself along its original creases */
                     summary: string;
+                    /**
+                     * @example [
+                     *       "a sheet of paper",
+                     *       "pre-stressed creases that refold the sheet"
+                     *     ]
+                     */
                     features: string[];
+                    /**
+                     * @example [
+                     *       "a printed legend"
+                     *     ]
+                     */
                     optionalFeatures?: string[];
                 };
             };
@@ -13452,6 +14257,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "patent_claims",
+                     *         "title": "Draft claims: Self-folding map",
+                     *         "content": "# Draft claims: Self-folding map\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## Invention summary (as given)\n\nA map that refolds itself along its original creases.\n\n## Claims\n\n1. A self-folding map, comprising:\n   a sheet of paper; and\n   pre-stressed creases that refold the sheet.\n\n2. The self-folding map of claim 1, further comprising a printed legend.\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "0174edd2369064bdd2bd2d1de794e21cd4c7f87c0bd3d726e9637a37225603db",
+                     *         "bytes": 531
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -13466,7 +14295,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -13623,11 +14455,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Acoustic leak detector",
+                 *       "field": "Irrigation monitoring",
+                 *       "background": "Leaks in buried irrigation pipe waste water and are found late",
+                 *       "summary": "A clamp-on acoustic sensor that locates a leak in buried pipe",
+                 *       "figures": [
+                 *         "a side view of the clamp"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Acoustic leak detector */
                     title: string;
+                    /** @example Irrigation monitoring */
                     field: string;
+                    /** @example Leaks in buried irrigation pipe waste water and are found late */
                     background?: string;
+                    /** @example A clamp-on acoustic sensor that locates a leak in buried pipe */
                     summary: string;
+                    /**
+                     * @example [
+                     *       "a side view of the clamp"
+                     *     ]
+                     */
                     figures?: string[];
                 };
             };
@@ -13640,6 +14492,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "patent_specification",
+                     *         "title": "Draft specification: Acoustic leak detector",
+                     *         "content": "# Acoustic leak detector\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## Technical field\n\nThe disclosure relates to irrigation monitoring.\n\n## Background\n\nLeaks in buried irrigation pipe waste water and are found late.\n\n## Summary\n\nA clamp-on acoustic sensor that locates a leak in buried pipe.\n\n## Brief description of the drawings\n\nFIG. 1 is a side view of the clamp.\n\n## Detailed description\n\n[To be written by the inventor with the practitioner: each embodiment in enough detail to make and use it.]\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d",
+                     *         "bytes": 677
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -13654,7 +14530,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -13811,8 +14690,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "acoustic leak sensor",
+                 *       "cpc": "G01M"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example acoustic leak sensor */
                     query: string;
+                    /**
+                     * @description narrows to references whose CPC class starts with it
+                     * @example G01M
+                     */
                     cpc?: string;
                 };
             };
@@ -13825,6 +14715,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "prior_art_report",
+                     *         "title": "Prior-art report: acoustic leak sensor",
+                     *         "content": "# Prior-art report: acoustic leak sensor\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\nCorpus: the synthetic data set as of 2025-01-01, narrowed to CPC G01M. References are listed by how many query words they share; no reference is characterised as anticipating or rendering anything obvious.\n\n| Reference | Title | Shared words |\n|---|---|---|\n| US10000303B1 | Acoustic leak detector for irrigation lines | acoustic, leak, sensor |\n| US10000404B2 | Solar-powered acoustic sensor mesh for farms | acoustic, sensor |\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "d04c8fcafb634a4d5b6ad94b9e1837659c322b756407607f0442f8f51bdd78ef",
+                     *         "bytes": 688
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       },
+                     *       "extra": {
+                     *         "references": [
+                     *           {
+                     *             "number": "US10000303B1",
+                     *             "title": "Acoustic leak detector for irrigation lines",
+                     *             "shared": [
+                     *               "acoustic",
+                     *               "leak",
+                     *               "sensor"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "number": "US10000404B2",
+                     *             "title": "Solar-powered acoustic sensor mesh for farms",
+                     *             "shared": [
+                     *               "acoustic",
+                     *               "sensor"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -13839,7 +14774,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -13996,12 +14934,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationNumber": "17/000,001",
+                 *       "rejections": [
+                 *         {
+                 *           "basis": "103",
+                 *           "claims": [
+                 *             1,
+                 *             2
+                 *           ],
+                 *           "reference": "US10000101B2"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the application the office action is in, as the office writes it
+                     * @example 17/000,001
+                     */
                     applicationNumber: string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "basis": "103",
+                     *         "claims": [
+                     *           1,
+                     *           2
+                     *         ],
+                     *         "reference": "US10000101B2"
+                     *       }
+                     *     ]
+                     */
                     rejections: {
-                        /** @enum {string} */
+                        /**
+                         * @description the statutory section of the rejection
+                         * @example 103
+                         * @enum {string}
+                         */
                         basis: "101" | "102" | "103" | "112";
+                        /**
+                         * @example [
+                         *       1,
+                         *       2
+                         *     ]
+                         */
                         claims: number[];
+                        /** @example US10000101B2 */
                         reference?: string;
                     }[];
                 };
@@ -14015,6 +14995,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "office_action_response_outline",
+                     *         "title": "Office-action response outline: 17/000,001",
+                     *         "content": "# Office-action response outline: application 17/000,001\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## 1. Rejection under section 103 of claims 1, 2 over US10000101B2\n\nObviousness (35 U.S.C. 103): list the references combined; record the stated reason to combine; note any element or teaching-away the practitioner identifies.\n\n## Remarks\n\n[The practitioner writes the arguments and any amendments; this outline only orders the sections.]\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "cdb76b447e9d5da40a42d77f3b3df1fe0bdd142afc11b4ea9b840e94fdefbf20",
+                     *         "bytes": 614
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -14029,7 +15033,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -14186,12 +15193,48 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationNumber": "17/000,001",
+                 *       "references": [
+                 *         {
+                 *           "citation": "US10000101B2",
+                 *           "kind": "us_patent",
+                 *           "date": "2018-10-02"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the application the statement is filed in
+                     * @example 17/000,001
+                     */
                     applicationNumber: string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "citation": "US10000101B2",
+                     *         "kind": "us_patent",
+                     *         "date": "2018-10-02"
+                     *       }
+                     *     ]
+                     */
                     references: {
+                        /**
+                         * @description the reference as cited; a us_patent citation in any form a patent number reads in is matched to the data set
+                         * @example US10000101B2
+                         */
                         citation: string;
-                        /** @enum {string} */
+                        /**
+                         * @example us_patent
+                         * @enum {string}
+                         */
                         kind: "us_patent" | "foreign_patent" | "npl";
+                        /**
+                         * @description the reference's date, YYYY-MM-DD
+                         * @example 2018-10-02
+                         */
                         date?: string;
                     }[];
                 };
@@ -14205,6 +15248,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "information_disclosure_statement",
+                     *         "title": "Information disclosure statement: 17/000,001",
+                     *         "content": "# Information disclosure statement: application 17/000,001\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n| # | Kind | Citation | Date | Title (where the corpus knows it) |\n|---|---|---|---|---|\n| 1 | us patent | US10000101B2 | 2018-10-02 | Self-folding paper map with memory creases (Cartofold Synthetic Inc.) |\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "887fa958bb9945d6d6a2d881b82440279fb6199f07337fdd7427fed19b24a4d9",
+                     *         "bytes": 484
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -14219,7 +15286,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -14376,11 +15446,39 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "serial": "97000202",
+                 *       "refusals": [
+                 *         {
+                 *           "basis": "2(d)",
+                 *           "note": "the goods move in different channels of trade"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description a trademark serial number: 8 digits, with any spaces, hyphens, commas or dots between them ignored (97000202, 97-000202, "97 000 202"). Answers echo the 8 digits
+                     * @example 97000202
+                     */
                     serial: string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "basis": "2(d)",
+                     *         "note": "the goods move in different channels of trade"
+                     *       }
+                     *     ]
+                     */
                     refusals: {
-                        /** @enum {string} */
+                        /**
+                         * @description the ground of the refusal
+                         * @example 2(d)
+                         * @enum {string}
+                         */
                         basis: "2(d)" | "2(e)(1)" | "specimen" | "identification" | "disclaimer";
+                        /** @example the goods move in different channels of trade */
                         note?: string;
                     }[];
                 };
@@ -14394,6 +15492,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "trademark_office_action_response",
+                     *         "title": "Trademark office-action response draft: 97000202",
+                     *         "content": "# Trademark office-action response draft: serial 97000202 (GREENROW LISTEN, Greenrow Devices LLC)\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## 1. Likelihood of confusion, section 2(d): set out the marks, the goods and services, and the channels of trade side by side.\n\nOwner's note: the goods move in different channels of trade.\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "c550e000d158cfb127ef00f1c6a8c6ae9459516e2bdaae5c8454f11c30fb7e1e",
+                     *         "bytes": 506
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -14408,7 +15530,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -14495,7 +15620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14565,8 +15690,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Supply agreement",
+                 *       "text": "This agreement is made between Cartofold Synthetic Inc. and Greenrow Devices LLC. Term: one year. Either party may terminate on notice. Payment is due within 30 days of invoice. This agreement is governed by the laws of Delaware."
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Supply agreement */
                     title: string;
+                    /**
+                     * @description the contract's full text
+                     * @example This agreement is made between Cartofold Synthetic Inc. and Greenrow Devices LLC. Term: one year. Either party may terminate on notice. Payment is due within 30 days of invoice. This agreement is governed by the laws of Delaware.
+                     */
                     text: string;
                 };
             };
@@ -14579,6 +15715,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "contract_review_checklist",
+                     *         "title": "Contract review checklist: Supply agreement",
+                     *         "content": "# Contract review checklist: Supply agreement\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\nThe text has 38 words. The checklist records whether each standard clause is mentioned; it does not assess any clause, its enforceability or its fit.\n\n| Clause | Mentioned |\n|---|---|\n| parties | yes |\n| term | yes |\n| termination | yes |\n| payment | yes |\n| confidentiality | no |\n| intellectual property | no |\n| indemnification | no |\n| limitation of liability | no |\n| warranties | no |\n| governing law | yes |\n| dispute resolution | no |\n| assignment | no |\n| notices | yes |\n| entire agreement | no |\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "0831eb10a92a65c8bc02a2c7cb5fddc9dc2036557039b094ac4eaf80ed67d63c",
+                     *         "bytes": 771
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       },
+                     *       "extra": {
+                     *         "clauses": [
+                     *           {
+                     *             "clause": "parties",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "term",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "termination",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "payment",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "confidentiality",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "intellectual property",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "indemnification",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "limitation of liability",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "warranties",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "governing law",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "dispute resolution",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "assignment",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "notices",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "entire agreement",
+                     *             "present": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -14593,7 +15813,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -14750,15 +15973,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "name": "Ada Quill"
+                 *       },
+                 *       "to": {
+                 *         "name": "Ben Marsh"
+                 *       },
+                 *       "amountUsd": 1200,
+                 *       "facts": "Ben Marsh has not paid invoice 17, due 2024-11-01",
+                 *       "deadlineDays": 14
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @example {
+                     *       "name": "Ada Quill"
+                     *     }
+                     */
                     from: {
+                        /** @example Ada Quill */
                         name: string;
                     };
+                    /**
+                     * @example {
+                     *       "name": "Ben Marsh"
+                     *     }
+                     */
                     to: {
+                        /** @example Ben Marsh */
                         name: string;
                     };
+                    /** @example 1200 */
                     amountUsd?: number;
+                    /** @example Ben Marsh has not paid invoice 17, due 2024-11-01 */
                     facts: string;
+                    /** @example 14 */
                     deadlineDays?: number;
                 };
             };
@@ -14771,6 +16022,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "demand_letter_draft",
+                     *         "title": "Demand letter draft: Ada Quill to Ben Marsh",
+                     *         "content": "# Demand letter draft (unsigned; not on letterhead)\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\nTo: Ben Marsh\nFrom: Ada Quill\n\n## Facts (as given by the sender)\n\nBen Marsh has not paid invoice 17, due 2024-11-01.\n\n## Demand\n\nAda Quill requests payment of 1200.00 USD within 14 days of this letter.\n\n[Sending this letter on attorney letterhead is a reserved act: POST /demand-letter/send routes it to a licensed Signer.]\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "4efcbe7205bf097e009bb5e5ca411f4a795b29e80071aa15845272565a7f15be",
+                     *         "bytes": 594
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -14785,7 +16060,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -14942,17 +16220,57 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityName": "Cartofold Maps LLC",
+                 *       "entityType": "llc",
+                 *       "registeredAgent": {
+                 *         "name": "Harbor Agent Services (synthetic)",
+                 *         "address": "1 Main St, Dover, DE 19901"
+                 *       },
+                 *       "organizer": {
+                 *         "name": "Ada Quill"
+                 *       },
+                 *       "purpose": "making and selling folding maps"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the entity's name, ending with the suffix its entityType requires (any case): an LLC's with one of "LLC", "L.L.C.", "Limited Liability Company"; a corporation's with one of "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Company", "Co.", "Co", "Limited", "Ltd.", "Ltd". Otherwise 422 ENTITY_NAME_SUFFIX
+                     * @example Cartofold Maps LLC
+                     */
                     entityName: string;
-                    /** @enum {string} */
+                    /**
+                     * @description llc: a limited liability company (a Certificate of Formation); corporation: a Certificate of Incorporation
+                     * @example llc
+                     * @enum {string}
+                     */
                     entityType: "llc" | "corporation";
+                    /**
+                     * @example {
+                     *       "name": "Harbor Agent Services (synthetic)",
+                     *       "address": "1 Main St, Dover, DE 19901"
+                     *     }
+                     */
                     registeredAgent: {
+                        /** @example Harbor Agent Services (synthetic) */
                         name: string;
+                        /**
+                         * @description the registered office, in Delaware
+                         * @example 1 Main St, Dover, DE 19901
+                         */
                         address: string;
                     };
+                    /**
+                     * @example {
+                     *       "name": "Ada Quill"
+                     *     }
+                     */
                     organizer: {
+                        /** @example Ada Quill */
                         name: string;
                     };
+                    /** @example making and selling folding maps */
                     purpose?: string;
                 };
             };
@@ -14965,6 +16283,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "de_certificate_of_formation",
+                     *         "title": "Certificate of Formation: Cartofold Maps LLC",
+                     *         "content": "# Certificate of Formation of Cartofold Maps LLC\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n1. The name of the limited liability company is Cartofold Maps LLC.\n2. The address of its registered office in the State of Delaware is 1 Main St, Dover, DE 19901, and the name of its registered agent at that address is Harbor Agent Services (synthetic).\n3. Purpose: making and selling folding maps.\n\nAuthorized person: Ada Quill (signature reserved to the authorized person)\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "c1ac224c36aa85329665df84808dac6e54d6b929008be13f97f57328022c329b",
+                     *         "bytes": 643
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -14979,7 +16321,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -15136,11 +16481,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityName": "Cartofold Maps LLC",
+                 *       "entityType": "llc",
+                 *       "formationDocsSha256": "c1ac224c36aa85329665df84808dac6e54d6b929008be13f97f57328022c329b"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the entity's name, ending with the suffix its entityType requires (any case): an LLC's with one of "LLC", "L.L.C.", "Limited Liability Company"; a corporation's with one of "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Company", "Co.", "Co", "Limited", "Ltd.", "Ltd". Otherwise 422 ENTITY_NAME_SUFFIX
+                     * @example Cartofold Maps LLC
+                     */
                     entityName: string;
-                    /** @enum {string} */
+                    /**
+                     * @description llc: a limited liability company (a Certificate of Formation); corporation: a Certificate of Incorporation
+                     * @example llc
+                     * @enum {string}
+                     */
                     entityType: "llc" | "corporation";
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the formation documents POST /entity/de/formation-docs drafted (`artifact.sha256`): 64 lowercase hex characters
+                     * @example c1ac224c36aa85329665df84808dac6e54d6b929008be13f97f57328022c329b
+                     */
                     formationDocsSha256: string;
                 };
             };
@@ -15153,6 +16516,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "act",
+                     *       "gate": "none",
+                     *       "status": "completed",
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /entity/de/form",
+                     *         "priceUsd": 99
+                     *       },
+                     *       "receipt": {
+                     *         "id": "DE-4821937",
+                     *         "registry": "Delaware Division of Corporations (simulated)",
+                     *         "entityName": "Cartofold Maps LLC",
+                     *         "entityType": "llc",
+                     *         "synthetic": true
+                     *       },
+                     *       "preview": true,
+                     *       "note": "preview: the act completed on a simulated registry; nothing was filed or paid on a live one",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -15328,10 +16718,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Acoustic leak detector",
+                 *       "inventors": [
+                 *         "Chen Ito",
+                 *         "Dana Ruiz"
+                 *       ],
+                 *       "specificationSha256": "bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Acoustic leak detector */
                     title: string;
+                    /**
+                     * @example [
+                     *       "Chen Ito",
+                     *       "Dana Ruiz"
+                     *     ]
+                     */
                     inventors: string[];
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the specification filed (POST /patent/draft-spec answers one as `artifact.sha256`): 64 lowercase hex characters
+                     * @example bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d
+                     */
                     specificationSha256: string;
                 };
             };
@@ -15344,6 +16754,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "act",
+                     *       "gate": "none",
+                     *       "status": "completed",
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/file-provisional",
+                     *         "priceUsd": 199
+                     *       },
+                     *       "receipt": {
+                     *         "id": "63/482,193",
+                     *         "registry": "patent office (simulated)",
+                     *         "title": "Acoustic leak detector",
+                     *         "inventors": [
+                     *           "Chen Ito",
+                     *           "Dana Ruiz"
+                     *         ],
+                     *         "synthetic": true
+                     *       },
+                     *       "preview": true,
+                     *       "note": "preview: the act completed on a simulated registry; nothing was filed or paid on a live one",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -15519,10 +16959,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patentNumber": "US10000404B2",
+                 *       "window": "3.5"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description a patent number, e.g. US10000101B2 */
+                    /**
+                     * @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2
+                     * @example US10000404B2
+                     */
                     patentNumber: string;
-                    /** @enum {string} */
+                    /**
+                     * @description the maintenance window, by its years after grant; it must be open (GET /patent/{number}/maintenance)
+                     * @example 3.5
+                     * @enum {string}
+                     */
                     window: "3.5" | "7.5" | "11.5";
                 };
             };
@@ -15535,6 +16988,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "act",
+                     *       "gate": "none",
+                     *       "status": "completed",
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/pay-maintenance",
+                     *         "priceUsd": 149
+                     *       },
+                     *       "receipt": {
+                     *         "id": "MF-48219370",
+                     *         "registry": "patent office fee system (simulated)",
+                     *         "patentNumber": "US10000404B2",
+                     *         "window": "3.5",
+                     *         "synthetic": true
+                     *       },
+                     *       "preview": true,
+                     *       "note": "preview: the act completed on a simulated registry; nothing was filed or paid on a live one",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -15650,7 +17130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15720,12 +17200,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Acoustic leak detector",
+                 *       "inventors": [
+                 *         "Chen Ito",
+                 *         "Dana Ruiz"
+                 *       ],
+                 *       "applicationSha256": "bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Acoustic leak detector */
                     title: string;
+                    /**
+                     * @example [
+                     *       "Chen Ito",
+                     *       "Dana Ruiz"
+                     *     ]
+                     */
                     inventors: string[];
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the application as filed: 64 lowercase hex characters
+                     * @example bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d
+                     */
                     applicationSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -15738,6 +17241,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "uspto-registration"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/file-utility",
+                     *         "priceUsd": 799
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "uspto-registration",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "uspto-registration"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -15916,14 +17456,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patentNumber": "US10000202B2",
+                 *       "assignor": "Cartofold Synthetic Inc.",
+                 *       "assignee": "Northwind Lending Trust (synthetic)",
+                 *       "instrumentSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description a patent number, e.g. US10000101B2 */
+                    /**
+                     * @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2
+                     * @example US10000202B2
+                     */
                     patentNumber: string;
+                    /** @example Cartofold Synthetic Inc. */
                     assignor: string;
+                    /** @example Northwind Lending Trust (synthetic) */
                     assignee: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the executed assignment: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     instrumentSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -15936,6 +17495,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "uspto-registration"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/record-assignment",
+                     *         "priceUsd": 49
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "uspto-registration",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "uspto-registration"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -16044,7 +17640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16114,11 +17710,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "serial": "97000202",
+                 *       "responseSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description a trademark serial number: 8 digits, with any spaces, hyphens, commas or dots between them ignored (97000202, 97-000202, "97 000 202"). Answers echo the 8 digits
+                     * @example 97000202
+                     */
                     serial: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the response to file: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     responseSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -16131,6 +17743,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "state-bar"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /trademark/file-oa-response",
+                     *         "priceUsd": 249
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "state-bar",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "state-bar"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -16239,7 +17888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16309,14 +17958,37 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "name": "Ben Marsh",
+                 *         "address": "2 Harbor Rd, Dover, DE 19901"
+                 *       },
+                 *       "letterSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @example {
+                     *       "name": "Ben Marsh",
+                     *       "address": "2 Harbor Rd, Dover, DE 19901"
+                     *     }
+                     */
                     to: {
+                        /** @example Ben Marsh */
                         name: string;
+                        /** @example 2 Harbor Rd, Dover, DE 19901 */
                         address?: string;
                     };
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the letter to send: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     letterSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -16329,6 +18001,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "state-bar"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /demand-letter/send",
+                     *         "priceUsd": 149
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "state-bar",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "state-bar"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -16507,11 +18216,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "question": "Is the limitation of liability clause enforceable in Delaware?",
+                 *       "contractSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Is the limitation of liability clause enforceable in Delaware? */
                     question: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the contract the question is about: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     contractSha256?: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -16524,6 +18246,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "state-bar"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /contract/advise",
+                     *         "priceUsd": 199
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "state-bar",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "state-bar"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -16690,11 +18449,30 @@ export interface operations {
     get_matters: {
         parameters: {
             query?: {
+                /**
+                 * @description only the Matters minted against this Offer
+                 * @example patent-provisional
+                 */
                 filter?: string;
+                /**
+                 * @description only the Matters of this matter type
+                 * @example patent_provisional
+                 */
                 tag?: string;
+                /**
+                 * @description a reserved listing scope: none is served in this preview, so any value answers 403 BLOCKED SCOPE_RESERVED; leave it out to list
+                 * @example admin
+                 */
                 scope?: string;
-                /** @description the `nextAfter` of the page before */
+                /**
+                 * @description the `nextAfter` of the page before
+                 * @example 0
+                 */
                 after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
             };
             header?: never;
@@ -16826,8 +18604,22 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description a Matter to open: its ratified matter type, and what the Gate and the sandbox read (a fixture Client name makes a sandbox Signer answer at once: GET /workspaces/{workspaceId}/fixtures) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "matterType": "patent_provisional",
+                 *       "client": {
+                 *         "name": "Fulfilling Client (fixture)"
+                 *       },
+                 *       "asset": {
+                 *         "kind": "patent_application",
+                 *         "title": "Self-folding map"
+                 *       },
+                 *       "clientState": "CA"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description a ratified matter type
@@ -17012,6 +18804,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17124,7 +18920,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -17133,12 +18932,22 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description optional: an advance needs no body */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "the intake facts are complete"
+                 *     }
+                 */
                 "application/json": {
                     merits?: {
                         settlementUsd?: number;
@@ -17309,7 +19118,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -17318,13 +19130,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actor": "client",
+                 *       "scope": "this Matter"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description who consents: must be `client` (only the Client consents)
+                     * @example client
+                     */
                     actor: string;
                     scope: string;
                 };
@@ -17491,11 +19317,20 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description the message id; a callback whose id was already accepted is answered as the first time and writes nothing */
+                /**
+                 * @description the message id; a callback whose id was already accepted is answered as the first time and writes nothing
+                 * @example msg_2LJcnS0wQy7kPx1sHdF3
+                 */
                 "webhook-id": string;
-                /** @description unix seconds; more than 5 minutes off is refused */
+                /**
+                 * @description unix seconds; more than 5 minutes off is refused (the example shows the form; send the time of sending)
+                 * @example 1767225600
+                 */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the supply network secret (whsec_…), over the exact body bytes; several space-separated signatures are allowed */
+                /**
+                 * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the supply network secret (whsec_…), over the exact body bytes; several space-separated signatures are allowed (the example shows the form: a signature that does not match answers 401 SIGNATURE_INVALID)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
                 "webhook-signature": string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -17504,12 +19339,28 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description a Signer's answer to the pending Gig: `gigId` is the Matter's `pendingGigId` (a Gig it is not waiting on answers 409 NO_PENDING_GIG or GIG_MISMATCH); `attested` needs the Attestation */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                 *       "outcome": "attested",
+                 *       "attestation": {
+                 *         "signedBy": "sg_fixture_eligible",
+                 *         "credentialRef": "uspto-reg:70001",
+                 *         "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     gigId: string;
                     outcome: components["schemas"]["GigOutcome"];
@@ -17681,7 +19532,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -17690,12 +19544,22 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description the Client's instruction, after a Signer declined (on a Matter not waiting on the Client: 409) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "instruction": "Post the review to another Signer."
+                 *     }
+                 */
                 "application/json": {
                     instruction: string;
                     authorizes?: {
@@ -17862,6 +19726,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17983,6 +19851,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -18098,6 +19970,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -18220,7 +20096,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -18229,12 +20108,23 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description the terminal: `withdrawn` needs `byClient: true` (the Client withdraws), `lapsed` needs `confirmedUnresponsiveTwice: true`, `referred_out` needs `referredTo` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "withdrawn",
+                 *       "byClient": true
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "withdrawn" | "lapsed" | "referred_out";
@@ -18406,6 +20296,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
@@ -18524,7 +20418,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -18533,16 +20430,31 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
             };
             cookie?: never;
         };
+        /** @description a document's metadata and the sha256 of its bytes (the bytes are never sent) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "specification.pdf",
+                 *       "kind": "specification",
+                 *       "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     kind: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
                     sha256: string;
                 };
             };
@@ -18711,8 +20623,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description a provisional order: `offer` is patent-provisional (in a Tenant, an Offer it declared that mints patent_provisional or names no type) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mint": "acme-agent",
+                 *       "offer": "patent-provisional",
+                 *       "title": "Self-folding map",
+                 *       "inventor": "Ada Inventor",
+                 *       "listFeeUsd": 199,
+                 *       "clientState": "CA"
+                 *     }
+                 */
                 "application/json": {
                     mint: string;
                     offer: string;
@@ -18870,14 +20793,25 @@ export interface operations {
     };
     get_assets: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the Assets of this grain, or a typed EMPTY */
+            /** @description a page of the Assets of this grain, or a typed EMPTY */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18892,12 +20826,16 @@ export interface operations {
                             title: string;
                             lineage: string[];
                         }[];
+                        /** @description pass as `after` for the next page; null: this was the last */
+                        nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
                         /** @enum {string} */
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @description pass as `after` for the next page; null: this was the last */
+                        nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -18929,7 +20867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18984,6 +20922,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Asset's id: `matter.assetId` of the Matter that minted it
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 id: string;
             };
             cookie?: never;
@@ -19095,6 +21037,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
             };
             cookie?: never;
@@ -19260,6 +21206,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
             };
             cookie?: never;
@@ -19267,6 +21217,11 @@ export interface operations {
         /** @description an explicit tick: ladders never move on wall time */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "days": 1
+                 *     }
+                 */
                 "application/json": {
                     /** @description whole days to move the ladder toward its deadline; at most the days remaining */
                     days: number;
@@ -19436,13 +21391,22 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
             };
             cookie?: never;
         };
-        /** @description the named human acknowledging today's rung */
+        /** @description the named human acknowledging today's rung (a ladder with no ack due today answers 409 NO_ACK_DUE; an Asset titled with the ack-due fixture prefix has one from the first read) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actor": "Ada Lovelace"
+                 *     }
+                 */
                 "application/json": {
                     actor: string;
                 };
@@ -19604,6 +21568,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
             };
             cookie?: never;
@@ -19611,6 +21579,11 @@ export interface operations {
         /** @description names the monitoring owner */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signerId": "sg_fixture_eligible"
+                 *     }
+                 */
                 "application/json": {
                     /** @description a Signer id, or "platform" */
                     signerId: string;
@@ -19772,6 +21745,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
             };
             cookie?: never;
@@ -19779,6 +21756,11 @@ export interface operations {
         /** @description the evidence that satisfies the obligation (a receipt, a docket entry, a document id) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "evidenceRef": "uspto-receipt:63/123,456"
+                 *     }
+                 */
                 "application/json": {
                     evidenceRef: string;
                 };
@@ -19985,13 +21967,22 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
             };
             cookie?: never;
         };
-        /** @description the permanent closure at the terminal rung */
+        /** @description the permanent closure at the terminal rung (a ladder not at its terminal rung answers 409) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "clientNotice"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description one of the four terminal outcomes
@@ -20242,12 +22233,23 @@ export interface operations {
     get_conflicts_practitionerId: {
         parameters: {
             query?: {
-                /** @description entries with seq greater than this */
+                /**
+                 * @description entries with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
+                /**
+                 * @description the practitioner whose ledger this is: any id you choose (1-64 letters, digits, `_ . : -`); each practitioner's ledger is its own
+                 * @example pr_ada_lovelace
+                 */
                 practitionerId: string;
             };
             cookie?: never;
@@ -20265,7 +22267,10 @@ export interface operations {
                         type: "OK";
                         results: {
                             seq: number;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             nameHash: string;
                             recordedAt: string;
                         }[];
@@ -20396,14 +22401,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the practitioner whose ledger this is: any id you choose (1-64 letters, digits, `_ . : -`); each practitioner's ledger is its own
+                 * @example pr_ada_lovelace
+                 */
                 practitionerId: string;
             };
             cookie?: never;
         };
+        /** @description the sha256 of a name, hashed by the caller: the service never sees the name */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
                     nameHash: string;
                 };
             };
@@ -20421,7 +22439,10 @@ export interface operations {
                         type: "OK";
                         entry: {
                             seq: number;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             nameHash: string;
                             recordedAt: string;
                         };
@@ -20564,11 +22585,18 @@ export interface operations {
     get_workspaces_workspaceId_patent_search: {
         parameters: {
             query: {
+                /**
+                 * @description words to match, every one of them, in the title, abstract, assignee or CPC
+                 * @example acoustic sensor
+                 */
                 q: string;
             };
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -20581,6 +22609,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "number": "US10000303B1",
+                     *           "title": "Acoustic leak detector for irrigation lines",
+                     *           "assignee": "Greenrow Devices LLC",
+                     *           "grantedOn": "2019-01-29",
+                     *           "matched": [
+                     *             "acoustic",
+                     *             "sensor"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "number": "US10000404B2",
+                     *           "title": "Solar-powered acoustic sensor mesh for farms",
+                     *           "assignee": "Greenrow Devices LLC",
+                     *           "grantedOn": "2021-04-13",
+                     *           "matched": [
+                     *             "acoustic",
+                     *             "sensor"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "q": "acoustic sensor",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -20696,9 +22759,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -20711,6 +22777,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "patent": {
+                     *         "number": "US10000202B2",
+                     *         "title": "Folding map with embedded wayfinding fibres",
+                     *         "abstract": "A continuation adding conductive fibres to a self-folding map so that a reader can trace routes by touch.",
+                     *         "assignee": "Cartofold Synthetic Inc.",
+                     *         "inventors": [
+                     *           "Ada Quill"
+                     *         ],
+                     *         "filedOn": "2018-09-20",
+                     *         "grantedOn": "2020-06-16",
+                     *         "cpc": [
+                     *           "B42D 15/00"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -20765,7 +22857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20820,9 +22912,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -20835,6 +22930,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "family": {
+                     *         "familyId": "FAM-0001",
+                     *         "members": [
+                     *           {
+                     *             "number": "US10000101B2",
+                     *             "relation": "parent",
+                     *             "title": "Self-folding paper map with memory creases"
+                     *           },
+                     *           {
+                     *             "number": "US10000202B2",
+                     *             "relation": "continuation",
+                     *             "title": "Folding map with embedded wayfinding fibres"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -20888,7 +23011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -20943,9 +23066,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -20958,6 +23084,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "status": {
+                     *         "current": "active",
+                     *         "history": [
+                     *           {
+                     *             "on": "2018-09-20",
+                     *             "status": "filed"
+                     *           },
+                     *           {
+                     *             "on": "2020-06-16",
+                     *             "status": "granted"
+                     *           },
+                     *           {
+                     *             "on": "2023-12-01",
+                     *             "status": "maintenance fee paid (3.5)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21010,7 +23166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21065,9 +23221,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21080,6 +23239,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "recordedOn": "2018-11-05",
+                     *           "reelFrame": "047220/0115",
+                     *           "assignor": "Ada Quill",
+                     *           "assignee": "Cartofold Synthetic Inc.",
+                     *           "conveyance": "assignment of assignors interest"
+                     *         },
+                     *         {
+                     *           "recordedOn": "2023-02-14",
+                     *           "reelFrame": "062901/0040",
+                     *           "assignor": "Cartofold Synthetic Inc.",
+                     *           "assignee": "Northwind Lending Trust (synthetic)",
+                     *           "conveyance": "security agreement"
+                     *         }
+                     *       ],
+                     *       "number": "US10000202B2",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21140,7 +23328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21195,9 +23383,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21210,6 +23401,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "cites": [
+                     *         {
+                     *           "number": "US10000101B2",
+                     *           "title": "Self-folding paper map with memory creases",
+                     *           "assignee": "Cartofold Synthetic Inc.",
+                     *           "grantedOn": "2018-10-02"
+                     *         }
+                     *       ],
+                     *       "citedBy": [],
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21267,7 +23480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21322,9 +23535,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21337,6 +23553,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "proceeding": "IPR2023-00017",
+                     *           "type": "IPR",
+                     *           "filedOn": "2023-01-09",
+                     *           "petitioner": "Mapmaker Collective LLC (synthetic)",
+                     *           "status": "instituted"
+                     *         }
+                     *       ],
+                     *       "number": "US10000202B2",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21397,7 +23635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21452,9 +23690,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a patent number, e.g. US10000101B2 */
+                /** @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2 */
                 number: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21467,6 +23708,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "number": "US10000202B2",
+                     *       "windows": [
+                     *         {
+                     *           "window": "3.5",
+                     *           "opensOn": "2023-06-16",
+                     *           "dueOn": "2023-12-16",
+                     *           "surchargeUntil": "2024-06-16",
+                     *           "state": "paid"
+                     *         },
+                     *         {
+                     *           "window": "7.5",
+                     *           "opensOn": "2027-06-16",
+                     *           "dueOn": "2027-12-16",
+                     *           "surchargeUntil": "2028-06-16",
+                     *           "state": "upcoming"
+                     *         },
+                     *         {
+                     *           "window": "11.5",
+                     *           "opensOn": "2031-06-16",
+                     *           "dueOn": "2031-12-16",
+                     *           "surchargeUntil": "2032-06-16",
+                     *           "state": "upcoming"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21519,7 +23796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21574,9 +23851,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description an 8-digit serial number */
+                /** @description a trademark serial number: 8 digits, with any spaces, hyphens, commas or dots between them ignored (97000202, 97-000202, "97 000 202"). Answers echo the 8 digits */
                 serial: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21589,6 +23869,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "trademark": {
+                     *         "serial": "97000202",
+                     *         "mark": "GREENROW LISTEN",
+                     *         "owner": "Greenrow Devices LLC",
+                     *         "classes": [
+                     *           9,
+                     *           42
+                     *         ],
+                     *         "status": "office action issued",
+                     *         "statusDate": "2024-11-18",
+                     *         "history": [
+                     *           {
+                     *             "on": "2024-05-02",
+                     *             "event": "application filed"
+                     *           },
+                     *           {
+                     *             "on": "2024-11-18",
+                     *             "event": "non-final office action: likelihood of confusion, section 2(d)"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21645,7 +23958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21700,11 +24013,17 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a two-letter state code */
+                /** @description a U.S. state, the District of Columbia or a territory: its two-letter USPS code or its name, in any case (DE, de, Delaware). Answers echo the upper-case code */
                 state: string;
-                /** @description the state registry file number */
+                /**
+                 * @description the state registry file number (5 to 12 digits)
+                 * @example 7000202
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21717,6 +24036,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "entity": {
+                     *         "state": "DE",
+                     *         "id": "7000202",
+                     *         "name": "Greenrow Devices LLC",
+                     *         "kind": "llc",
+                     *         "formedOn": "2017-01-17",
+                     *         "standing": "good standing",
+                     *         "registeredAgent": "Harbor Agent Services (synthetic)",
+                     *         "lastAnnualFiling": "2024-05-30"
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21771,7 +24112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21826,11 +24167,17 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a two-letter state code */
+                /** @description a U.S. state, the District of Columbia or a territory: its two-letter USPS code or its name, in any case (DE, de, Delaware). Answers echo the upper-case code */
                 state: string;
-                /** @description the financing statement number */
+                /**
+                 * @description the financing statement number
+                 * @example 20230001010
+                 */
                 filing: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -21843,6 +24190,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "filing": {
+                     *         "state": "DE",
+                     *         "filedOn": "2023-02-10",
+                     *         "lapsesOn": "2028-02-10",
+                     *         "debtor": "Cartofold Synthetic Inc.",
+                     *         "securedParty": "Northwind Lending Trust (synthetic)",
+                     *         "collateral": "all patents and patent applications, including US10000202B2, and their proceeds",
+                     *         "status": "active",
+                     *         "number": "20230001010"
+                     *       },
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "read",
+                     *         "metered": false,
+                     *         "dataset": "synthetic",
+                     *         "asOf": "2025-01-01"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21897,7 +24266,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21952,9 +24321,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the federal district court, by its short name
+                 * @example nysd
+                 */
                 district: string;
+                /**
+                 * @description the case number
+                 * @example 1:23-cv-00001
+                 */
                 case: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -22067,16 +24447,29 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "court": "nysd",
+                 *       "case": "1:23-cv-00001",
+                 *       "notify": "https://agent.example.com/legalwork/dockets"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example nysd */
                     court: string;
+                    /** @example 1:23-cv-00001 */
                     case: string;
+                    /** @example https://agent.example.com/legalwork/dockets */
                     notify?: string;
                 };
             };
@@ -22228,15 +24621,26 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationNumber": "17/000,001",
+                 *       "notify": "https://agent.example.com/legalwork/dockets"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example 17/000,001 */
                     applicationNumber: string;
+                    /** @example https://agent.example.com/legalwork/dockets */
                     notify?: string;
                 };
             };
@@ -22388,17 +24792,46 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Self-folding map",
+                 *       "summary": "A map that refolds itself along its original creases",
+                 *       "features": [
+                 *         "a sheet of paper",
+                 *         "pre-stressed creases that refold the sheet"
+                 *       ],
+                 *       "optionalFeatures": [
+                 *         "a printed legend"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Self-folding map */
                     title: string;
+                    /** @example A map that refolds itself along its original creases */
                     summary: string;
+                    /**
+                     * @example [
+                     *       "a sheet of paper",
+                     *       "pre-stressed creases that refold the sheet"
+                     *     ]
+                     */
                     features: string[];
+                    /**
+                     * @example [
+                     *       "a printed legend"
+                     *     ]
+                     */
                     optionalFeatures?: string[];
                 };
             };
@@ -22411,6 +24844,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "patent_claims",
+                     *         "title": "Draft claims: Self-folding map",
+                     *         "content": "# Draft claims: Self-folding map\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## Invention summary (as given)\n\nA map that refolds itself along its original creases.\n\n## Claims\n\n1. A self-folding map, comprising:\n   a sheet of paper; and\n   pre-stressed creases that refold the sheet.\n\n2. The self-folding map of claim 1, further comprising a printed legend.\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "0174edd2369064bdd2bd2d1de794e21cd4c7f87c0bd3d726e9637a37225603db",
+                     *         "bytes": 531
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -22425,7 +24882,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -22588,18 +25048,41 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Acoustic leak detector",
+                 *       "field": "Irrigation monitoring",
+                 *       "background": "Leaks in buried irrigation pipe waste water and are found late",
+                 *       "summary": "A clamp-on acoustic sensor that locates a leak in buried pipe",
+                 *       "figures": [
+                 *         "a side view of the clamp"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Acoustic leak detector */
                     title: string;
+                    /** @example Irrigation monitoring */
                     field: string;
+                    /** @example Leaks in buried irrigation pipe waste water and are found late */
                     background?: string;
+                    /** @example A clamp-on acoustic sensor that locates a leak in buried pipe */
                     summary: string;
+                    /**
+                     * @example [
+                     *       "a side view of the clamp"
+                     *     ]
+                     */
                     figures?: string[];
                 };
             };
@@ -22612,6 +25095,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "patent_specification",
+                     *         "title": "Draft specification: Acoustic leak detector",
+                     *         "content": "# Acoustic leak detector\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## Technical field\n\nThe disclosure relates to irrigation monitoring.\n\n## Background\n\nLeaks in buried irrigation pipe waste water and are found late.\n\n## Summary\n\nA clamp-on acoustic sensor that locates a leak in buried pipe.\n\n## Brief description of the drawings\n\nFIG. 1 is a side view of the clamp.\n\n## Detailed description\n\n[To be written by the inventor with the practitioner: each embodiment in enough detail to make and use it.]\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d",
+                     *         "bytes": 677
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -22626,7 +25133,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -22789,15 +25299,29 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "query": "acoustic leak sensor",
+                 *       "cpc": "G01M"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example acoustic leak sensor */
                     query: string;
+                    /**
+                     * @description narrows to references whose CPC class starts with it
+                     * @example G01M
+                     */
                     cpc?: string;
                 };
             };
@@ -22810,6 +25334,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "prior_art_report",
+                     *         "title": "Prior-art report: acoustic leak sensor",
+                     *         "content": "# Prior-art report: acoustic leak sensor\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\nCorpus: the synthetic data set as of 2025-01-01, narrowed to CPC G01M. References are listed by how many query words they share; no reference is characterised as anticipating or rendering anything obvious.\n\n| Reference | Title | Shared words |\n|---|---|---|\n| US10000303B1 | Acoustic leak detector for irrigation lines | acoustic, leak, sensor |\n| US10000404B2 | Solar-powered acoustic sensor mesh for farms | acoustic, sensor |\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "d04c8fcafb634a4d5b6ad94b9e1837659c322b756407607f0442f8f51bdd78ef",
+                     *         "bytes": 688
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       },
+                     *       "extra": {
+                     *         "references": [
+                     *           {
+                     *             "number": "US10000303B1",
+                     *             "title": "Acoustic leak detector for irrigation lines",
+                     *             "shared": [
+                     *               "acoustic",
+                     *               "leak",
+                     *               "sensor"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "number": "US10000404B2",
+                     *             "title": "Solar-powered acoustic sensor mesh for farms",
+                     *             "shared": [
+                     *               "acoustic",
+                     *               "sensor"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -22824,7 +25393,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -22987,19 +25559,64 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationNumber": "17/000,001",
+                 *       "rejections": [
+                 *         {
+                 *           "basis": "103",
+                 *           "claims": [
+                 *             1,
+                 *             2
+                 *           ],
+                 *           "reference": "US10000101B2"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the application the office action is in, as the office writes it
+                     * @example 17/000,001
+                     */
                     applicationNumber: string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "basis": "103",
+                     *         "claims": [
+                     *           1,
+                     *           2
+                     *         ],
+                     *         "reference": "US10000101B2"
+                     *       }
+                     *     ]
+                     */
                     rejections: {
-                        /** @enum {string} */
+                        /**
+                         * @description the statutory section of the rejection
+                         * @example 103
+                         * @enum {string}
+                         */
                         basis: "101" | "102" | "103" | "112";
+                        /**
+                         * @example [
+                         *       1,
+                         *       2
+                         *     ]
+                         */
                         claims: number[];
+                        /** @example US10000101B2 */
                         reference?: string;
                     }[];
                 };
@@ -23013,6 +25630,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "office_action_response_outline",
+                     *         "title": "Office-action response outline: 17/000,001",
+                     *         "content": "# Office-action response outline: application 17/000,001\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## 1. Rejection under section 103 of claims 1, 2 over US10000101B2\n\nObviousness (35 U.S.C. 103): list the references combined; record the stated reason to combine; note any element or teaching-away the practitioner identifies.\n\n## Remarks\n\n[The practitioner writes the arguments and any amendments; this outline only orders the sections.]\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "cdb76b447e9d5da40a42d77f3b3df1fe0bdd142afc11b4ea9b840e94fdefbf20",
+                     *         "bytes": 614
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -23027,7 +25668,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -23190,19 +25834,58 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "applicationNumber": "17/000,001",
+                 *       "references": [
+                 *         {
+                 *           "citation": "US10000101B2",
+                 *           "kind": "us_patent",
+                 *           "date": "2018-10-02"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the application the statement is filed in
+                     * @example 17/000,001
+                     */
                     applicationNumber: string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "citation": "US10000101B2",
+                     *         "kind": "us_patent",
+                     *         "date": "2018-10-02"
+                     *       }
+                     *     ]
+                     */
                     references: {
+                        /**
+                         * @description the reference as cited; a us_patent citation in any form a patent number reads in is matched to the data set
+                         * @example US10000101B2
+                         */
                         citation: string;
-                        /** @enum {string} */
+                        /**
+                         * @example us_patent
+                         * @enum {string}
+                         */
                         kind: "us_patent" | "foreign_patent" | "npl";
+                        /**
+                         * @description the reference's date, YYYY-MM-DD
+                         * @example 2018-10-02
+                         */
                         date?: string;
                     }[];
                 };
@@ -23216,6 +25899,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "information_disclosure_statement",
+                     *         "title": "Information disclosure statement: 17/000,001",
+                     *         "content": "# Information disclosure statement: application 17/000,001\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n| # | Kind | Citation | Date | Title (where the corpus knows it) |\n|---|---|---|---|---|\n| 1 | us patent | US10000101B2 | 2018-10-02 | Self-folding paper map with memory creases (Cartofold Synthetic Inc.) |\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "887fa958bb9945d6d6a2d881b82440279fb6199f07337fdd7427fed19b24a4d9",
+                     *         "bytes": 484
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -23230,7 +25937,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -23393,18 +26103,49 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "serial": "97000202",
+                 *       "refusals": [
+                 *         {
+                 *           "basis": "2(d)",
+                 *           "note": "the goods move in different channels of trade"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description a trademark serial number: 8 digits, with any spaces, hyphens, commas or dots between them ignored (97000202, 97-000202, "97 000 202"). Answers echo the 8 digits
+                     * @example 97000202
+                     */
                     serial: string;
+                    /**
+                     * @example [
+                     *       {
+                     *         "basis": "2(d)",
+                     *         "note": "the goods move in different channels of trade"
+                     *       }
+                     *     ]
+                     */
                     refusals: {
-                        /** @enum {string} */
+                        /**
+                         * @description the ground of the refusal
+                         * @example 2(d)
+                         * @enum {string}
+                         */
                         basis: "2(d)" | "2(e)(1)" | "specimen" | "identification" | "disclaimer";
+                        /** @example the goods move in different channels of trade */
                         note?: string;
                     }[];
                 };
@@ -23418,6 +26159,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "trademark_office_action_response",
+                     *         "title": "Trademark office-action response draft: 97000202",
+                     *         "content": "# Trademark office-action response draft: serial 97000202 (GREENROW LISTEN, Greenrow Devices LLC)\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n## 1. Likelihood of confusion, section 2(d): set out the marks, the goods and services, and the channels of trade side by side.\n\nOwner's note: the goods move in different channels of trade.\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "c550e000d158cfb127ef00f1c6a8c6ae9459516e2bdaae5c8454f11c30fb7e1e",
+                     *         "bytes": 506
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -23432,7 +26197,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -23529,7 +26297,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23595,15 +26363,29 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Supply agreement",
+                 *       "text": "This agreement is made between Cartofold Synthetic Inc. and Greenrow Devices LLC. Term: one year. Either party may terminate on notice. Payment is due within 30 days of invoice. This agreement is governed by the laws of Delaware."
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Supply agreement */
                     title: string;
+                    /**
+                     * @description the contract's full text
+                     * @example This agreement is made between Cartofold Synthetic Inc. and Greenrow Devices LLC. Term: one year. Either party may terminate on notice. Payment is due within 30 days of invoice. This agreement is governed by the laws of Delaware.
+                     */
                     text: string;
                 };
             };
@@ -23616,6 +26398,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "contract_review_checklist",
+                     *         "title": "Contract review checklist: Supply agreement",
+                     *         "content": "# Contract review checklist: Supply agreement\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\nThe text has 38 words. The checklist records whether each standard clause is mentioned; it does not assess any clause, its enforceability or its fit.\n\n| Clause | Mentioned |\n|---|---|\n| parties | yes |\n| term | yes |\n| termination | yes |\n| payment | yes |\n| confidentiality | no |\n| intellectual property | no |\n| indemnification | no |\n| limitation of liability | no |\n| warranties | no |\n| governing law | yes |\n| dispute resolution | no |\n| assignment | no |\n| notices | yes |\n| entire agreement | no |\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "0831eb10a92a65c8bc02a2c7cb5fddc9dc2036557039b094ac4eaf80ed67d63c",
+                     *         "bytes": 771
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       },
+                     *       "extra": {
+                     *         "clauses": [
+                     *           {
+                     *             "clause": "parties",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "term",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "termination",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "payment",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "confidentiality",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "intellectual property",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "indemnification",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "limitation of liability",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "warranties",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "governing law",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "dispute resolution",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "assignment",
+                     *             "present": false
+                     *           },
+                     *           {
+                     *             "clause": "notices",
+                     *             "present": true
+                     *           },
+                     *           {
+                     *             "clause": "entire agreement",
+                     *             "present": false
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -23630,7 +26496,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -23793,22 +26662,53 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": {
+                 *         "name": "Ada Quill"
+                 *       },
+                 *       "to": {
+                 *         "name": "Ben Marsh"
+                 *       },
+                 *       "amountUsd": 1200,
+                 *       "facts": "Ben Marsh has not paid invoice 17, due 2024-11-01",
+                 *       "deadlineDays": 14
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @example {
+                     *       "name": "Ada Quill"
+                     *     }
+                     */
                     from: {
+                        /** @example Ada Quill */
                         name: string;
                     };
+                    /**
+                     * @example {
+                     *       "name": "Ben Marsh"
+                     *     }
+                     */
                     to: {
+                        /** @example Ben Marsh */
                         name: string;
                     };
+                    /** @example 1200 */
                     amountUsd?: number;
+                    /** @example Ben Marsh has not paid invoice 17, due 2024-11-01 */
                     facts: string;
+                    /** @example 14 */
                     deadlineDays?: number;
                 };
             };
@@ -23821,6 +26721,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "demand_letter_draft",
+                     *         "title": "Demand letter draft: Ada Quill to Ben Marsh",
+                     *         "content": "# Demand letter draft (unsigned; not on letterhead)\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\nTo: Ben Marsh\nFrom: Ada Quill\n\n## Facts (as given by the sender)\n\nBen Marsh has not paid invoice 17, due 2024-11-01.\n\n## Demand\n\nAda Quill requests payment of 1200.00 USD within 14 days of this letter.\n\n[Sending this letter on attorney letterhead is a reserved act: POST /demand-letter/send routes it to a licensed Signer.]\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "4efcbe7205bf097e009bb5e5ca411f4a795b29e80071aa15845272565a7f15be",
+                     *         "bytes": 594
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -23835,7 +26759,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -23998,24 +26925,67 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityName": "Cartofold Maps LLC",
+                 *       "entityType": "llc",
+                 *       "registeredAgent": {
+                 *         "name": "Harbor Agent Services (synthetic)",
+                 *         "address": "1 Main St, Dover, DE 19901"
+                 *       },
+                 *       "organizer": {
+                 *         "name": "Ada Quill"
+                 *       },
+                 *       "purpose": "making and selling folding maps"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the entity's name, ending with the suffix its entityType requires (any case): an LLC's with one of "LLC", "L.L.C.", "Limited Liability Company"; a corporation's with one of "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Company", "Co.", "Co", "Limited", "Ltd.", "Ltd". Otherwise 422 ENTITY_NAME_SUFFIX
+                     * @example Cartofold Maps LLC
+                     */
                     entityName: string;
-                    /** @enum {string} */
+                    /**
+                     * @description llc: a limited liability company (a Certificate of Formation); corporation: a Certificate of Incorporation
+                     * @example llc
+                     * @enum {string}
+                     */
                     entityType: "llc" | "corporation";
+                    /**
+                     * @example {
+                     *       "name": "Harbor Agent Services (synthetic)",
+                     *       "address": "1 Main St, Dover, DE 19901"
+                     *     }
+                     */
                     registeredAgent: {
+                        /** @example Harbor Agent Services (synthetic) */
                         name: string;
+                        /**
+                         * @description the registered office, in Delaware
+                         * @example 1 Main St, Dover, DE 19901
+                         */
                         address: string;
                     };
+                    /**
+                     * @example {
+                     *       "name": "Ada Quill"
+                     *     }
+                     */
                     organizer: {
+                        /** @example Ada Quill */
                         name: string;
                     };
+                    /** @example making and selling folding maps */
                     purpose?: string;
                 };
             };
@@ -24028,6 +26998,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "record",
+                     *       "gate": "none",
+                     *       "artifact": {
+                     *         "id": "doc_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "kind": "de_certificate_of_formation",
+                     *         "title": "Certificate of Formation: Cartofold Maps LLC",
+                     *         "content": "# Certificate of Formation of Cartofold Maps LLC\n\n> DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.\n\n1. The name of the limited liability company is Cartofold Maps LLC.\n2. The address of its registered office in the State of Delaware is 1 Main St, Dover, DE 19901, and the name of its registered agent at that address is Harbor Agent Services (synthetic).\n3. Purpose: making and selling folding maps.\n\nAuthorized person: Ada Quill (signature reserved to the authorized person)\n",
+                     *         "mediaType": "text/markdown",
+                     *         "sha256": "c1ac224c36aa85329665df84808dac6e54d6b929008be13f97f57328022c329b",
+                     *         "bytes": 643
+                     *       },
+                     *       "advice": false,
+                     *       "notice": "DRAFT generated mechanically from the inputs given. This is not legal advice, and no one reviewed it. A licensed practitioner must review it before any use; signing, filing, sending and advising are reserved acts.",
+                     *       "recordedSeq": 1,
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "record",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -24042,7 +27036,10 @@ export interface operations {
                             /** @enum {string} */
                             mediaType: "text/markdown";
                             content: string;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             sha256: string;
                             bytes: number;
                         };
@@ -24205,18 +27202,39 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entityName": "Cartofold Maps LLC",
+                 *       "entityType": "llc",
+                 *       "formationDocsSha256": "c1ac224c36aa85329665df84808dac6e54d6b929008be13f97f57328022c329b"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description the entity's name, ending with the suffix its entityType requires (any case): an LLC's with one of "LLC", "L.L.C.", "Limited Liability Company"; a corporation's with one of "Inc.", "Inc", "Incorporated", "Corp.", "Corp", "Corporation", "Company", "Co.", "Co", "Limited", "Ltd.", "Ltd". Otherwise 422 ENTITY_NAME_SUFFIX
+                     * @example Cartofold Maps LLC
+                     */
                     entityName: string;
-                    /** @enum {string} */
+                    /**
+                     * @description llc: a limited liability company (a Certificate of Formation); corporation: a Certificate of Incorporation
+                     * @example llc
+                     * @enum {string}
+                     */
                     entityType: "llc" | "corporation";
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the formation documents POST /entity/de/formation-docs drafted (`artifact.sha256`): 64 lowercase hex characters
+                     * @example c1ac224c36aa85329665df84808dac6e54d6b929008be13f97f57328022c329b
+                     */
                     formationDocsSha256: string;
                 };
             };
@@ -24229,6 +27247,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "act",
+                     *       "gate": "none",
+                     *       "status": "completed",
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /entity/de/form",
+                     *         "priceUsd": 99
+                     *       },
+                     *       "receipt": {
+                     *         "id": "DE-4821937",
+                     *         "registry": "Delaware Division of Corporations (simulated)",
+                     *         "entityName": "Cartofold Maps LLC",
+                     *         "entityType": "llc",
+                     *         "synthetic": true
+                     *       },
+                     *       "preview": true,
+                     *       "note": "preview: the act completed on a simulated registry; nothing was filed or paid on a live one",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -24410,17 +27455,40 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Acoustic leak detector",
+                 *       "inventors": [
+                 *         "Chen Ito",
+                 *         "Dana Ruiz"
+                 *       ],
+                 *       "specificationSha256": "bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Acoustic leak detector */
                     title: string;
+                    /**
+                     * @example [
+                     *       "Chen Ito",
+                     *       "Dana Ruiz"
+                     *     ]
+                     */
                     inventors: string[];
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the specification filed (POST /patent/draft-spec answers one as `artifact.sha256`): 64 lowercase hex characters
+                     * @example bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d
+                     */
                     specificationSha256: string;
                 };
             };
@@ -24433,6 +27501,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "act",
+                     *       "gate": "none",
+                     *       "status": "completed",
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/file-provisional",
+                     *         "priceUsd": 199
+                     *       },
+                     *       "receipt": {
+                     *         "id": "63/482,193",
+                     *         "registry": "patent office (simulated)",
+                     *         "title": "Acoustic leak detector",
+                     *         "inventors": [
+                     *           "Chen Ito",
+                     *           "Dana Ruiz"
+                     *         ],
+                     *         "synthetic": true
+                     *       },
+                     *       "preview": true,
+                     *       "note": "preview: the act completed on a simulated registry; nothing was filed or paid on a live one",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -24614,17 +27712,33 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patentNumber": "US10000404B2",
+                 *       "window": "3.5"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description a patent number, e.g. US10000101B2 */
+                    /**
+                     * @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2
+                     * @example US10000404B2
+                     */
                     patentNumber: string;
-                    /** @enum {string} */
+                    /**
+                     * @description the maintenance window, by its years after grant; it must be open (GET /patent/{number}/maintenance)
+                     * @example 3.5
+                     * @enum {string}
+                     */
                     window: "3.5" | "7.5" | "11.5";
                 };
             };
@@ -24637,6 +27751,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "effect": "act",
+                     *       "gate": "none",
+                     *       "status": "completed",
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/pay-maintenance",
+                     *         "priceUsd": 149
+                     *       },
+                     *       "receipt": {
+                     *         "id": "MF-48219370",
+                     *         "registry": "patent office fee system (simulated)",
+                     *         "patentNumber": "US10000404B2",
+                     *         "window": "3.5",
+                     *         "synthetic": true
+                     *       },
+                     *       "preview": true,
+                     *       "note": "preview: the act completed on a simulated registry; nothing was filed or paid on a live one",
+                     *       "meta": {
+                     *         "gate": "none",
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -24752,7 +27893,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24818,19 +27959,45 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Acoustic leak detector",
+                 *       "inventors": [
+                 *         "Chen Ito",
+                 *         "Dana Ruiz"
+                 *       ],
+                 *       "applicationSha256": "bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Acoustic leak detector */
                     title: string;
+                    /**
+                     * @example [
+                     *       "Chen Ito",
+                     *       "Dana Ruiz"
+                     *     ]
+                     */
                     inventors: string[];
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the application as filed: 64 lowercase hex characters
+                     * @example bc60f43eb6a8415a2181fd011c3ab4715a053c24c6be6acdd3e3c1d85e04d41d
+                     */
                     applicationSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -24843,6 +28010,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "uspto-registration"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/file-utility",
+                     *         "priceUsd": 799
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "uspto-registration",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "uspto-registration"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -25027,21 +28231,43 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "patentNumber": "US10000202B2",
+                 *       "assignor": "Cartofold Synthetic Inc.",
+                 *       "assignee": "Northwind Lending Trust (synthetic)",
+                 *       "instrumentSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description a patent number, e.g. US10000101B2 */
+                    /**
+                     * @description a patent number: an optional two-letter country code (US when left out), 5 to 11 digits, an optional kind code (B1, B2, A1 …); spaces, commas, dots and hyphens are ignored, and any case reads (US10000202B2, US10000202, 10000202, "US 10,000,202 B2", us10000202b2). Answers echo the canonical form, US10000202B2
+                     * @example US10000202B2
+                     */
                     patentNumber: string;
+                    /** @example Cartofold Synthetic Inc. */
                     assignor: string;
+                    /** @example Northwind Lending Trust (synthetic) */
                     assignee: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the executed assignment: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     instrumentSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -25054,6 +28280,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "uspto-registration"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /patent/record-assignment",
+                     *         "priceUsd": 49
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "uspto-registration",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "uspto-registration"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -25172,7 +28435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25238,18 +28501,37 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "serial": "97000202",
+                 *       "responseSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description a trademark serial number: 8 digits, with any spaces, hyphens, commas or dots between them ignored (97000202, 97-000202, "97 000 202"). Answers echo the 8 digits
+                     * @example 97000202
+                     */
                     serial: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the response to file: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     responseSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -25262,6 +28544,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "state-bar"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /trademark/file-oa-response",
+                     *         "priceUsd": 249
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "state-bar",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "state-bar"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -25380,7 +28699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            /** @description an identifier (patent number, trademark serial, state) is in no form the service reads: `accepted` lists the forms. Codes: IDENTIFIER_UNRECOGNIZED, INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25446,21 +28765,47 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to": {
+                 *         "name": "Ben Marsh",
+                 *         "address": "2 Harbor Rd, Dover, DE 19901"
+                 *       },
+                 *       "letterSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @example {
+                     *       "name": "Ben Marsh",
+                     *       "address": "2 Harbor Rd, Dover, DE 19901"
+                     *     }
+                     */
                     to: {
+                        /** @example Ben Marsh */
                         name: string;
+                        /** @example 2 Harbor Rd, Dover, DE 19901 */
                         address?: string;
                     };
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the letter to send: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     letterSha256: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -25473,6 +28818,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "state-bar"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /demand-letter/send",
+                     *         "priceUsd": 149
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "state-bar",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "state-bar"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -25657,18 +29039,34 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "question": "Is the limitation of liability clause enforceable in Delaware?",
+                 *       "contractSha256": "c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example Is the limitation of liability clause enforceable in Delaware? */
                     question: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description the sha256 of the contract the question is about: 64 lowercase hex characters
+                     * @example c96754002fe9407d00877c13575b61ee95ed8d547bf310f4cf9386e25256f1bb
+                     */
                     contractSha256?: string;
-                    /** @description a Signer the caller prefers; checked fresh against the Signer registry */
+                    /**
+                     * @description a Signer the caller prefers; checked fresh against the Signer registry (inside a sandbox grain, the fixture Signer sg_fixture_eligible is eligible; at the top level a Signer unknown to the registry is 403 BLOCKED). Leave it out to let the supply network route to one
+                     * @example sg_fixture_eligible
+                     */
                     signerId?: string;
                 };
             };
@@ -25681,6 +29079,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "waiting_on_signer",
+                     *       "effect": "act",
+                     *       "gate": {
+                     *         "requiresSigner": "state-bar"
+                     *       },
+                     *       "act": {
+                     *         "id": "rc_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "route": "POST /contract/advise",
+                     *         "priceUsd": 199
+                     *       },
+                     *       "gigId": "gig_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *       "signer": {
+                     *         "routed": true,
+                     *         "credential": "state-bar",
+                     *         "verification": {
+                     *           "mode": "registry",
+                     *           "liveness": "checked fresh at call time, against the authoritative registry"
+                     *         }
+                     *       },
+                     *       "eta": "PT24H",
+                     *       "then": {
+                     *         "attestation": "the Signer attests under their own credential: a frozen, signed Attestation (signedBy, credentialRef, artifactHash)",
+                     *         "receipt": "the government receipt of the filing or delivery, once the Signer performs the act",
+                     *         "webhook": "outcome.filed: the signed artifact, a verifiable Attestation and the government receipt"
+                     *       },
+                     *       "meta": {
+                     *         "gate": {
+                     *           "requiresSigner": "state-bar"
+                     *         },
+                     *         "effect": "act",
+                     *         "metered": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -25857,16 +29292,38 @@ export interface operations {
     get_workspaces_workspaceId_matters: {
         parameters: {
             query?: {
+                /**
+                 * @description only the Matters minted against this Offer
+                 * @example patent-provisional
+                 */
                 filter?: string;
+                /**
+                 * @description only the Matters of this matter type
+                 * @example patent_provisional
+                 */
                 tag?: string;
+                /**
+                 * @description a reserved listing scope: none is served in this preview, so any value answers 403 BLOCKED SCOPE_RESERVED; leave it out to list
+                 * @example admin
+                 */
                 scope?: string;
-                /** @description the `nextAfter` of the page before */
+                /**
+                 * @description the `nextAfter` of the page before
+                 * @example 0
+                 */
                 after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -26003,13 +29460,30 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description a Matter to open: its ratified matter type, and what the Gate and the sandbox read (a fixture Client name makes a sandbox Signer answer at once: GET /workspaces/{workspaceId}/fixtures) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "matterType": "patent_provisional",
+                 *       "client": {
+                 *         "name": "Fulfilling Client (fixture)"
+                 *       },
+                 *       "asset": {
+                 *         "kind": "patent_application",
+                 *         "title": "Self-folding map"
+                 *       },
+                 *       "clientState": "CA"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description a ratified matter type
@@ -26204,8 +29678,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -26318,7 +29799,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -26327,14 +29811,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description optional: an advance needs no body */
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "the intake facts are complete"
+                 *     }
+                 */
                 "application/json": {
                     merits?: {
                         settlementUsd?: number;
@@ -26505,7 +30002,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -26514,15 +30014,32 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actor": "client",
+                 *       "scope": "this Matter"
+                 *     }
+                 */
                 "application/json": {
+                    /**
+                     * @description who consents: must be `client` (only the Client consents)
+                     * @example client
+                     */
                     actor: string;
                     scope: string;
                 };
@@ -26689,7 +30206,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -26698,14 +30218,33 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description a Signer's answer to the pending Gig: `gigId` is the Matter's `pendingGigId` (a Gig it is not waiting on answers 409 NO_PENDING_GIG or GIG_MISMATCH); `attested` needs the Attestation */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                 *       "outcome": "attested",
+                 *       "attestation": {
+                 *         "signedBy": "sg_fixture_eligible",
+                 *         "credentialRef": "uspto-reg:70001",
+                 *         "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     gigId: string;
                     outcome: components["schemas"]["GigOutcome"];
@@ -26877,7 +30416,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -26886,14 +30428,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description the Client's instruction, after a Signer declined (on a Matter not waiting on the Client: 409) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "instruction": "Post the review to another Signer."
+                 *     }
+                 */
                 "application/json": {
                     instruction: string;
                     authorizes?: {
@@ -27060,8 +30615,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -27183,8 +30745,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -27300,8 +30869,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -27424,7 +31000,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -27433,14 +31012,28 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description the terminal: `withdrawn` needs `byClient: true` (the Client withdraws), `lapsed` needs `confirmedUnresponsiveTwice: true`, `referred_out` needs `referredTo` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "withdrawn",
+                 *       "byClient": true
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     outcome: "withdrawn" | "lapsed" | "referred_out";
@@ -27612,8 +31205,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -27732,7 +31332,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written */
+                /**
+                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @example "3"
+                 */
                 "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
@@ -27741,18 +31344,36 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description a document's metadata and the sha256 of its bytes (the bytes are never sent) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "specification.pdf",
+                 *       "kind": "specification",
+                 *       "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     kind: string;
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
                     sha256: string;
                 };
             };
@@ -27919,13 +31540,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description a provisional order: `offer` is patent-provisional (in a Tenant, an Offer it declared that mints patent_provisional or names no type) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mint": "acme-agent",
+                 *       "offer": "patent-provisional",
+                 *       "title": "Self-folding map",
+                 *       "inventor": "Ada Inventor",
+                 *       "listFeeUsd": 199,
+                 *       "clientState": "CA"
+                 *     }
+                 */
                 "application/json": {
                     mint: string;
                     offer: string;
@@ -28093,17 +31728,31 @@ export interface operations {
     };
     get_workspaces_workspaceId_assets: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description the Assets of this grain, or a typed EMPTY */
+            /** @description a page of the Assets of this grain, or a typed EMPTY */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28118,12 +31767,16 @@ export interface operations {
                             title: string;
                             lineage: string[];
                         }[];
+                        /** @description pass as `after` for the next page; null: this was the last */
+                        nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
                         /** @enum {string} */
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @description pass as `after` for the next page; null: this was the last */
+                        nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
@@ -28164,7 +31817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -28219,8 +31872,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Asset's id: `matter.assetId` of the Matter that minted it
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -28332,8 +31992,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -28499,8 +32166,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -28508,6 +32182,11 @@ export interface operations {
         /** @description an explicit tick: ladders never move on wall time */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "days": 1
+                 *     }
+                 */
                 "application/json": {
                     /** @description whole days to move the ladder toward its deadline; at most the days remaining */
                     days: number;
@@ -28677,15 +32356,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
-        /** @description the named human acknowledging today's rung */
+        /** @description the named human acknowledging today's rung (a ladder with no ack due today answers 409 NO_ACK_DUE; an Asset titled with the ack-due fixture prefix has one from the first read) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actor": "Ada Lovelace"
+                 *     }
+                 */
                 "application/json": {
                     actor: string;
                 };
@@ -28847,8 +32538,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -28856,6 +32554,11 @@ export interface operations {
         /** @description names the monitoring owner */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signerId": "sg_fixture_eligible"
+                 *     }
+                 */
                 "application/json": {
                     /** @description a Signer id, or "platform" */
                     signerId: string;
@@ -29017,8 +32720,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -29026,6 +32736,11 @@ export interface operations {
         /** @description the evidence that satisfies the obligation (a receipt, a docket entry, a document id) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "evidenceRef": "uspto-receipt:63/123,456"
+                 *     }
+                 */
                 "application/json": {
                     evidenceRef: string;
                 };
@@ -29232,15 +32947,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
-        /** @description the permanent closure at the terminal rung */
+        /** @description the permanent closure at the terminal rung (a ladder not at its terminal rung answers 409) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "clientNotice"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description one of the four terminal outcomes
@@ -29398,7 +33125,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -29503,14 +33233,28 @@ export interface operations {
     get_workspaces_workspaceId_conflicts_practitionerId: {
         parameters: {
             query?: {
-                /** @description entries with seq greater than this */
+                /**
+                 * @description entries with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
             };
             header?: never;
             path: {
+                /**
+                 * @description the practitioner whose ledger this is: any id you choose (1-64 letters, digits, `_ . : -`); each practitioner's ledger is its own
+                 * @example pr_ada_lovelace
+                 */
                 practitionerId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -29528,7 +33272,10 @@ export interface operations {
                         type: "OK";
                         results: {
                             seq: number;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             nameHash: string;
                             recordedAt: string;
                         }[];
@@ -29668,16 +33415,32 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the practitioner whose ledger this is: any id you choose (1-64 letters, digits, `_ . : -`); each practitioner's ledger is its own
+                 * @example pr_ada_lovelace
+                 */
                 practitionerId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
+        /** @description the sha256 of a name, hashed by the caller: the service never sees the name */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description 64 lowercase hex characters */
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
                     nameHash: string;
                 };
             };
@@ -29695,7 +33458,10 @@ export interface operations {
                         type: "OK";
                         entry: {
                             seq: number;
-                            /** @description 64 lowercase hex characters */
+                            /**
+                             * @description 64 lowercase hex characters
+                             * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                             */
                             nameHash: string;
                             recordedAt: string;
                         };
@@ -29850,8 +33616,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -30017,8 +33790,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -30026,6 +33806,11 @@ export interface operations {
         /** @description an explicit tick: ladders never move on wall time */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "days": 1
+                 *     }
+                 */
                 "application/json": {
                     /** @description whole days to move the ladder toward its deadline; at most the days remaining */
                     days: number;
@@ -30195,15 +33980,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
-        /** @description the named human acknowledging today's rung */
+        /** @description the named human acknowledging today's rung (a ladder with no ack due today answers 409 NO_ACK_DUE; an Asset titled with the ack-due fixture prefix has one from the first read) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actor": "Ada Lovelace"
+                 *     }
+                 */
                 "application/json": {
                     actor: string;
                 };
@@ -30365,8 +34162,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -30374,6 +34178,11 @@ export interface operations {
         /** @description names the monitoring owner */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signerId": "sg_fixture_eligible"
+                 *     }
+                 */
                 "application/json": {
                     /** @description a Signer id, or "platform" */
                     signerId: string;
@@ -30535,8 +34344,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -30544,6 +34360,11 @@ export interface operations {
         /** @description the evidence that satisfies the obligation (a receipt, a docket entry, a document id) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "evidenceRef": "uspto-receipt:63/123,456"
+                 *     }
+                 */
                 "application/json": {
                     evidenceRef: string;
                 };
@@ -30750,15 +34571,27 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
                 assetId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
-        /** @description the permanent closure at the terminal rung */
+        /** @description the permanent closure at the terminal rung (a ladder not at its terminal rung answers 409) */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "clientNotice"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description one of the four terminal outcomes
@@ -31032,13 +34865,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://93.184.215.14/legalwork/webhooks",
+                 *       "events": [
+                 *         "outcome.filed",
+                 *         "reminder.*"
+                 *       ],
+                 *       "description": "filings and deadline reminders"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)
-                     * @example https://agent.example.com/legalwork/webhooks
+                     * @example https://93.184.215.14/legalwork/webhooks
                      */
                     url: string;
-                    /** @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or * */
+                    /**
+                     * @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or *
+                     * @example [
+                     *       "outcome.filed",
+                     *       "reminder.*"
+                     *     ]
+                     */
                     events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
                     description?: string;
                 };
@@ -31182,6 +35031,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
             };
             cookie?: never;
@@ -31299,6 +35152,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
             };
             cookie?: never;
@@ -31448,12 +35305,23 @@ export interface operations {
     get_webhooks_id_deliveries: {
         parameters: {
             query?: {
+                /**
+                 * @description page size, at most 500
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the `position` of the oldest attempt already seen (`nextBefore`) */
+                /**
+                 * @description the `position` of the oldest attempt already seen (`nextBefore`)
+                 * @example 1
+                 */
                 before?: number;
             };
             header?: never;
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
             };
             cookie?: never;
@@ -31581,7 +35449,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
+                /**
+                 * @description a delivery's id: `deliveryId` of an attempt in GET /webhooks/{id}/deliveries (one not made to this endpoint: 404 WEBHOOK_DELIVERY_NOT_FOUND)
+                 * @example dl_9f86d081884c7d659a2feaa0c55ad015
+                 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -31737,7 +35613,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -31861,20 +35740,39 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://93.184.215.14/legalwork/webhooks",
+                 *       "events": [
+                 *         "outcome.filed",
+                 *         "reminder.*"
+                 *       ],
+                 *       "description": "filings and deadline reminders"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)
-                     * @example https://agent.example.com/legalwork/webhooks
+                     * @example https://93.184.215.14/legalwork/webhooks
                      */
                     url: string;
-                    /** @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or * */
+                    /**
+                     * @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or *
+                     * @example [
+                     *       "outcome.filed",
+                     *       "reminder.*"
+                     *     ]
+                     */
                     events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
                     description?: string;
                 };
@@ -32028,8 +35926,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -32147,8 +36052,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -32298,14 +36210,28 @@ export interface operations {
     get_workspaces_workspaceId_webhooks_id_deliveries: {
         parameters: {
             query?: {
+                /**
+                 * @description page size, at most 500
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the `position` of the oldest attempt already seen (`nextBefore`) */
+                /**
+                 * @description the `position` of the oldest attempt already seen (`nextBefore`)
+                 * @example 1
+                 */
                 before?: number;
             };
             header?: never;
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -32433,9 +36359,20 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
+                /**
+                 * @description a delivery's id: `deliveryId` of an attempt in GET /webhooks/{id}/deliveries (one not made to this endpoint: 404 WEBHOOK_DELIVERY_NOT_FOUND)
+                 * @example dl_9f86d081884c7d659a2feaa0c55ad015
+                 */
                 deliveryId: string;
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -32591,7 +36528,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -32715,20 +36655,39 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://93.184.215.14/legalwork/webhooks",
+                 *       "events": [
+                 *         "outcome.filed",
+                 *         "reminder.*"
+                 *       ],
+                 *       "description": "filings and deadline reminders"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description https:// on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too)
-                     * @example https://agent.example.com/legalwork/webhooks
+                     * @example https://93.184.215.14/legalwork/webhooks
                      */
                     url: string;
-                    /** @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or * */
+                    /**
+                     * @description the event types to send: outcome.filed, matter.*, reminder.<rung>, reminder.* or *
+                     * @example [
+                     *       "outcome.filed",
+                     *       "reminder.*"
+                     *     ]
+                     */
                     events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
                     description?: string;
                 };
@@ -32882,8 +36841,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -33001,8 +36967,15 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -33152,14 +37125,28 @@ export interface operations {
     get_tenants_tenantId_webhooks_id_deliveries: {
         parameters: {
             query?: {
+                /**
+                 * @description page size, at most 500
+                 * @example 50
+                 */
                 limit?: number;
-                /** @description the `position` of the oldest attempt already seen (`nextBefore`) */
+                /**
+                 * @description the `position` of the oldest attempt already seen (`nextBefore`)
+                 * @example 1
+                 */
                 before?: number;
             };
             header?: never;
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -33287,9 +37274,20 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /**
+                 * @description the webhook endpoint's id: `webhook.id` from POST /webhooks
+                 * @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6
+                 */
                 id: string;
+                /**
+                 * @description a delivery's id: `deliveryId` of an attempt in GET /webhooks/{id}/deliveries (one not made to this endpoint: 404 WEBHOOK_DELIVERY_NOT_FOUND)
+                 * @example dl_9f86d081884c7d659a2feaa0c55ad015
+                 */
                 deliveryId: string;
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -33443,11 +37441,20 @@ export interface operations {
     get_events: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description page size, at most 500 */
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
@@ -33569,9 +37576,15 @@ export interface operations {
     get_events_stream: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
@@ -33712,16 +37725,28 @@ export interface operations {
     get_workspaces_workspaceId_events: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description page size, at most 500 */
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -33850,14 +37875,23 @@ export interface operations {
     get_workspaces_workspaceId_events_stream: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
             path: {
-                /** @description the workspace grain's id */
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -34005,16 +38039,28 @@ export interface operations {
     get_tenants_tenantId_events: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description page size, at most 500 */
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -34143,14 +38189,23 @@ export interface operations {
     get_tenants_tenantId_events_stream: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
             path: {
-                /** @description the tenant grain's id */
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
                 tenantId: string;
             };
             cookie?: never;
@@ -34298,16 +38353,28 @@ export interface operations {
     get_firms_firmId_events: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description page size, at most 500 */
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
                 limit?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
             path: {
-                /** @description the firm grain's id */
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
@@ -34436,14 +38503,23 @@ export interface operations {
     get_firms_firmId_events_stream: {
         parameters: {
             query?: {
-                /** @description events with seq greater than this */
+                /**
+                 * @description events with seq greater than this
+                 * @example 0
+                 */
                 after?: number;
-                /** @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor */
+                /**
+                 * @description timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor
+                 * @example timeline
+                 */
                 feed?: "timeline" | "reminders" | "time";
             };
             header?: never;
             path: {
-                /** @description the firm grain's id */
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
                 firmId: string;
             };
             cookie?: never;
