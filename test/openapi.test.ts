@@ -4,6 +4,7 @@
  * itself, not from the generator), and every operation is complete.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 import { REFUSALS } from '../src/domain/refusals.ts';
@@ -180,6 +181,52 @@ describe('/openapi.json', () => {
       await journal.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('/openapi.json: every success answer shows an example the schema holds (issue 19)', () => {
+  /** The example of a media object: its own `example`, or the first of its named `examples`. */
+  const exampleOf = (media: any): { found: boolean; value?: unknown } => {
+    if ('example' in media) return { found: true, value: media.example };
+    const named = Object.values<any>(media.examples ?? {})[0];
+    return named && 'value' in named ? { found: true, value: named.value } : { found: false };
+  };
+
+  it('gives every operation\'s 2xx application/json answer an example, valid under that answer\'s schema', () => {
+    // The reply check's settings (src/http/reply-check.ts); each answer's schema is compiled with the
+    // document's components beside it, so its `#/components/schemas/…` references resolve as in the document.
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
+    const missing: string[] = [];
+    const invalid: string[] = [];
+    let answers = 0;
+    for (const { path, method, op } of operations()) {
+      for (const [status, answer] of Object.entries<any>(op.responses)) {
+        const media = answer.content?.['application/json'];
+        if (!status.startsWith('2') || !media) continue;
+        answers++;
+        const where = `${method} ${path} ${status}`;
+        const { found, value } = exampleOf(media);
+        if (!found) {
+          missing.push(where);
+          continue;
+        }
+        const key = JSON.stringify(media.schema);
+        let validate = compiled.get(key);
+        if (!validate) compiled.set(key, (validate = ajv.compile({ ...media.schema, components: { schemas: doc.components.schemas } })));
+        if (!validate(value)) invalid.push(`${where}: ${ajv.errorsText(validate.errors)}`);
+      }
+    }
+    expect(answers).toBeGreaterThan(150);
+    expect(missing, 'success answers without an example').toEqual([]);
+    expect(invalid, 'examples their own answer schema refuses').toEqual([]);
+  });
+
+  it('shows the shared ids in the composed answers: the Matter and Asset of the path examples', () => {
+    const example = doc.paths['/matters/{id}'].get.responses['200'].content['application/json'].example;
+    const id = doc.paths['/matters/{id}'].get.parameters.find((p: any) => p.name === 'id').example;
+    expect(example.matter.id).toBe(id);
+    expect(example.asset.id).toBe(example.matter.assetId);
   });
 });
 

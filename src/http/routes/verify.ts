@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../schemas/common.ts';
 import type { FastifyInstance } from 'fastify';
-import { SUITE_BYTES, SUITE_PIN } from '../../verify/suite.ts';
+import { SUITE_BYTES, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
 import { sendPage } from '../pages/layout.ts';
 import { verifyPage } from '../pages/verify.ts';
 import { Media } from '../schemas/responses.ts';
@@ -18,7 +18,11 @@ const Expectation = Strict({
   contains: Type.Optional(Type.Array(Type.String(), { description: 'strings the body must contain' })),
 });
 const Requirement = Strict({ id: Type.String(), method: Type.Literal('GET'), path: Type.String(), status: Type.Integer(), expect: Expectation, why: Type.String() });
-const Suite = Strict({ $type: Type.Literal('Suite'), name: Type.String(), version: Type.Integer(), description: Type.String(), requirements: Type.Array(Requirement, { minItems: 1 }) }, { description: 'the suite; its pin is the sha256 of these exact bytes' });
+const Suite = Strict({ $type: Type.Literal('Suite'), name: Type.String(), version: Type.Integer(), description: Type.String(), requirements: Type.Array(Requirement, { minItems: 1 }) }, {
+  description: 'the suite; its pin is the sha256 of these exact bytes',
+  // The served suite itself, cut to its first row: an example that cannot drift from the answer.
+  examples: [{ ...suiteDocument(), requirements: suiteDocument().requirements.slice(0, 1) }],
+});
 
 export async function verifyRoutes(app: FastifyInstance) {
   app.get('/verify/suite.json', { schema: { summary: 'The contract suite (declarative GET rows over live doors)', description: 'The suite\'s exact bytes; its pin (in the capability card and the ETag) is their sha256. `legalwork verify --url <base>` runs it against any service.', tags: ['discovery'], response: { 200: Suite } } }, async (_request, reply) => {

@@ -15,7 +15,7 @@ import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } fro
 import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
-import { Arr, Bool, Enum, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from './common.ts';
+import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
 /** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
 export const OpenMap = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
@@ -141,18 +141,18 @@ export const Refusal = named('Refusal', Strict({
 
 // Matters.
 export const Matter = named('Matter', Strict({
-  id: Str,
+  id: StrEx(EXAMPLE.matter),
   stage: ref(Stage),
   status: ref(MatterStatus),
   rail: ref(Rail),
   matterType: ref(MatterType),
-  jurisdiction: Str,
-  assetId: Str,
+  jurisdiction: StrEx('US-USPTO'),
+  assetId: StrEx(EXAMPLE.asset),
   consumerPattern: ref(ConsumerPattern),
   needsClientDirection: Bool,
   pendingGigId: Opt(Type.String({ description: 'the Gig the Matter waits on' })),
   pendingAct: Opt(ref(ReservedAct)),
-  client: Strict({ id: Str }, 'the Client, only as an opaque id: the service never stores a name'),
+  client: Strict({ id: StrEx(EXAMPLE.client) }, 'the Client, only as an opaque id: the service never stores a name'),
   consented: Bool,
   signals: Arr(Str, { description: 'what the Gate noticed in the opening facts' }),
   attestedActs: Type.Integer({ minimum: 0, description: 'reserved acts a Signer attested so far' }),
@@ -160,7 +160,7 @@ export const Matter = named('Matter', Strict({
   tenant: Opt(Str),
   mint: Opt(Str),
   listFeeUsd: Opt(Num),
-  openedAt: Str,
+  openedAt: At(),
   version: Type.Integer({ minimum: 1, description: 'the Matter stream\'s version: it grows with every fact' }),
 }, 'a Matter: a unit of legal work driven through the six stages'));
 
@@ -177,12 +177,12 @@ export const JournalEntry = named('JournalEntry', Strict({
 }, 'one fact of a Matter\'s append-only journal'));
 
 export const Attestation = named('Attestation', Strict({
-  signedBy: Type.String({ description: 'the Signer\'s id' }),
+  signedBy: StrEx(EXAMPLE.signer, { description: 'the Signer\'s id' }),
   credentialRef: Opt(Type.String({ description: 'the Signer\'s credential, `<registry>:<number>`' })),
   artifactHash: Opt(Type.String({ description: '`sha256:` and 64 hex digits: the artifact the Signer attested' })),
 }, 'a Signer\'s attestation of a reserved act'));
 
-export const DocumentRecord = named('DocumentRecord', Strict({ id: Str, matterId: Str, name: Str, kind: Str, sha256: Sha256Hex, recordedAt: Opt(Str) }, 'a document record: metadata only, no blob'));
+export const DocumentRecord = named('DocumentRecord', Strict({ id: StrEx(EXAMPLE.document), matterId: StrEx(EXAMPLE.matter), name: StrEx('specification.pdf'), kind: StrEx('specification'), sha256: Sha256Hex, recordedAt: Opt(Str) }, 'a document record: metadata only, no blob'));
 
 export const Escalation = named('Escalation', Strict({
   reservedAct: ref(ReservedAct),
@@ -193,8 +193,8 @@ export const Escalation = named('Escalation', Strict({
 
 export const Settlement = named('Settlement', Strict({
   rail: ref(Rail),
-  merchantOfRecord: Str,
-  legalFeeMerchantOfRecord: Str,
+  merchantOfRecord: StrEx('platform'),
+  legalFeeMerchantOfRecord: StrEx('platform', { description: 'platform (patent rail) or signer (state rail: the Signer invoices its Legal Fee)' }),
   productFeeToCustomerUsd: Num,
   legalFeeToSignerUsd: Num,
   attestedActs: Int,
@@ -204,11 +204,11 @@ export const Settlement = named('Settlement', Strict({
 }, 'who is paid what for a fulfilled Matter'));
 
 // Deadline Ladders.
-export const Monitoring = named('Monitoring', Strict({ assetId: Str, signerId: Nullable(Str) }, 'who watches the ladder; null: nobody (the alarm is vacant)'));
+export const Monitoring = named('Monitoring', Strict({ assetId: StrEx(EXAMPLE.asset), signerId: Nullable(StrEx(EXAMPLE.signer)) }, 'who watches the ladder; null: nobody (the alarm is vacant)'));
 const LadderProperties = {
-  assetId: Str,
-  matterId: Str,
-  obligation: Str,
+  assetId: StrEx(EXAMPLE.asset),
+  matterId: StrEx(EXAMPLE.matter),
+  obligation: StrEx('nonprovisional_conversion'),
   status: Enum(['open', 'resolved'] as const),
   rung: Enum(['before_notice', 'notice', 'daily_ack', 'terminal', 'resolved'] as const, 'where the count stands: which rung comes next'),
   daysUntilDeadline: Int,
@@ -237,10 +237,10 @@ export const DeadlineLadder = named('DeadlineLadder', Strict(LadderProperties, '
 export const LadderFields = LadderProperties;
 
 export const Asset = named('Asset', Strict({
-  id: Str,
-  kind: Str,
-  title: Str,
-  registryId: Nullable(Type.String({ description: 'the registry receipt, once filed' })),
+  id: StrEx(EXAMPLE.asset),
+  kind: StrEx('patent_application'),
+  title: StrEx('Self-folding map'),
+  registryId: Nullable(Type.String({ description: 'the registry receipt, once filed (null until then)', examples: [null] })),
   statusHistory: Arr(Strict({ status: Str, at: Str, seq: Int, matterId: Str })),
   docket: Arr(Strict({ seq: Int, at: Str, kind: ref(EventKind), summary: Str, matterId: Str })),
   lineage: Arr(Str, { description: 'the Matters that acted on it, oldest first' }),
@@ -250,45 +250,45 @@ export const Asset = named('Asset', Strict({
 // Sandbox grains.
 const GrainProperties = {
   id: Str,
-  tier: Str,
+  tier: StrEx('anonymous'),
   environment: Type.Literal('sandbox'),
-  openedAt: Str,
-  expiresAt: Str,
+  openedAt: At(),
+  expiresAt: StrEx('2026-11-27T09:00:00.000Z'),
   ttlSeconds: Type.Number({ description: 'the grain\'s lifetime, in seconds (a fraction in tests that expire it quickly)' }),
   expiresInSeconds: Int,
-  graduation: Strict({ tier: Str, how: Str }),
+  graduation: Strict({ tier: StrEx('identified'), how: StrEx('POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over') }),
 };
 const Counts = <K extends string>(...names: K[]) => Strict(Object.fromEntries(names.map((n) => [n, Int])) as Record<K, typeof Int>);
 
-export const Workspace = named('Workspace', Strict({ ...GrainProperties, counts: Opt(Counts('matters', 'assets', 'events')) }, 'a sandbox workspace: keyless, synthetic, TTL-bound; a read adds its counts'));
+export const Workspace = named('Workspace', Strict({ ...GrainProperties, id: StrEx(EXAMPLE.workspace), counts: Opt(Counts('matters', 'assets', 'events')) }, 'a sandbox workspace: keyless, synthetic, TTL-bound; a read adds its counts'));
 export const TenantRouting = named('TenantRouting', Strict({ maxFeeUsd: Nullable(Num), jurisdictions: Opt(Arr(Str)) }, 'a Tenant\'s routing mechanics: a fee cap, and the jurisdictions served'));
 
 
-export const Tenant = named('Tenant', Strict({ ...GrainProperties, offers: Arr(ref(Offer)), routing: ref(TenantRouting), counts: Counts('offers', 'matters', 'events') }, 'a sandbox tenant: its Offers and routing'));
-export const Firm = named('Firm', Strict({ ...GrainProperties, enrollments: Strict({ enrolled: Int, revoked: Int }) }, 'a sandbox firm: its enrollment counts'));
+export const Tenant = named('Tenant', Strict({ ...GrainProperties, id: StrEx(EXAMPLE.tenant), offers: Arr(ref(Offer)), routing: ref(TenantRouting), counts: Counts('offers', 'matters', 'events') }, 'a sandbox tenant: its Offers and routing'));
+export const Firm = named('Firm', Strict({ ...GrainProperties, id: StrEx(EXAMPLE.firm), enrollments: Strict({ enrolled: Int, revoked: Int }) }, 'a sandbox firm: its enrollment counts'));
 
 export const Ceremony = named('Ceremony', Strict({
-  instrument: Str,
-  enrollmentId: Str,
-  firmId: Str,
-  memberId: Str,
+  instrument: StrEx('enrollment', { description: 'enrollment, amendment or revocation' }),
+  enrollmentId: StrEx(EXAMPLE.enrollment),
+  firmId: StrEx(EXAMPLE.firm),
+  memberId: StrEx(EXAMPLE.member),
   granted: Opt(Arr(ref(Grant))),
   revoked: Opt(Arr(ref(Grant))),
   grants: Opt(Arr(ref(Grant))),
-  executedBy: Str,
-  executedAt: Str,
+  executedBy: StrEx(EXAMPLE.member),
+  executedAt: At(),
   seq: Int,
 }, 'the journaled instrument naming what was granted or revoked and who executed it'));
 
 export const Enrollment = named('Enrollment', Strict({
-  memberId: Str,
-  enrollmentId: Str,
-  status: Str,
+  memberId: StrEx(EXAMPLE.member),
+  enrollmentId: StrEx(EXAMPLE.enrollment),
+  status: StrEx('enrolled'),
   grants: Arr(ref(Grant)),
   standing: Strict({ credentialLive: Bool, standingFresh: Bool, coverageInForce: Bool }),
   eligible: Bool,
   failingPredicate: Opt(Str),
-  enrolledAt: Str,
+  enrolledAt: At(),
   revokedAt: Opt(Str),
   ceremonies: Arr(ref(Ceremony)),
 }, 'a member\'s current standing in a firm'));
@@ -296,10 +296,10 @@ export const Enrollment = named('Enrollment', Strict({
 // The event tail.
 export const TailEntry = named('TailEntry', Strict({
   seq: Int,
-  at: Str,
+  at: At(),
   kind: ref(EventKind),
-  subject: Type.String({ description: 'the stream the event is about' }),
-  summary: Str,
+  subject: StrEx(EXAMPLE.matter, { description: 'the stream the event is about' }),
+  summary: StrEx('Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted'),
   verb: Opt(Str),
   by: Opt(Str),
   actor: Opt(Str),
@@ -310,34 +310,34 @@ export const TailEntry = named('TailEntry', Strict({
 /** An API key as `POST /keys` issues it: the only time the key itself is shown. */
 export const IssuedKey = named('IssuedKey', Strict({
   type: Type.Literal('OK'),
-  key: Type.String({ pattern: '^lwk_[A-Za-z0-9_-]{43}$', description: 'the key, shown once' }),
+  key: Type.String({ pattern: '^lwk_[A-Za-z0-9_-]{43}$', description: 'the key, shown once', examples: ['lwk_G2R6t_41DaBwsvTvMAR1VQZu-Yc5soO-aptXVaU1Ojc'] }),
   shownOnce: Type.Literal(true),
-  keyId: Str,
+  keyId: StrEx(EXAMPLE.keyId),
   tier: Type.Literal('identified'),
-  email: Str,
+  email: StrEx('ada@example.com'),
   building: Opt(Str),
   spendCeilingUsd: Nullable(Num),
-  issuedAt: Str,
-  use: Strict({ header: Str, scheme: Str, example: Str }),
-  covers: Str,
-  notice: Str,
+  issuedAt: At(),
+  use: Strict({ header: StrEx('Authorization'), scheme: StrEx('Bearer'), example: StrEx('Authorization: Bearer <key>') }),
+  covers: StrEx('the whole surface: one key for every top-level write; reads and sandbox grains need none'),
+  notice: StrEx('the key is stored hashed and cannot be shown again; keep it now'),
 }, 'the key, shown once; it is stored hashed'));
 
 /** Every component, in the order the contract lists them. */
 // Webhooks (decisions.md, "Webhooks").
 export const WebhookEventType = named('WebhookEventType', Enum(WEBHOOK_EVENT_TYPES, 'a webhook event: outcome.filed (a reserved act attested with its government receipt), the Matter lifecycle, or a Deadline Ladder rung'));
 export const WebhookEndpoint = named('WebhookEndpoint', Strict({
-  id: Str,
-  url: Type.String({ description: 'where deliveries are POSTed' }),
+  id: StrEx(EXAMPLE.webhook),
+  url: StrEx('https://93.184.215.14/legalwork/webhooks', { description: 'where deliveries are POSTed' }),
   events: Arr(Enum(WEBHOOK_SUBSCRIPTIONS), { description: 'the event types it is sent: types, reminder.* or *' }),
   description: Opt(Str),
   status: Enum(['enabled', 'disabled'] as const),
-  disabled: Nullable(Strict({ at: Str, reason: Str })),
-  createdAt: Str,
+  disabled: Nullable(Strict({ at: Str, reason: Str }, { examples: [null] })),
+  createdAt: At(),
 }, 'a webhook endpoint (its signing secret is shown once, when it is registered)'));
 export const WebhookAttempt = named('WebhookAttempt', Strict({
-  deliveryId: Type.String({ description: 'the delivery of one event to this endpoint: redeliver names it' }),
-  eventId: Type.String({ description: 'the event\'s id (the payload\'s `id` and the webhook-id header): the same on every attempt' }),
+  deliveryId: StrEx(EXAMPLE.delivery, { description: 'the delivery of one event to this endpoint: redeliver names it' }),
+  eventId: StrEx(EXAMPLE.event, { description: 'the event\'s id (the payload\'s `id` and the webhook-id header): the same on every attempt' }),
   type: ref(WebhookEventType),
   seq: Type.Integer({ description: 'the seq, in the grain\'s event tail, of the fact the event is' }),
   attempt: Type.Integer({ description: '1 for the first attempt, then each retry' }),
@@ -346,9 +346,9 @@ export const WebhookAttempt = named('WebhookAttempt', Strict({
   final: Type.Boolean({ description: 'the event is finished with: delivered, or given up after the last retry' }),
   responseStatus: Nullable(Type.Integer({ description: 'the receiver\'s status; null when it never answered' })),
   durationMs: Int,
-  responseBody: Type.String({ description: 'the first 1 KiB of the receiver\'s body' }),
+  responseBody: StrEx('', { description: 'the first 1 KiB of the receiver\'s body' }),
   error: Opt(Type.String({ description: 'why there was no answer' })),
-  attemptedAt: Str,
+  attemptedAt: At(),
   position: Type.Integer({ description: 'pass as `before` for the attempts before it' }),
 }, 'one delivery attempt'));
 

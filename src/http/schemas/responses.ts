@@ -5,7 +5,10 @@
  * (`reply-check.ts`) fails a test on any field a schema does not declare.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Any, Arr, Bool, Int, Nullable, Num, Opt, Sha256Hex, Str, Strict } from './common.ts';
+import { Any, Arr, At, Bool, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
+import { FIXTURE_LISTING } from '../../domain/fixtures.ts';
+import { KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../../domain/sse-wire.ts';
+import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts';
 import { refused, type RefusalCode } from '../declared-refusals.ts';
 import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields,
@@ -13,6 +16,13 @@ import {
 } from './components.ts';
 
 const Obj = Strict;
+
+/** The ids an answer names beside its records, with the shared examples (common.ts `EXAMPLE`). */
+const MatterId = StrEx(EXAMPLE.matter);
+const AssetId = StrEx(EXAMPLE.asset);
+const TenantId = StrEx(EXAMPLE.tenant);
+const FirmId = StrEx(EXAMPLE.firm);
+const MemberId = StrEx(EXAMPLE.member);
 
 /** Inside a sandbox grain every JSON answer carries the grain's stamp. */
 const Stamp = { provenance: Opt(ref(Provenance)) };
@@ -70,7 +80,7 @@ export const MatterDoors = {
     422: refused('the Gate refuses (naming the rule): consent missing, merits past a mandate, mechanics', ['GATE_CONSENT', 'GATE_MERITS', 'GATE_MECHANICS']),
   }),
   consent: door('Record the Client\'s consent', 'Journals the Client\'s consent to this Matter (B2A2D Matters need it before they pass intake). Only the Client speaks through this door: `actor` must be `client`.', {
-    200: Ok({ matter: Obj({ id: Str, stage: ref(Stage), consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'),
+    200: Ok({ matter: Obj({ id: MatterId, stage: ref(Stage), consented: Type.Literal(true) }), consentSeq: Int }, 'the Client\'s consent, journaled'),
     ...MATTER_WRITE,
     422: refused('the actor is not the Client', ['ACTOR_NOT_CLIENT', 'GATE_ACTOR']),
   }),
@@ -99,28 +109,28 @@ export const MatterDoors = {
     422: refused('the instruction is empty, or the actor is not the Client', ['INSTRUCTION_MISSING', 'ACTOR_NOT_CLIENT']),
   }),
   settlement: door('Read a fulfilled Matter\'s settlement', 'Who is paid what once the Matter is fulfilled: the Product Fee, the Signer\'s Legal Fee per attested act, insurance and the platform\'s net. No filing, no charge: before `fulfilled` it is a 409.', {
-    200: Ok({ matterId: Str, settlement: ref(Settlement) }, 'the settlement of a fulfilled Matter'),
+    200: Ok({ matterId: MatterId, settlement: ref(Settlement) }, 'the settlement of a fulfilled Matter'),
     404: NO_MATTER,
     409: refused('the Matter is not fulfilled: no filing, no charge', ['MATTER_NOT_FULFILLED']),
     500: UNREADABLE,
   }),
   journal: door('Read a Matter\'s journal', 'Every fact of the Matter, in order, append-only.', {
-    200: Ok({ matterId: Str, stage: ref(Stage), appendOnly: Type.Literal(true), events: Arr(ref(JournalEntry)) }, 'the Matter\'s journal, append-only'),
+    200: Ok({ matterId: MatterId, stage: ref(Stage), appendOnly: Type.Literal(true), events: Arr(ref(JournalEntry)) }, 'the Matter\'s journal, append-only'),
     404: NO_MATTER,
     500: UNREADABLE,
   }),
   attestations: door('List a Matter\'s Attestations', 'The Signers\' Attestations that landed on the Matter, one per attested reserved act.', {
-    200: Listed(Obj({ seq: Int, act: ref(ReservedAct), attestation: ref(Attestation) }), { matterId: Str }, 'the attestations landed, or a typed EMPTY'),
+    200: Listed(Obj({ seq: Int, act: ref(ReservedAct), attestation: ref(Attestation) }), { matterId: MatterId }, 'the attestations landed, or a typed EMPTY'),
     404: NO_MATTER,
     500: UNREADABLE,
   }),
   terminal: door('End a Matter', 'Ends the Matter for good (withdrawn, lapsed or referred out) when its Gate predicate holds; a terminal is forever.', {
-    200: Ok({ matter: ref(Matter), terminal: Obj({ outcome: Str, seq: Int, at: Str }) }, 'the terminal, forever'),
+    200: Ok({ matter: ref(Matter), terminal: Obj({ outcome: StrEx('withdrawn'), seq: Int, at: At() }) }, 'the terminal, forever'),
     ...MATTER_WRITE,
     422: refused('the terminal\'s predicate does not hold (naming it), or the actor may not end it', ['GATE_PREDICATE', 'GATE_ACTOR', 'ACTOR_NOT_CLIENT']),
   }),
   documents: door('List a Matter\'s documents', 'The document records journaled on the Matter: metadata and a sha256, never the bytes.', {
-    200: Listed(ref(DocumentRecord), { matterId: Str }, 'the document records, or a typed EMPTY'),
+    200: Listed(ref(DocumentRecord), { matterId: MatterId }, 'the document records, or a typed EMPTY'),
     404: NO_MATTER,
     500: UNREADABLE,
   }),
@@ -129,11 +139,11 @@ export const MatterDoors = {
     ...MATTER_WRITE,
   }),
   order: door('Order a provisional filing', 'Mints a patent-rail provisional Matter and advances it until it waits on a Signer or a refusal stops it (then `stoppedBy` names the refusal). A paid act: it counts against the key\'s spend ceiling.', {
-    201: Ok({ matterId: Str, status: ref(MatterStatus), stage: ref(Stage), matter: ref(Matter), stoppedBy: Opt(ref(Refusal, 'the refusal that stopped the order before it reached a Signer')) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'),
+    201: Ok({ matterId: MatterId, status: ref(MatterStatus), stage: ref(Stage), matter: ref(Matter), stoppedBy: Opt(ref(Refusal, 'the refusal that stopped the order before it reached a Signer')) }, 'the minted patent-rail Matter, advanced until it waits on a Signer or stops'),
     422: refused('the Gate refuses on mechanics', ['GATE_MECHANICS']),
   }),
   assets: door('List the Assets', 'The Assets of this grain (each Matter mints one), oldest first, paged by `after` (an Asset\'s seq) and `limit` as the Matters are.', {
-    200: Listed(Obj({ id: Str, kind: Str, title: Str, lineage: Arr(Str) }), { nextAfter: Opt(NextAfter) }, 'a page of the Assets of this grain, or a typed EMPTY'),
+    200: Listed(Obj({ id: AssetId, kind: StrEx('patent_application'), title: StrEx('Self-folding map'), lineage: Arr(MatterId) }), { nextAfter: Opt(NextAfter) }, 'a page of the Assets of this grain, or a typed EMPTY'),
   }),
   asset: door('Read an Asset', 'The Asset, its status history, its docket, its lineage of Matters and its Deadline Ladder. Keyless: the id is the capability.', {
     200: Ok({ asset: ref(Asset) }, 'the Asset, its status history, docket and lineage'),
@@ -149,7 +159,7 @@ const GRAIN_OPENED = (kind: string) => `Opens a keyless, synthetic, TTL-bound ${
 export const WorkspaceDoors = {
   open: door('Open a sandbox workspace', GRAIN_OPENED('workspace'), { 201: Ok({ workspace: ref(Workspace) }, 'the workspace, its TTL and graduation path'), 429: BOUND }),
   get: door('Read a sandbox workspace', 'The workspace\'s tier, TTL, counts and graduation path.', { 200: Ok({ workspace: ref(Workspace) }, 'tier, TTL, counts, graduation path') }),
-  fixtures: door('List the workspace\'s magic fixtures', 'The fixture names that make a workspace behave deterministically (a Client whose Signer always attests, one who declines, an ack-due ladder).', { 200: Ok({ fixtures: Arr(Obj({ name: Str, use: Obj({ field: Str, value: Str }), promise: Str }), { minItems: 1 }) }, 'the magic fixtures') }),
+  fixtures: door('List the workspace\'s magic fixtures', 'The fixture names that make a workspace behave deterministically (a Client whose Signer always attests, one who declines, an ack-due ladder).', { 200: Ok({ fixtures: Arr(Obj({ name: Str, use: Obj({ field: Str, value: Str }), promise: Str }), { minItems: 1, examples: [FIXTURE_LISTING.slice(0, 1)] }) }, 'the magic fixtures') }),
 };
 
 const Declared = { declaredSeq: Opt(Nullable(Type.Integer({ description: 'the seq of the declaration in force; null: none yet' }))), declaredAt: Opt(Nullable(Str)) };
@@ -157,11 +167,11 @@ export const TenantDoors = {
   open: door('Open a sandbox tenant', GRAIN_OPENED('tenant'), { 201: Ok({ tenant: ref(Tenant) }, 'the tenant, its TTL and graduation path'), 429: BOUND }),
   get: door('Read a sandbox tenant', 'The tenant\'s Offers, routing mechanics, tier and TTL.', { 200: Ok({ tenant: ref(Tenant) }, 'Offers, routing, tier, TTL') }),
   offers: door('Declare the tenant\'s Offers', 'Replaces the tenant\'s Offers: each a flat price for a matter type. Percentages of an outcome are refused (flat fees only).', {
-    200: Type.Union([Ok({ tenantId: Str, offers: Arr(ref(Offer)), ...Declared }), Empty({ tenantId: Str, offers: Arr(ref(Offer), { maxItems: 0 }), ...Declared })], { description: 'the declared Offers' }),
+    200: Type.Union([Ok({ tenantId: TenantId, offers: Arr(ref(Offer)), ...Declared }), Empty({ tenantId: TenantId, offers: Arr(ref(Offer), { maxItems: 0 }), ...Declared })], { description: 'the declared Offers' }),
     422: refused('a duplicate Offer id, or a percentage price', ['DUPLICATE_OFFER', 'PERCENTAGE_PRICE', 'OFFER_PRICE']),
   }),
   routing: door('Declare the tenant\'s routing', 'Declares the routing mechanics (a fee cap, the jurisdictions served); merits-bearing fields are refused.', {
-    200: Ok({ tenantId: Str, routing: Nullable(ref(TenantRouting)), ...Declared }, 'the routing mechanics'),
+    200: Ok({ tenantId: TenantId, routing: Nullable(ref(TenantRouting)), ...Declared }, 'the routing mechanics'),
     422: refused('a merits-bearing field, or a percentage', ['MERITS_BEARING_KEY', 'PERCENTAGE_PRICE']),
   }),
 };
@@ -170,7 +180,7 @@ const FirmRouting = OpenMap('the firm\'s declared routing preferences, as declar
 export const FirmDoors = {
   open: door('Open a sandbox firm', GRAIN_OPENED('firm'), { 201: Ok({ firm: ref(Firm) }, 'the firm grain, its TTL and graduation path'), 429: BOUND }),
   get: door('Read a sandbox firm', 'The firm\'s enrollment counts, tier and TTL.', { 200: Ok({ firm: ref(Firm) }, 'enrollment counts, tier, TTL') }),
-  enrollments: door('List the firm\'s Enrollments', 'Each member\'s current Enrollment and standing.', { 200: Listed(ref(Enrollment), { firmId: Str }, 'current standing per member, or a typed EMPTY') }),
+  enrollments: door('List the firm\'s Enrollments', 'Each member\'s current Enrollment and standing.', { 200: Listed(ref(Enrollment), { firmId: FirmId }, 'current standing per member, or a typed EMPTY') }),
   enroll: door('Enroll a member', 'A member executes grants to the firm (roster, remittance, routing): a new Enrollment, or an amendment adding grants. The ceremony is journaled.', {
     201: Ok({ act: Type.Union([Type.Literal('enrolled'), Type.Literal('amended')]), enrollment: ref(Enrollment), ceremony: ref(Ceremony), then: Opt(ref(Ceremony)) }, 'the executed grant'),
     409: refused('the member already holds every grant asked', ['NOTHING_TO_AMEND']),
@@ -184,33 +194,33 @@ export const FirmDoors = {
   }),
   roster: door('Read the firm\'s roster', 'Rows derived from members\' live Enrollments with the roster grant, each with its eligibility, plus the declared synthetic probe act.', {
     200: Listed(
-      Obj({ memberId: Str, eligible: Bool, status: Str, grants: Arr(ref(Grant)), facts: Obj({ credentialLive: Bool, standingFresh: Bool, coverageInForce: Bool }), failingPredicate: Opt(Str) }),
-      { firmId: Str, probe: Obj({ act: Str, effect: Str, synthetic: Type.Literal(true), checks: Arr(Str), source: Str, registerConsulted: Bool, scored: Bool }), blanked: Int, fix: Opt(Str) },
+      Obj({ memberId: MemberId, eligible: Bool, status: StrEx('enrolled'), grants: Arr(ref(Grant)), facts: Obj({ credentialLive: Bool, standingFresh: Bool, coverageInForce: Bool }), failingPredicate: Opt(Str) }),
+      { firmId: FirmId, probe: Obj({ act: Str, effect: Str, synthetic: Type.Literal(true), checks: Arr(Str), source: Str, registerConsulted: Bool, scored: Bool }, { examples: [ROSTER_PROBE] }), blanked: Int, fix: Opt(Str) },
       'derived rows plus the declared synthetic probe act, or EMPTY naming the fix',
     ),
   }),
-  fixtures: door('List the firm\'s fixture members', 'The synthetic members a firm grain can enroll, with what each always does.', { 200: Ok({ fixtures: Arr(Obj({ name: Str, memberId: Str, promise: Str }), { minItems: 1 }) }, 'the fixture members') }),
-  routing: door('Read the firm\'s routing', 'The routing preferences in force, or a typed EMPTY.', { 200: Type.Union([Ok({ firmId: Str, routing: FirmRouting, ...Declared }), Empty({ firmId: Str })], { description: 'the declared routing preferences, or a typed EMPTY' }) }),
+  fixtures: door('List the firm\'s fixture members', 'The synthetic members a firm grain can enroll, with what each always does.', { 200: Ok({ fixtures: Arr(Obj({ name: Str, memberId: Str, promise: Str }), { minItems: 1, examples: [FIRM_FIXTURE_LISTING.slice(0, 1)] }) }, 'the fixture members') }),
+  routing: door('Read the firm\'s routing', 'The routing preferences in force, or a typed EMPTY.', { 200: Type.Union([Ok({ firmId: FirmId, routing: FirmRouting, ...Declared }), Empty({ firmId: FirmId })], { description: 'the declared routing preferences, or a typed EMPTY' }) }),
   declareRouting: door('Declare the firm\'s routing', 'Declares routing mechanics; merits-bearing or actor-shaped keys are refused, remittance to the firm is BLOCKED, and an opt-in needs the member\'s countersignature.', {
-    200: Ok({ firmId: Str, routing: FirmRouting, ...Declared }, 'the declared preferences'),
+    200: Ok({ firmId: FirmId, routing: FirmRouting, ...Declared }, 'the declared preferences'),
     403: refused('BLOCKED: remittance to the firm', ['REMITTANCE_TO_FIRM']),
     422: refused('a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned', ['MERITS_BEARING_KEY', 'ACTOR_SHAPED_KEY', 'PERCENTAGE_PRICE', 'MALFORMED_MECHANICS', 'OPT_IN_NOT_COUNTERSIGNED']),
   }),
   remittances: door('Read the firm\'s remittances', 'Per-member Legal Fee lines for members who granted remittance, aggregated only: each line\'s Merchant of Record is the platform or the individual Signer, never the firm.', {
     200: Type.Union([
       Ok({
-        firmId: Str,
-        results: Arr(Obj({ memberId: Str, lines: Arr(Obj({ matterType: ref(MatterType), rail: ref(Rail), attestedActs: Int, legalFeePerActUsd: Num, legalFeeUsd: Num, merchantOfRecord: Str })), attestedActs: Int, legalFeeUsd: Num }), { minItems: 1 }),
+        firmId: FirmId,
+        results: Arr(Obj({ memberId: MemberId, lines: Arr(Obj({ matterType: ref(MatterType), rail: ref(Rail), attestedActs: Int, legalFeePerActUsd: Num, legalFeeUsd: Num, merchantOfRecord: Str })), attestedActs: Int, legalFeeUsd: Num }), { minItems: 1 }),
         totals: Obj({ members: Int, attestedActs: Int, legalFeeUsd: Num }),
-        merchantOfRecord: Str,
+        merchantOfRecord: StrEx('aggregation only: each line\'s Merchant of Record is the platform (patent rail) or the individual Signer (state rail), never the firm'),
         synthetic: Type.Literal(true),
       }),
-      Empty({ firmId: Str }),
+      Empty({ firmId: FirmId }),
     ], { description: 'per-member lines plus totals, or a typed EMPTY' }),
   }),
 };
 
-const ConflictEntry = Obj({ seq: Int, nameHash: Sha256Hex, recordedAt: Str });
+const ConflictEntry = Obj({ seq: Int, nameHash: Sha256Hex, recordedAt: At() });
 const Ledger = Obj({ practitioner: Opt(Str), firm: Opt(Str) }, { description: 'whose ledger: one practitioner\'s, or one firm\'s' });
 const LedgerPage = Listed(ConflictEntry, { appendOnly: Type.Literal(true), ledger: Ledger, ledgerEntries: Int, nextAfter: Opt(NextAfter) }, 'the ledger\'s entries, append-only, or a typed EMPTY');
 const Appended = Ok({ entry: ConflictEntry, appendOnly: Type.Literal(true), ledger: Ledger }, 'the entry, appended');
@@ -224,7 +234,7 @@ export const ConflictDoors = {
   firmLedger: door('Read the firm\'s conflicts ledger', `The firm's own append-only ledger, paged. ${HASH_ONLY}`, { 200: LedgerPage }),
   firmRecord: door('Append to the firm\'s conflicts ledger', `Appends a name hash to the firm's ledger. ${HASH_ONLY}`, { 201: Appended, 422: NOT_A_HASH }),
   prescreen: door('Prescreen names against the firm\'s ledger', `Checks name hashes against this one ledger: a hit or not, which matched. ${HASH_ONLY}`, {
-    200: Ok({ hit: Bool, matched: Arr(Str), checked: Int, ledger: Ledger, ledgerEntries: Int, caveat: Str }, 'the prescreen verdict over this one ledger'),
+    200: Ok({ hit: Bool, matched: Arr(Str), checked: Int, ledger: Ledger, ledgerEntries: Int, caveat: StrEx('a prescreen of this one ledger; it never replaces the Signer\'s own full conflicts check') }, 'the prescreen verdict over this one ledger'),
     422: refused('nameHashes empty or not sha256 hex', ['NAME_HASHES_EMPTY', 'NAME_HASH_NOT_SHA256']),
   }),
 };
@@ -237,13 +247,13 @@ const EXPLICIT = 'Ladders never move on wall time: only explicit ticks move them
 export const DeadlineDoors = {
   get: door('Read a Deadline Ladder', `The Asset's ladder: days to the deadline, the rung, who monitors it, acks and occurrences. Keyless: the Asset id is the capability. ${EXPLICIT}`, { 200: Ok(LadderFields, 'the ladder view'), 404: NO_LADDER, 500: LADDER_UNREADABLE }),
   tick: door('Tick a Deadline Ladder', `Moves the ladder the given days toward its deadline and fires the rungs it crosses (each a reminder event). ${EXPLICIT}`, {
-    200: Ok({ assetId: Str, daysUntilDeadline: Int, alarm: Alarm, ackRequiredToday: Bool, events: Arr(Obj({ rung: Str, atDaysRemaining: Int, kind: Str, seq: Int, deliverTo: Opt(Str) })), seq: Int }, 'days remaining after the tick and the rung events it fired'),
+    200: Ok({ assetId: AssetId, daysUntilDeadline: Int, alarm: Alarm, ackRequiredToday: Bool, events: Arr(Obj({ rung: Str, atDaysRemaining: Int, kind: Str, seq: Int, deliverTo: Opt(Str) })), seq: Int }, 'days remaining after the tick and the rung events it fired'),
     404: NO_LADDER,
     409: refused('the ladder refuses the tick: resolved, or past the deadline', ['TICK_REFUSED', 'LADDER_RESOLVED']),
     500: LADDER_UNREADABLE,
   }),
   ack: door('Acknowledge today\'s rung', 'A named human acknowledges the daily rung in the final week.', {
-    200: Ok({ acked: Type.Literal(true), atDaysRemaining: Int, actor: Str, seq: Int }, 'the acknowledgment, journaled'),
+    200: Ok({ acked: Type.Literal(true), atDaysRemaining: Int, actor: StrEx('Ada Lovelace'), seq: Int }, 'the acknowledgment, journaled'),
     404: NO_LADDER,
     409: refused('resolved, or no ack due today', ['NO_ACK_DUE', 'LADDER_RESOLVED']),
     422: refused('no named actor', ['ACTOR_MISSING']),
@@ -274,18 +284,18 @@ export const DeadlineDoors = {
 const TailBase = { appendOnly: Type.Literal(true), feed: ref(Feed), after: Int, latestSeq: Int };
 const TailEmpty = Empty({ ...TailBase, nextAfter: Opt(NextAfter) });
 const Subscription = Obj({
-  path: Str,
+  path: StrEx(`/workspaces/${EXAMPLE.workspace}/events/stream`),
   method: Type.Literal('GET'),
   accept: Type.Literal('text/event-stream'),
   feed: ref(Feed),
   after: Int,
   feeds: Arr(ref(Feed)),
-  order: Str,
-  frame: Obj({ event: Str, id: Str, data: Str }),
-  resume: Str,
-  keepAlive: Obj({ comment: Str, everySeconds: Num }),
-  slowSubscribers: Str,
-  example: Str,
+  order: StrEx('the backlog after the cursor first, then each new event as it commits, in seq order'),
+  frame: Obj({ event: StrEx(SSE_EVENT_NAME), id: StrEx('the event seq'), data: StrEx('the tail entry as JSON') }),
+  resume: StrEx('reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq>'),
+  keepAlive: Obj({ comment: StrEx(KEEP_ALIVE_COMMENT), everySeconds: Num }),
+  slowSubscribers: StrEx('a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID'),
+  example: StrEx(`curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/${EXAMPLE.workspace}/events/stream?feed=timeline&after=0'`),
 }, { description: 'how to follow the tail over Server-Sent Events' });
 export const EventDoors = {
   tail: door('Page the event tail', 'The grain\'s events in seq order after `after`, on one feed. At the top level, only the calling key\'s records; without a key, a typed EMPTY naming the fix.', {
@@ -308,7 +318,7 @@ export const EventDoors = {
 const NOT_YOURS = refused('no such endpoint among yours (at the top level, your key\'s; in a sandbox grain, the grain\'s)', ['WEBHOOK_NOT_FOUND']);
 export const WebhookDoors = {
   create: door('Register a webhook endpoint', 'Registers a URL the grain\'s events are POSTed to, signed per Standard Webhooks with the endpoint\'s secret (`whsec_…`, shown in this answer only). It is sent the events of what happens after it is registered, at least once and in journal order, each retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; an endpoint failing for 5 days in a row is disabled. At the top level an endpoint is the key\'s and is sent only its records\' events; in a sandbox grain, the grain\'s.', {
-    201: Ok({ webhook: ref(WebhookEndpoint), secret: Type.String({ description: 'the signing secret, shown once: verify each delivery\'s webhook-signature with it (the standardwebhooks package)' }) }, 'the endpoint and its signing secret'),
+    201: Ok({ webhook: ref(WebhookEndpoint), secret: StrEx('whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91', { description: 'the signing secret, shown once: verify each delivery\'s webhook-signature with it (the standardwebhooks package)' }) }, 'the endpoint and its signing secret'),
     422: refused('a URL that is not https:// on a public address (a sandbox grain also takes loopback)', ['WEBHOOK_URL_REFUSED']),
   }),
   list: door('List webhook endpoints', 'The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.', { 200: Listed(ref(WebhookEndpoint), {}, 'the endpoints, or a typed EMPTY') }),
@@ -319,7 +329,7 @@ export const WebhookDoors = {
     404: NOT_YOURS,
   }),
   redeliver: door('Redeliver an event', 'Sends the delivery\'s event again now, beside the ordered deliveries (same event id, a fresh signature); the attempt is listed with `redelivery: true`.', {
-    202: Ok({ redelivery: Strict({ deliveryId: Str, eventId: Str, type: ref(WebhookEventType) }) }, 'the redelivery, under way'),
+    202: Ok({ redelivery: Strict({ deliveryId: StrEx(EXAMPLE.delivery), eventId: StrEx(EXAMPLE.event), type: ref(WebhookEventType) }) }, 'the redelivery, under way'),
     404: refused('no such endpoint among yours, or no such delivery of it', ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND']),
     409: refused('the endpoint is disabled', ['WEBHOOK_DISABLED']),
   }),
