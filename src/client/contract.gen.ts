@@ -3943,25 +3943,37 @@ export interface components {
         WebhookEventType: "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal";
         /** @description a webhook endpoint (its signing secret is shown once, when it is registered) */
         WebhookEndpoint: {
+            /** @example wh_7v1c5x9z3l8k2j6h0g4f8d2s6 */
             id: string;
-            /** @description where deliveries are POSTed */
+            /**
+             * @description where deliveries are POSTed
+             * @example https://93.184.215.14/legalwork/webhooks
+             */
             url: string;
             /** @description the event types it is sent: types, reminder.* or * */
             events: ("*" | "reminder.*" | "outcome.filed" | "matter.escalated" | "matter.attested" | "matter.sent_back" | "matter.declined" | "matter.terminal" | "matter.fulfilled" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal")[];
             description?: string;
             /** @enum {string} */
             status: "enabled" | "disabled";
+            /** @example null */
             disabled: {
                 at: string;
                 reason: string;
             } | null;
+            /** @example 2026-11-26T09:00:00.000Z */
             createdAt: string;
         };
         /** @description one delivery attempt */
         WebhookAttempt: {
-            /** @description the delivery of one event to this endpoint: redeliver names it */
+            /**
+             * @description the delivery of one event to this endpoint: redeliver names it
+             * @example dl_9f86d081884c7d659a2feaa0c55ad015
+             */
             deliveryId: string;
-            /** @description the event's id (the payload's `id` and the webhook-id header): the same on every attempt */
+            /**
+             * @description the event's id (the payload's `id` and the webhook-id header): the same on every attempt
+             * @example evt_2d711642b726b04401627ca9fbac32f5
+             */
             eventId: string;
             type: components["schemas"]["WebhookEventType"];
             /** @description the seq, in the grain's event tail, of the fact the event is */
@@ -3977,10 +3989,14 @@ export interface components {
             /** @description the receiver's status; null when it never answered */
             responseStatus: number | null;
             durationMs: number;
-            /** @description the first 1 KiB of the receiver's body */
+            /**
+             * @description the first 1 KiB of the receiver's body
+             * @example
+             */
             responseBody: string;
             /** @description why there was no answer */
             error?: string;
+            /** @example 2026-11-26T09:00:00.000Z */
             attemptedAt: string;
             /** @description pass as `before` for the attempts before it */
             position: number;
@@ -4238,12 +4254,15 @@ export interface components {
         };
         /** @description a Matter: a unit of legal work driven through the six stages */
         Matter: {
+            /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
             id: string;
             stage: components["schemas"]["Stage"];
             status: components["schemas"]["MatterStatus"];
             rail: components["schemas"]["Rail"];
             matterType: components["schemas"]["MatterType"];
+            /** @example US-USPTO */
             jurisdiction: string;
+            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
             assetId: string;
             consumerPattern: components["schemas"]["ConsumerPattern"];
             needsClientDirection: boolean;
@@ -4252,6 +4271,7 @@ export interface components {
             pendingAct?: components["schemas"]["ReservedAct"];
             /** @description the Client, only as an opaque id: the service never stores a name */
             client: {
+                /** @example cl_ce3u2jdmioe8dcy1qwrsqbeyh */
                 id: string;
             };
             consented: boolean;
@@ -4263,6 +4283,7 @@ export interface components {
             tenant?: string;
             mint?: string;
             listFeeUsd?: number;
+            /** @example 2026-11-26T09:00:00.000Z */
             openedAt: string;
             /** @description the Matter stream's version: it grows with every fact */
             version: number;
@@ -4287,7 +4308,10 @@ export interface components {
         };
         /** @description a Signer's attestation of a reserved act */
         Attestation: {
-            /** @description the Signer's id */
+            /**
+             * @description the Signer's id
+             * @example sg_fixture_eligible
+             */
             signedBy: string;
             /** @description the Signer's credential, `<registry>:<number>` */
             credentialRef?: string;
@@ -4296,9 +4320,13 @@ export interface components {
         };
         /** @description a document record: metadata only, no blob */
         DocumentRecord: {
+            /** @example doc_m7iylc02bksq2mxdy2j12qn81 */
             id: string;
+            /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
             matterId: string;
+            /** @example specification.pdf */
             name: string;
+            /** @example specification */
             kind: string;
             /**
              * @description 64 lowercase hex characters
@@ -4319,7 +4347,12 @@ export interface components {
         /** @description who is paid what for a fulfilled Matter */
         Settlement: {
             rail: components["schemas"]["Rail"];
+            /** @example platform */
             merchantOfRecord: string;
+            /**
+             * @description platform (patent rail) or signer (state rail: the Signer invoices its Legal Fee)
+             * @example platform
+             */
             legalFeeMerchantOfRecord: string;
             productFeeToCustomerUsd: number;
             legalFeeToSignerUsd: number;
@@ -4341,13 +4374,18 @@ export interface components {
         };
         /** @description who watches the ladder; null: nobody (the alarm is vacant) */
         Monitoring: {
+            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
             assetId: string;
+            /** @example sg_fixture_eligible */
             signerId: string | null;
         };
         /** @description a Deadline Ladder: days to a deadline, moved only by explicit ticks */
         DeadlineLadder: {
+            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
             assetId: string;
+            /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
             matterId: string;
+            /** @example nonprovisional_conversion */
             obligation: string;
             /** @enum {string} */
             status: "open" | "resolved";
@@ -4398,10 +4436,16 @@ export interface components {
         };
         /** @description an Asset: the perpetual noun Matters act on */
         Asset: {
+            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
             id: string;
+            /** @example patent_application */
             kind: string;
+            /** @example Self-folding map */
             title: string;
-            /** @description the registry receipt, once filed */
+            /**
+             * @description the registry receipt, once filed (null until then)
+             * @example null
+             */
             registryId: string | null;
             statusHistory: {
                 status: string;
@@ -4420,8 +4464,11 @@ export interface components {
             lineage: string[];
             /** @description the Asset's Deadline Ladder (null: none was opened) */
             deadlineLadder?: {
+                /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                 assetId: string;
+                /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                 matterId: string;
+                /** @example nonprovisional_conversion */
                 obligation: string;
                 /** @enum {string} */
                 status: "open" | "resolved";
@@ -4473,17 +4520,23 @@ export interface components {
         };
         /** @description a sandbox workspace: keyless, synthetic, TTL-bound; a read adds its counts */
         Workspace: {
+            /** @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1 */
             id: string;
+            /** @example anonymous */
             tier: string;
             /** @enum {string} */
             environment: "sandbox";
+            /** @example 2026-11-26T09:00:00.000Z */
             openedAt: string;
+            /** @example 2026-11-27T09:00:00.000Z */
             expiresAt: string;
             /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
             ttlSeconds: number;
             expiresInSeconds: number;
             graduation: {
+                /** @example identified */
                 tier: string;
+                /** @example POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over */
                 how: string;
             };
             counts?: {
@@ -4508,17 +4561,23 @@ export interface components {
         };
         /** @description a sandbox tenant: its Offers and routing */
         Tenant: {
+            /** @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7 */
             id: string;
+            /** @example anonymous */
             tier: string;
             /** @enum {string} */
             environment: "sandbox";
+            /** @example 2026-11-26T09:00:00.000Z */
             openedAt: string;
+            /** @example 2026-11-27T09:00:00.000Z */
             expiresAt: string;
             /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
             ttlSeconds: number;
             expiresInSeconds: number;
             graduation: {
+                /** @example identified */
                 tier: string;
+                /** @example POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over */
                 how: string;
             };
             offers: components["schemas"]["Offer"][];
@@ -4531,17 +4590,23 @@ export interface components {
         };
         /** @description a sandbox firm: its enrollment counts */
         Firm: {
+            /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
             id: string;
+            /** @example anonymous */
             tier: string;
             /** @enum {string} */
             environment: "sandbox";
+            /** @example 2026-11-26T09:00:00.000Z */
             openedAt: string;
+            /** @example 2026-11-27T09:00:00.000Z */
             expiresAt: string;
             /** @description the grain's lifetime, in seconds (a fraction in tests that expire it quickly) */
             ttlSeconds: number;
             expiresInSeconds: number;
             graduation: {
+                /** @example identified */
                 tier: string;
+                /** @example POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over */
                 how: string;
             };
             enrollments: {
@@ -4551,21 +4616,33 @@ export interface components {
         };
         /** @description the journaled instrument naming what was granted or revoked and who executed it */
         Ceremony: {
+            /**
+             * @description enrollment, amendment or revocation
+             * @example enrollment
+             */
             instrument: string;
+            /** @example en_3i6am948tr60gdu5b9u6pk9mw */
             enrollmentId: string;
+            /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
             firmId: string;
+            /** @example mb_fixture_eligible */
             memberId: string;
             granted?: components["schemas"]["Grant"][];
             revoked?: components["schemas"]["Grant"][];
             grants?: components["schemas"]["Grant"][];
+            /** @example mb_fixture_eligible */
             executedBy: string;
+            /** @example 2026-11-26T09:00:00.000Z */
             executedAt: string;
             seq: number;
         };
         /** @description a member's current standing in a firm */
         Enrollment: {
+            /** @example mb_fixture_eligible */
             memberId: string;
+            /** @example en_3i6am948tr60gdu5b9u6pk9mw */
             enrollmentId: string;
+            /** @example enrolled */
             status: string;
             grants: components["schemas"]["Grant"][];
             standing: {
@@ -4575,6 +4652,7 @@ export interface components {
             };
             eligible: boolean;
             failingPredicate?: string;
+            /** @example 2026-11-26T09:00:00.000Z */
             enrolledAt: string;
             revokedAt?: string;
             ceremonies: components["schemas"]["Ceremony"][];
@@ -4582,10 +4660,15 @@ export interface components {
         /** @description one event of a grain's tail */
         TailEntry: {
             seq: number;
+            /** @example 2026-11-26T09:00:00.000Z */
             at: string;
             kind: components["schemas"]["EventKind"];
-            /** @description the stream the event is about */
+            /**
+             * @description the stream the event is about
+             * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+             */
             subject: string;
+            /** @example Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted */
             summary: string;
             verb?: string;
             by?: string;
@@ -4601,23 +4684,34 @@ export interface components {
         IssuedKey: {
             /** @enum {string} */
             type: "OK";
-            /** @description the key, shown once */
+            /**
+             * @description the key, shown once
+             * @example lwk_G2R6t_41DaBwsvTvMAR1VQZu-Yc5soO-aptXVaU1Ojc
+             */
             key: string;
             /** @enum {boolean} */
             shownOnce: true;
+            /** @example key_jvel6nl50apuxkdaowvxb4w53 */
             keyId: string;
             /** @enum {string} */
             tier: "identified";
+            /** @example ada@example.com */
             email: string;
             building?: string;
             spendCeilingUsd: number | null;
+            /** @example 2026-11-26T09:00:00.000Z */
             issuedAt: string;
             use: {
+                /** @example Authorization */
                 header: string;
+                /** @example Bearer */
                 scheme: string;
+                /** @example Authorization: Bearer <key> */
                 example: string;
             };
+            /** @example the whole surface: one key for every top-level write; reads and sandbox grains need none */
             covers: string;
+            /** @example the key is stored hashed and cannot be shown again; keep it now */
             notice: string;
         };
     };
@@ -4831,6 +4925,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "key": "lwk_G2R6t_41DaBwsvTvMAR1VQZu-Yc5soO-aptXVaU1Ojc",
+                     *       "shownOnce": true,
+                     *       "keyId": "key_jvel6nl50apuxkdaowvxb4w53",
+                     *       "tier": "identified",
+                     *       "email": "ada@example.com",
+                     *       "spendCeilingUsd": 0,
+                     *       "issuedAt": "2026-11-26T09:00:00.000Z",
+                     *       "use": {
+                     *         "header": "Authorization",
+                     *         "scheme": "Bearer",
+                     *         "example": "Authorization: Bearer <key>"
+                     *       },
+                     *       "covers": "the whole surface: one key for every top-level write; reads and sandbox grains need none",
+                     *       "notice": "the key is stored hashed and cannot be shown again; keep it now"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IssuedKey"];
                 };
             };
@@ -4964,13 +5077,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "status": "live",
+                     *       "service": "legalwork",
+                     *       "version": "0.3.0",
+                     *       "build": "preview",
+                     *       "journal": {
+                     *         "reachable": false
+                     *       },
+                     *       "uptimeSeconds": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         /** @enum {string} */
                         status: "live";
+                        /** @example legalwork */
                         service: string;
+                        /** @example 0.3.0 */
                         version: string;
+                        /** @example preview */
                         build: string;
                         journal: {
                             reachable: boolean;
@@ -5060,6 +5189,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "$type": "PricingDocument",
+                     *       "currency": "USD",
+                     *       "model": "free",
+                     *       "preview": false,
+                     *       "note": "This preview charges nothing: the pricing model is free, and the figures are the posted flat targets.",
+                     *       "feeShape": "flat",
+                     *       "hourly": false,
+                     *       "percentOfOutcome": false,
+                     *       "reads": {
+                     *         "priceUsd": 0,
+                     *         "metered": false
+                     *       },
+                     *       "postedPrices": {
+                     *         "provisionalFilingUsd": 0,
+                     *         "utilityFilingUsd": 0
+                     *       },
+                     *       "meter": {
+                     *         "releasesOn": "fulfilled",
+                     *         "promise": "no filing, no charge: the Meter releases only when a Matter is fulfilled (receipt on file)"
+                     *       },
+                     *       "matterTypes": [],
+                     *       "acts": [],
+                     *       "spendCeiling": {
+                     *         "setBy": "the caller",
+                     *         "how": "POST /keys with spendCeilingUsd",
+                     *         "hard": false,
+                     *         "counts": "the posted price of each paid act taken with the key",
+                     *         "refusal": "403 BLOCKED naming the ceiling; nothing is written"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -5067,8 +5230,10 @@ export interface operations {
                         $type: "PricingDocument";
                         /** @enum {string} */
                         currency: "USD";
+                        /** @example free */
                         model: string;
                         preview: boolean;
+                        /** @example This preview charges nothing: the pricing model is free, and the figures are the posted flat targets. */
                         note: string;
                         /** @enum {string} */
                         feeShape: "flat";
@@ -5085,7 +5250,9 @@ export interface operations {
                             utilityFilingUsd: number;
                         };
                         meter: {
+                            /** @example fulfilled */
                             releasesOn: string;
+                            /** @example no filing, no charge: the Meter releases only when a Matter is fulfilled (receipt on file) */
                             promise: string;
                         };
                         matterTypes: {
@@ -5103,10 +5270,14 @@ export interface operations {
                             gate: components["schemas"]["Gate"];
                         }[];
                         spendCeiling: {
+                            /** @example the caller */
                             setBy: string;
+                            /** @example POST /keys with spendCeilingUsd */
                             how: string;
                             hard: boolean;
+                            /** @example the posted price of each paid act taken with the key */
                             counts: string;
+                            /** @example 403 BLOCKED naming the ceiling; nothing is written */
                             refusal: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -5205,11 +5376,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "$type": "IdealCustomerProfile",
+                     *       "service": "legalwork",
+                     *       "agentClasses": [],
+                     *       "accessTiers": [],
+                     *       "reservedActs": "a filing signature, a demand letter on attorney letterhead, legal advice: never performed by the agent or the service; posted as Gigs to licensed Signers"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         /** @enum {string} */
                         $type: "IdealCustomerProfile";
+                        /** @example legalwork */
                         service: string;
                         agentClasses: {
                             consumerPattern: components["schemas"]["ConsumerPattern"];
@@ -5223,6 +5405,7 @@ export interface operations {
                             how: string;
                             note?: string;
                         }[];
+                        /** @example a filing signature, a demand letter on attorney letterhead, legal advice: never performed by the agent or the service; posted as Gigs to licensed Signers */
                         reservedActs: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -5320,27 +5503,96 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "$type": "AgentCapabilityCard",
+                     *       "name": "legalwork",
+                     *       "description": "An HTTP service through which software agents open, advance and settle legal work.",
+                     *       "version": "0.3.0",
+                     *       "url": "http://127.0.0.1:3000",
+                     *       "contract": {
+                     *         "openapi": "http://127.0.0.1:3000/openapi.json",
+                     *         "openapiCompact": "http://127.0.0.1:3000/openapi.json?form=compact",
+                     *         "openapiVersion": "3.1.0",
+                     *         "version": "0.3.0",
+                     *         "suite": "http://127.0.0.1:3000/verify/suite.json",
+                     *         "suiteId": "legalwork-contract@1",
+                     *         "pin": "03526f4d62f2b5207fa2ad17d697a297f8e9676ae82f229a6dd8dca46e84ea49"
+                     *       },
+                     *       "auth": {
+                     *         "scheme": "bearer",
+                     *         "header": "Authorization: Bearer <key>",
+                     *         "issue": "POST /keys (form field email; optional building, spendCeilingUsd)",
+                     *         "keyless": "every read by id, and everything inside a sandbox grain"
+                     *       },
+                     *       "tiers": [],
+                     *       "http": {
+                     *         "routes": []
+                     *       },
+                     *       "capabilities": [],
+                     *       "mcp": {
+                     *         "command": "npx",
+                     *         "args": [],
+                     *         "env": {},
+                     *         "transport": "stdio",
+                     *         "tools": []
+                     *       },
+                     *       "probes": [],
+                     *       "docs": {
+                     *         "humans": "http://127.0.0.1:3000/docs",
+                     *         "sandbox": "http://127.0.0.1:3000/sandbox",
+                     *         "llms": "http://127.0.0.1:3000/llms.txt"
+                     *       },
+                     *       "webhooks": {
+                     *         "register": "POST /webhooks {url, events[]}: the answer shows the signing secret once",
+                     *         "events": [],
+                     *         "signing": "Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature",
+                     *         "delivery": "at least once, in journal order per endpoint",
+                     *         "contract": "http://127.0.0.1:3000/openapi.json#/webhooks"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         $type: "AgentCapabilityCard";
+                        /** @example legalwork */
                         name: string;
+                        /** @example An HTTP service through which software agents open, advance and settle legal work. */
                         description: string;
+                        /** @example 0.3.0 */
                         version: string;
+                        /**
+                         * @description the base address the card was read at
+                         * @example http://127.0.0.1:3000
+                         */
                         url: string;
                         contract: {
+                            /** @example http://127.0.0.1:3000/openapi.json */
                             openapi: string;
-                            /** @description the compact form of the contract: each door once, the grain prefixes as path-level servers */
+                            /**
+                             * @description the compact form of the contract: each door once, the grain prefixes as path-level servers
+                             * @example http://127.0.0.1:3000/openapi.json?form=compact
+                             */
                             openapiCompact: string;
+                            /** @example 3.1.0 */
                             openapiVersion: string;
+                            /** @example 0.3.0 */
                             version: string;
+                            /** @example http://127.0.0.1:3000/verify/suite.json */
                             suite: string;
+                            /** @example legalwork-contract@1 */
                             suiteId: string;
+                            /** @example 03526f4d62f2b5207fa2ad17d697a297f8e9676ae82f229a6dd8dca46e84ea49 */
                             pin: string;
                         };
                         auth: {
+                            /** @example bearer */
                             scheme: string;
+                            /** @example Authorization: Bearer <key> */
                             header: string;
+                            /** @example POST /keys (form field email; optional building, spendCeilingUsd) */
                             issue: string;
+                            /** @example every read by id, and everything inside a sandbox grain */
                             keyless: string;
                         };
                         tiers: {
@@ -5364,12 +5616,14 @@ export interface operations {
                             priceUsd?: number;
                         }[];
                         mcp: {
+                            /** @example npx */
                             command: string;
                             args: string[];
                             /** @description environment variable → what it sets */
                             env: {
                                 [key: string]: string;
                             };
+                            /** @example stdio */
                             transport: string;
                             tools: string[];
                         };
@@ -5380,15 +5634,22 @@ export interface operations {
                             status: number;
                         }[];
                         docs: {
+                            /** @example http://127.0.0.1:3000/docs */
                             humans: string;
+                            /** @example http://127.0.0.1:3000/sandbox */
                             sandbox: string;
+                            /** @example http://127.0.0.1:3000/llms.txt */
                             llms: string;
                         };
                         webhooks: {
+                            /** @example POST /webhooks {url, events[]}: the answer shows the signing secret once */
                             register: string;
                             events: string[];
+                            /** @example Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature */
                             signing: string;
+                            /** @example at least once, in journal order per endpoint */
                             delivery: string;
+                            /** @example http://127.0.0.1:3000/openapi.json#/webhooks */
                             contract: string;
                         };
                     };
@@ -5486,17 +5747,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "protocolVersion": "0.3.0",
+                     *       "name": "legalwork",
+                     *       "description": "An HTTP service through which software agents open, advance and settle legal work. The interface is the HTTP+JSON contract at /openapi.json.",
+                     *       "url": "http://127.0.0.1:3000",
+                     *       "preferredTransport": "HTTP+JSON",
+                     *       "provider": {
+                     *         "organization": "legalwork",
+                     *         "url": "http://127.0.0.1:3000"
+                     *       },
+                     *       "version": "0.3.0",
+                     *       "documentationUrl": "http://127.0.0.1:3000/docs",
+                     *       "capabilities": {
+                     *         "streaming": false,
+                     *         "pushNotifications": false,
+                     *         "stateTransitionHistory": false
+                     *       },
+                     *       "securitySchemes": {},
+                     *       "security": [
+                     *         {}
+                     *       ],
+                     *       "defaultInputModes": [],
+                     *       "defaultOutputModes": [],
+                     *       "skills": []
+                     *     }
+                     */
                     "application/json": {
+                        /**
+                         * @description the A2A protocol version of this card's shape
+                         * @example 0.3.0
+                         */
                         protocolVersion: string;
+                        /** @example legalwork */
                         name: string;
+                        /** @example An HTTP service through which software agents open, advance and settle legal work. The interface is the HTTP+JSON contract at /openapi.json. */
                         description: string;
+                        /** @example http://127.0.0.1:3000 */
                         url: string;
+                        /** @example HTTP+JSON */
                         preferredTransport: string;
                         provider: {
+                            /** @example legalwork */
                             organization: string;
+                            /** @example http://127.0.0.1:3000 */
                             url: string;
                         };
+                        /** @example 0.3.0 */
                         version: string;
+                        /** @example http://127.0.0.1:3000/docs */
                         documentationUrl: string;
                         capabilities: {
                             streaming: boolean;
@@ -5712,13 +6012,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "EMPTY",
+                     *       "results": [],
+                     *       "message": "no SKU is declared in this preview: nothing meters.",
+                     *       "skus": [],
+                     *       "meterPromise": {
+                     *         "promise": "no record, no charge",
+                     *         "releasesOn": [],
+                     *         "neverOn": []
+                     *       },
+                     *       "skuContract": {
+                     *         "fields": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "EMPTY";
                         results: unknown[];
+                        /** @example no SKU is declared in this preview: nothing meters. */
                         message: string;
                         skus: unknown[];
                         meterPromise: {
+                            /** @example no record, no charge */
                             promise: string;
                             releasesOn: string[];
                             neverOn: string[];
@@ -5824,6 +6142,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "$type": "Suite",
+                     *       "name": "legalwork-contract",
+                     *       "version": 1,
+                     *       "description": "Declarative GET rows over the live doors of a legalwork service. Each row holds against any running service, empty or busy; `legalwork verify --url <base>` runs them.",
+                     *       "requirements": [
+                     *         {
+                     *           "id": "healthz",
+                     *           "method": "GET",
+                     *           "path": "/healthz",
+                     *           "status": 200,
+                     *           "expect": {
+                     *             "contentType": "application/json",
+                     *             "type": "OK",
+                     *             "equals": {
+                     *               "status": "live",
+                     *               "service": "legalwork"
+                     *             }
+                     *           },
+                     *           "why": "typed liveness"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         $type: "Suite";
@@ -6348,6 +6691,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "workspace": {
+                     *         "id": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *         "tier": "anonymous",
+                     *         "environment": "sandbox",
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-27T09:00:00.000Z",
+                     *         "ttlSeconds": 0,
+                     *         "expiresInSeconds": 0,
+                     *         "graduation": {
+                     *           "tier": "identified",
+                     *           "how": "POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -6492,6 +6853,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "workspace": {
+                     *         "id": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *         "tier": "anonymous",
+                     *         "environment": "sandbox",
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-27T09:00:00.000Z",
+                     *         "ttlSeconds": 0,
+                     *         "expiresInSeconds": 0,
+                     *         "graduation": {
+                     *           "tier": "identified",
+                     *           "how": "POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -6607,9 +6986,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "fixtures": [
+                     *         {
+                     *           "name": "eligible-signer",
+                     *           "use": {
+                     *             "field": "attestation.signedBy",
+                     *             "value": "sg_fixture_eligible"
+                     *           },
+                     *           "promise": "always verifies eligible; the attestation lands"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /**
+                         * @example [
+                         *       {
+                         *         "name": "eligible-signer",
+                         *         "use": {
+                         *           "field": "attestation.signedBy",
+                         *           "value": "sg_fixture_eligible"
+                         *         },
+                         *         "promise": "always verifies eligible; the attestation lands"
+                         *       }
+                         *     ]
+                         */
                         fixtures: {
                             name: string;
                             use: {
@@ -6730,6 +7136,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "tenant": {
+                     *         "id": "tn_1q9w3e7r5t2y8u4i6o0p3a5s7",
+                     *         "tier": "anonymous",
+                     *         "environment": "sandbox",
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-27T09:00:00.000Z",
+                     *         "ttlSeconds": 0,
+                     *         "expiresInSeconds": 0,
+                     *         "graduation": {
+                     *           "tier": "identified",
+                     *           "how": "POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over"
+                     *         },
+                     *         "offers": [],
+                     *         "routing": {
+                     *           "maxFeeUsd": 0
+                     *         },
+                     *         "counts": {
+                     *           "offers": 0,
+                     *           "matters": 0,
+                     *           "events": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -6874,6 +7307,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "tenant": {
+                     *         "id": "tn_1q9w3e7r5t2y8u4i6o0p3a5s7",
+                     *         "tier": "anonymous",
+                     *         "environment": "sandbox",
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-27T09:00:00.000Z",
+                     *         "ttlSeconds": 0,
+                     *         "expiresInSeconds": 0,
+                     *         "graduation": {
+                     *           "tier": "identified",
+                     *           "how": "POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over"
+                     *         },
+                     *         "offers": [],
+                     *         "routing": {
+                     *           "maxFeeUsd": 0
+                     *         },
+                     *         "counts": {
+                     *           "offers": 0,
+                     *           "matters": 0,
+                     *           "events": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -7043,9 +7503,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "tenantId": "tn_1q9w3e7r5t2y8u4i6o0p3a5s7",
+                     *       "offers": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7 */
                         tenantId: string;
                         offers: components["schemas"]["Offer"][];
                         /** @description the seq of the declaration in force; null: none yet */
@@ -7057,6 +7525,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7 */
                         tenantId: string;
                         offers: components["schemas"]["Offer"][];
                         /** @description the seq of the declaration in force; null: none yet */
@@ -7235,9 +7704,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "tenantId": "tn_1q9w3e7r5t2y8u4i6o0p3a5s7",
+                     *       "routing": {
+                     *         "maxFeeUsd": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7 */
                         tenantId: string;
                         routing: components["schemas"]["TenantRouting"] | null;
                         /** @description the seq of the declaration in force; null: none yet */
@@ -7419,6 +7898,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "stage": "intake",
+                     *           "status": "intake",
+                     *           "rail": "patent",
+                     *           "matterType": "patent_provisional",
+                     *           "jurisdiction": "US-USPTO",
+                     *           "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "consumerPattern": "B2A",
+                     *           "needsClientDirection": false,
+                     *           "client": {
+                     *             "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *           },
+                     *           "consented": false,
+                     *           "signals": [],
+                     *           "attestedActs": 0,
+                     *           "openedAt": "2026-11-26T09:00:00.000Z",
+                     *           "version": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -7610,6 +8115,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -7780,6 +8318,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       },
+                     *       "journal": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -7931,6 +8503,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -8134,10 +8730,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "consented": true
+                     *       },
+                     *       "consentSeq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         matter: {
+                            /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                             id: string;
                             stage: components["schemas"]["Stage"];
                             /** @enum {boolean} */
@@ -8350,6 +8958,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -8546,6 +9178,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "directionSeq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -8717,9 +9374,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "settlement": {
+                     *         "rail": "patent",
+                     *         "merchantOfRecord": "platform",
+                     *         "legalFeeMerchantOfRecord": "platform",
+                     *         "productFeeToCustomerUsd": 0,
+                     *         "legalFeeToSignerUsd": 0,
+                     *         "attestedActs": 0,
+                     *         "perActInsuranceUsd": 0,
+                     *         "insuranceTotalUsd": 0,
+                     *         "platformNetUsd": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         settlement: components["schemas"]["Settlement"];
                         provenance?: components["schemas"]["Provenance"];
@@ -8847,9 +9522,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "stage": "intake",
+                     *       "appendOnly": true,
+                     *       "events": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         stage: components["schemas"]["Stage"];
                         /** @enum {boolean} */
@@ -8971,6 +9656,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "act": "sign",
+                     *           "attestation": {
+                     *             "signedBy": "sg_fixture_eligible"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -8979,6 +9679,7 @@ export interface operations {
                             act: components["schemas"]["ReservedAct"];
                             attestation: components["schemas"]["Attestation"];
                         }[];
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -8986,6 +9687,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -9133,13 +9835,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "terminal": {
+                     *         "outcome": "withdrawn",
+                     *         "seq": 0,
+                     *         "at": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         matter: components["schemas"]["Matter"];
                         terminal: {
+                            /** @example withdrawn */
                             outcome: string;
                             seq: number;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             at: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -9307,10 +10040,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "doc_m7iylc02bksq2mxdy2j12qn81",
+                     *           "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "name": "specification.pdf",
+                     *           "kind": "specification",
+                     *           "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *         }
+                     *       ],
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["DocumentRecord"][];
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -9318,6 +10067,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -9467,6 +10217,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "document": {
+                     *         "id": "doc_m7iylc02bksq2mxdy2j12qn81",
+                     *         "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "name": "specification.pdf",
+                     *         "kind": "specification",
+                     *         "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -9660,9 +10422,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "status": "intake",
+                     *       "stage": "intake",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         status: components["schemas"]["MatterStatus"];
                         stage: components["schemas"]["Stage"];
@@ -9839,12 +10629,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "kind": "patent_application",
+                     *           "title": "Self-folding map",
+                     *           "lineage": [
+                     *             "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: {
+                            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                             id: string;
+                            /** @example patent_application */
                             kind: string;
+                            /** @example Self-folding map */
                             title: string;
                             lineage: string[];
                         }[];
@@ -9974,6 +10782,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -10090,6 +10912,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "firm": {
+                     *         "id": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *         "tier": "anonymous",
+                     *         "environment": "sandbox",
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-27T09:00:00.000Z",
+                     *         "ttlSeconds": 0,
+                     *         "expiresInSeconds": 0,
+                     *         "graduation": {
+                     *           "tier": "identified",
+                     *           "how": "POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over"
+                     *         },
+                     *         "enrollments": {
+                     *           "enrolled": 0,
+                     *           "revoked": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -10234,6 +11078,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "firm": {
+                     *         "id": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *         "tier": "anonymous",
+                     *         "environment": "sandbox",
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-27T09:00:00.000Z",
+                     *         "ttlSeconds": 0,
+                     *         "expiresInSeconds": 0,
+                     *         "graduation": {
+                     *           "tier": "identified",
+                     *           "how": "POST /keys with your email, then run the same calls on the top-level surface with Authorization: Bearer <key>; sandbox state does not carry over"
+                     *         },
+                     *         "enrollments": {
+                     *           "enrolled": 0,
+                     *           "revoked": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -10349,10 +11215,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "memberId": "mb_fixture_eligible",
+                     *           "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *           "status": "enrolled",
+                     *           "grants": [
+                     *             "roster"
+                     *           ],
+                     *           "standing": {
+                     *             "credentialLive": false,
+                     *             "standingFresh": false,
+                     *             "coverageInForce": false
+                     *           },
+                     *           "eligible": false,
+                     *           "enrolledAt": "2026-11-26T09:00:00.000Z",
+                     *           "ceremonies": [
+                     *             {
+                     *               "instrument": "enrollment",
+                     *               "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *               "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *               "memberId": "mb_fixture_eligible",
+                     *               "executedBy": "mb_fixture_eligible",
+                     *               "executedAt": "2026-11-26T09:00:00.000Z",
+                     *               "seq": 0
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["Enrollment"][];
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -10360,6 +11261,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -10497,6 +11399,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "act": "enrolled",
+                     *       "enrollment": {
+                     *         "memberId": "mb_fixture_eligible",
+                     *         "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *         "status": "enrolled",
+                     *         "grants": [
+                     *           "roster"
+                     *         ],
+                     *         "standing": {
+                     *           "credentialLive": false,
+                     *           "standingFresh": false,
+                     *           "coverageInForce": false
+                     *         },
+                     *         "eligible": false,
+                     *         "enrolledAt": "2026-11-26T09:00:00.000Z",
+                     *         "ceremonies": [
+                     *           {
+                     *             "instrument": "enrollment",
+                     *             "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *             "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *             "memberId": "mb_fixture_eligible",
+                     *             "executedBy": "mb_fixture_eligible",
+                     *             "executedAt": "2026-11-26T09:00:00.000Z",
+                     *             "seq": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "ceremony": {
+                     *         "instrument": "enrollment",
+                     *         "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *         "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *         "memberId": "mb_fixture_eligible",
+                     *         "executedBy": "mb_fixture_eligible",
+                     *         "executedAt": "2026-11-26T09:00:00.000Z",
+                     *         "seq": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -10678,6 +11621,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "enrollment": {
+                     *         "memberId": "mb_fixture_eligible",
+                     *         "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *         "status": "enrolled",
+                     *         "grants": [
+                     *           "roster"
+                     *         ],
+                     *         "standing": {
+                     *           "credentialLive": false,
+                     *           "standingFresh": false,
+                     *           "coverageInForce": false
+                     *         },
+                     *         "eligible": false,
+                     *         "enrolledAt": "2026-11-26T09:00:00.000Z",
+                     *         "ceremonies": [
+                     *           {
+                     *             "instrument": "enrollment",
+                     *             "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *             "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *             "memberId": "mb_fixture_eligible",
+                     *             "executedBy": "mb_fixture_eligible",
+                     *             "executedAt": "2026-11-26T09:00:00.000Z",
+                     *             "seq": 0
+                     *           }
+                     *         ]
+                     *       },
+                     *       "revocation": {
+                     *         "instrument": "enrollment",
+                     *         "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *         "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *         "memberId": "mb_fixture_eligible",
+                     *         "executedBy": "mb_fixture_eligible",
+                     *         "executedAt": "2026-11-26T09:00:00.000Z",
+                     *         "seq": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -10833,12 +11816,49 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "memberId": "mb_fixture_eligible",
+                     *           "eligible": false,
+                     *           "status": "enrolled",
+                     *           "grants": [
+                     *             "roster"
+                     *           ],
+                     *           "facts": {
+                     *             "credentialLive": false,
+                     *             "standingFresh": false,
+                     *             "coverageInForce": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *       "probe": {
+                     *         "act": "synthetic-roster-probe",
+                     *         "effect": "read",
+                     *         "synthetic": true,
+                     *         "checks": [
+                     *           "credential live",
+                     *           "standing fresh",
+                     *           "coverage in force"
+                     *         ],
+                     *         "source": "the sandbox member directory (GET /firms/{id}/fixtures)",
+                     *         "registerConsulted": false,
+                     *         "scored": false
+                     *       },
+                     *       "blanked": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: {
+                            /** @example mb_fixture_eligible */
                             memberId: string;
                             eligible: boolean;
+                            /** @example enrolled */
                             status: string;
                             grants: components["schemas"]["Grant"][];
                             facts: {
@@ -10848,7 +11868,23 @@ export interface operations {
                             };
                             failingPredicate?: string;
                         }[];
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
+                        /**
+                         * @example {
+                         *       "act": "synthetic-roster-probe",
+                         *       "effect": "read",
+                         *       "synthetic": true,
+                         *       "checks": [
+                         *         "credential live",
+                         *         "standing fresh",
+                         *         "coverage in force"
+                         *       ],
+                         *       "source": "the sandbox member directory (GET /firms/{id}/fixtures)",
+                         *       "registerConsulted": false,
+                         *       "scored": false
+                         *     }
+                         */
                         probe: {
                             act: string;
                             effect: string;
@@ -10867,7 +11903,23 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
+                        /**
+                         * @example {
+                         *       "act": "synthetic-roster-probe",
+                         *       "effect": "read",
+                         *       "synthetic": true,
+                         *       "checks": [
+                         *         "credential live",
+                         *         "standing fresh",
+                         *         "coverage in force"
+                         *       ],
+                         *       "source": "the sandbox member directory (GET /firms/{id}/fixtures)",
+                         *       "registerConsulted": false,
+                         *       "scored": false
+                         *     }
+                         */
                         probe: {
                             act: string;
                             effect: string;
@@ -10991,9 +12043,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "fixtures": [
+                     *         {
+                     *           "name": "eligible-member",
+                     *           "memberId": "mb_fixture_eligible",
+                     *           "promise": "always derives eligible on the roster (credential live, standing fresh, coverage in force)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /**
+                         * @example [
+                         *       {
+                         *         "name": "eligible-member",
+                         *         "memberId": "mb_fixture_eligible",
+                         *         "promise": "always derives eligible on the roster (credential live, standing fresh, coverage in force)"
+                         *       }
+                         *     ]
+                         */
                         fixtures: {
                             name: string;
                             memberId: string;
@@ -11110,9 +12183,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *       "routing": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         /** @description the firm's declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused) */
                         routing: {
@@ -11127,6 +12208,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -11283,9 +12365,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *       "routing": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         /** @description the firm's declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused) */
                         routing: {
@@ -11454,11 +12544,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
+                     *       "results": [
+                     *         {
+                     *           "memberId": "mb_fixture_eligible",
+                     *           "lines": [],
+                     *           "attestedActs": 0,
+                     *           "legalFeeUsd": 0
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "members": 0,
+                     *         "attestedActs": 0,
+                     *         "legalFeeUsd": 0
+                     *       },
+                     *       "merchantOfRecord": "aggregation only: each line's Merchant of Record is the platform (patent rail) or the individual Signer (state rail), never the firm",
+                     *       "synthetic": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         results: {
+                            /** @example mb_fixture_eligible */
                             memberId: string;
                             lines: {
                                 matterType: components["schemas"]["MatterType"];
@@ -11476,6 +12589,7 @@ export interface operations {
                             attestedActs: number;
                             legalFeeUsd: number;
                         };
+                        /** @example aggregation only: each line's Merchant of Record is the platform (patent rail) or the individual Signer (state rail), never the firm */
                         merchantOfRecord: string;
                         /** @enum {boolean} */
                         synthetic: true;
@@ -11485,6 +12599,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -11608,6 +12723,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *           "recordedAt": "2026-11-26T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "appendOnly": true,
+                     *       "ledger": {},
+                     *       "ledgerEntries": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -11618,6 +12748,7 @@ export interface operations {
                              * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
                              */
                             nameHash: string;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             recordedAt: string;
                         }[];
                         /** @enum {boolean} */
@@ -11780,6 +12911,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "entry": {
+                     *         "seq": 0,
+                     *         "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *         "recordedAt": "2026-11-26T09:00:00.000Z"
+                     *       },
+                     *       "appendOnly": true,
+                     *       "ledger": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -11790,6 +12933,7 @@ export interface operations {
                              * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
                              */
                             nameHash: string;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             recordedAt: string;
                         };
                         /** @enum {boolean} */
@@ -11970,6 +13114,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "hit": false,
+                     *       "matched": [],
+                     *       "checked": 0,
+                     *       "ledger": {},
+                     *       "ledgerEntries": 0,
+                     *       "caveat": "a prescreen of this one ledger; it never replaces the Signer's own full conflicts check"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -11982,6 +13137,7 @@ export interface operations {
                             firm?: string;
                         };
                         ledgerEntries: number;
+                        /** @example a prescreen of this one ledger; it never replaces the Signer's own full conflicts check */
                         caveat: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -18487,6 +19643,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "stage": "intake",
+                     *           "status": "intake",
+                     *           "rail": "patent",
+                     *           "matterType": "patent_provisional",
+                     *           "jurisdiction": "US-USPTO",
+                     *           "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "consumerPattern": "B2A",
+                     *           "needsClientDirection": false,
+                     *           "client": {
+                     *             "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *           },
+                     *           "consented": false,
+                     *           "signals": [],
+                     *           "attestedActs": 0,
+                     *           "openedAt": "2026-11-26T09:00:00.000Z",
+                     *           "version": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -18665,6 +19847,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -18820,6 +20035,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       },
+                     *       "journal": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -18966,6 +20215,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -19164,10 +20437,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "consented": true
+                     *       },
+                     *       "consentSeq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         matter: {
+                            /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                             id: string;
                             stage: components["schemas"]["Stage"];
                             /** @enum {boolean} */
@@ -19385,6 +20670,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -19576,6 +20885,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "directionSeq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -19742,9 +21076,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "settlement": {
+                     *         "rail": "patent",
+                     *         "merchantOfRecord": "platform",
+                     *         "legalFeeMerchantOfRecord": "platform",
+                     *         "productFeeToCustomerUsd": 0,
+                     *         "legalFeeToSignerUsd": 0,
+                     *         "attestedActs": 0,
+                     *         "perActInsuranceUsd": 0,
+                     *         "insuranceTotalUsd": 0,
+                     *         "platformNetUsd": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         settlement: components["schemas"]["Settlement"];
                         provenance?: components["schemas"]["Provenance"];
@@ -19867,9 +21219,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "stage": "intake",
+                     *       "appendOnly": true,
+                     *       "events": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         stage: components["schemas"]["Stage"];
                         /** @enum {boolean} */
@@ -19986,6 +21348,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "act": "sign",
+                     *           "attestation": {
+                     *             "signedBy": "sg_fixture_eligible"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -19994,6 +21371,7 @@ export interface operations {
                             act: components["schemas"]["ReservedAct"];
                             attestation: components["schemas"]["Attestation"];
                         }[];
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -20001,6 +21379,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -20143,13 +21522,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "terminal": {
+                     *         "outcome": "withdrawn",
+                     *         "seq": 0,
+                     *         "at": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         matter: components["schemas"]["Matter"];
                         terminal: {
+                            /** @example withdrawn */
                             outcome: string;
                             seq: number;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             at: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -20312,10 +21722,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "doc_m7iylc02bksq2mxdy2j12qn81",
+                     *           "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "name": "specification.pdf",
+                     *           "kind": "specification",
+                     *           "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *         }
+                     *       ],
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["DocumentRecord"][];
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -20323,6 +21749,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -20467,6 +21894,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "document": {
+                     *         "id": "doc_m7iylc02bksq2mxdy2j12qn81",
+                     *         "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "name": "specification.pdf",
+                     *         "kind": "specification",
+                     *         "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -20654,9 +22093,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "status": "intake",
+                     *       "stage": "intake",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         status: components["schemas"]["MatterStatus"];
                         stage: components["schemas"]["Stage"];
@@ -20817,12 +22284,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "kind": "patent_application",
+                     *           "title": "Self-folding map",
+                     *           "lineage": [
+                     *             "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: {
+                            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                             id: string;
+                            /** @example patent_application */
                             kind: string;
+                            /** @example Self-folding map */
                             title: string;
                             lineage: string[];
                         }[];
@@ -20938,6 +22423,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21053,11 +22552,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "obligation": "nonprovisional_conversion",
+                     *       "status": "open",
+                     *       "rung": "before_notice",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "vacant": false,
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "ackRequiredToday": false,
+                     *       "terminalOutcomes": [
+                     *         "clientNotice"
+                     *       ],
+                     *       "occurrences": [],
+                     *       "acks": [],
+                     *       "resolution": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "version": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
+                        /** @example nonprovisional_conversion */
                         obligation: string;
                         /** @enum {string} */
                         status: "open" | "resolved";
@@ -21236,9 +22766,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "ackRequiredToday": false,
+                     *       "events": [],
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
                         daysUntilDeadline: number;
                         alarm: "nominal" | "vacant";
@@ -21420,12 +22962,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "acked": true,
+                     *       "atDaysRemaining": 0,
+                     *       "actor": "Ada Lovelace",
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         /** @enum {boolean} */
                         acked: true;
                         atDaysRemaining: number;
+                        /** @example Ada Lovelace */
                         actor: string;
                         seq: number;
                         provenance?: components["schemas"]["Provenance"];
@@ -21598,6 +23150,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "vacant": false,
+                     *       "alarm": "nominal",
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -21774,11 +23338,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "obligation": "nonprovisional_conversion",
+                     *       "status": "open",
+                     *       "rung": "before_notice",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "vacant": false,
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "ackRequiredToday": false,
+                     *       "terminalOutcomes": [
+                     *         "clientNotice"
+                     *       ],
+                     *       "occurrences": [],
+                     *       "acks": [],
+                     *       "resolution": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "version": 0,
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
+                        /** @example nonprovisional_conversion */
                         obligation: string;
                         /** @enum {string} */
                         status: "open" | "resolved";
@@ -22000,6 +23596,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "resolved": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "ladder": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "obligation": "nonprovisional_conversion",
+                     *         "status": "open",
+                     *         "rung": "before_notice",
+                     *         "daysUntilDeadline": 0,
+                     *         "alarm": "nominal",
+                     *         "vacant": false,
+                     *         "monitoring": {
+                     *           "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "signerId": "sg_fixture_eligible"
+                     *         },
+                     *         "ackRequiredToday": false,
+                     *         "terminalOutcomes": [
+                     *           "clientNotice"
+                     *         ],
+                     *         "occurrences": [],
+                     *         "acks": [],
+                     *         "resolution": {
+                     *           "kind": "satisfied",
+                     *           "occurrence": 0
+                     *         },
+                     *         "version": 0
+                     *       },
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -22262,6 +23893,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *           "recordedAt": "2026-11-26T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "appendOnly": true,
+                     *       "ledger": {},
+                     *       "ledgerEntries": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -22272,6 +23918,7 @@ export interface operations {
                              * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
                              */
                             nameHash: string;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             recordedAt: string;
                         }[];
                         /** @enum {boolean} */
@@ -22434,6 +24081,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "entry": {
+                     *         "seq": 0,
+                     *         "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *         "recordedAt": "2026-11-26T09:00:00.000Z"
+                     *       },
+                     *       "appendOnly": true,
+                     *       "ledger": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -22444,6 +24103,7 @@ export interface operations {
                              * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
                              */
                             nameHash: string;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             recordedAt: string;
                         };
                         /** @enum {boolean} */
@@ -29336,6 +30996,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "stage": "intake",
+                     *           "status": "intake",
+                     *           "rail": "patent",
+                     *           "matterType": "patent_provisional",
+                     *           "jurisdiction": "US-USPTO",
+                     *           "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "consumerPattern": "B2A",
+                     *           "needsClientDirection": false,
+                     *           "client": {
+                     *             "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *           },
+                     *           "consented": false,
+                     *           "signals": [],
+                     *           "attestedActs": 0,
+                     *           "openedAt": "2026-11-26T09:00:00.000Z",
+                     *           "version": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -29529,6 +31215,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -29699,6 +31418,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       },
+                     *       "journal": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -29850,6 +31603,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -30053,10 +31830,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "consented": true
+                     *       },
+                     *       "consentSeq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         matter: {
+                            /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                             id: string;
                             stage: components["schemas"]["Stage"];
                             /** @enum {boolean} */
@@ -30269,6 +32058,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -30465,6 +32278,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "directionSeq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -30636,9 +32474,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "settlement": {
+                     *         "rail": "patent",
+                     *         "merchantOfRecord": "platform",
+                     *         "legalFeeMerchantOfRecord": "platform",
+                     *         "productFeeToCustomerUsd": 0,
+                     *         "legalFeeToSignerUsd": 0,
+                     *         "attestedActs": 0,
+                     *         "perActInsuranceUsd": 0,
+                     *         "insuranceTotalUsd": 0,
+                     *         "platformNetUsd": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         settlement: components["schemas"]["Settlement"];
                         provenance?: components["schemas"]["Provenance"];
@@ -30766,9 +32622,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "stage": "intake",
+                     *       "appendOnly": true,
+                     *       "events": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         stage: components["schemas"]["Stage"];
                         /** @enum {boolean} */
@@ -30890,6 +32756,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "act": "sign",
+                     *           "attestation": {
+                     *             "signedBy": "sg_fixture_eligible"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -30898,6 +32779,7 @@ export interface operations {
                             act: components["schemas"]["ReservedAct"];
                             attestation: components["schemas"]["Attestation"];
                         }[];
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -30905,6 +32787,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -31052,13 +32935,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       },
+                     *       "terminal": {
+                     *         "outcome": "withdrawn",
+                     *         "seq": 0,
+                     *         "at": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         matter: components["schemas"]["Matter"];
                         terminal: {
+                            /** @example withdrawn */
                             outcome: string;
                             seq: number;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             at: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -31226,10 +33140,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "doc_m7iylc02bksq2mxdy2j12qn81",
+                     *           "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "name": "specification.pdf",
+                     *           "kind": "specification",
+                     *           "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *         }
+                     *       ],
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: components["schemas"]["DocumentRecord"][];
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -31237,6 +33167,7 @@ export interface operations {
                         type: "EMPTY";
                         results: unknown[];
                         message: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -31386,6 +33317,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "document": {
+                     *         "id": "doc_m7iylc02bksq2mxdy2j12qn81",
+                     *         "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "name": "specification.pdf",
+                     *         "kind": "specification",
+                     *         "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -31579,9 +33522,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "status": "intake",
+                     *       "stage": "intake",
+                     *       "matter": {
+                     *         "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "stage": "intake",
+                     *         "status": "intake",
+                     *         "rail": "patent",
+                     *         "matterType": "patent_provisional",
+                     *         "jurisdiction": "US-USPTO",
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "consumerPattern": "B2A",
+                     *         "needsClientDirection": false,
+                     *         "client": {
+                     *           "id": "cl_ce3u2jdmioe8dcy1qwrsqbeyh"
+                     *         },
+                     *         "consented": false,
+                     *         "signals": [],
+                     *         "attestedActs": 0,
+                     *         "openedAt": "2026-11-26T09:00:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
                         status: components["schemas"]["MatterStatus"];
                         stage: components["schemas"]["Stage"];
@@ -31758,12 +33729,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "kind": "patent_application",
+                     *           "title": "Self-folding map",
+                     *           "lineage": [
+                     *             "mt_0k4n8b2v6c1x9z3l7j5h2g8f4"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         results: {
+                            /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                             id: string;
+                            /** @example patent_application */
                             kind: string;
+                            /** @example Self-folding map */
                             title: string;
                             lineage: string[];
                         }[];
@@ -31893,6 +33882,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "asset": {
+                     *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "kind": "patent_application",
+                     *         "title": "Self-folding map",
+                     *         "registryId": null,
+                     *         "statusHistory": [],
+                     *         "docket": [],
+                     *         "lineage": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -32013,11 +34016,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "obligation": "nonprovisional_conversion",
+                     *       "status": "open",
+                     *       "rung": "before_notice",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "vacant": false,
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "ackRequiredToday": false,
+                     *       "terminalOutcomes": [
+                     *         "clientNotice"
+                     *       ],
+                     *       "occurrences": [],
+                     *       "acks": [],
+                     *       "resolution": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "version": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
+                        /** @example nonprovisional_conversion */
                         obligation: string;
                         /** @enum {string} */
                         status: "open" | "resolved";
@@ -32201,9 +34235,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "ackRequiredToday": false,
+                     *       "events": [],
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
                         daysUntilDeadline: number;
                         alarm: "nominal" | "vacant";
@@ -32390,12 +34436,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "acked": true,
+                     *       "atDaysRemaining": 0,
+                     *       "actor": "Ada Lovelace",
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         /** @enum {boolean} */
                         acked: true;
                         atDaysRemaining: number;
+                        /** @example Ada Lovelace */
                         actor: string;
                         seq: number;
                         provenance?: components["schemas"]["Provenance"];
@@ -32573,6 +34629,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "vacant": false,
+                     *       "alarm": "nominal",
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -32754,11 +34822,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "obligation": "nonprovisional_conversion",
+                     *       "status": "open",
+                     *       "rung": "before_notice",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "vacant": false,
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "ackRequiredToday": false,
+                     *       "terminalOutcomes": [
+                     *         "clientNotice"
+                     *       ],
+                     *       "occurrences": [],
+                     *       "acks": [],
+                     *       "resolution": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "version": 0,
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
+                        /** @example nonprovisional_conversion */
                         obligation: string;
                         /** @enum {string} */
                         status: "open" | "resolved";
@@ -32985,6 +35085,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "resolved": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "ladder": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "obligation": "nonprovisional_conversion",
+                     *         "status": "open",
+                     *         "rung": "before_notice",
+                     *         "daysUntilDeadline": 0,
+                     *         "alarm": "nominal",
+                     *         "vacant": false,
+                     *         "monitoring": {
+                     *           "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "signerId": "sg_fixture_eligible"
+                     *         },
+                     *         "ackRequiredToday": false,
+                     *         "terminalOutcomes": [
+                     *           "clientNotice"
+                     *         ],
+                     *         "occurrences": [],
+                     *         "acks": [],
+                     *         "resolution": {
+                     *           "kind": "satisfied",
+                     *           "occurrence": 0
+                     *         },
+                     *         "version": 0
+                     *       },
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -33267,6 +35402,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *           "recordedAt": "2026-11-26T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "appendOnly": true,
+                     *       "ledger": {},
+                     *       "ledgerEntries": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -33277,6 +35427,7 @@ export interface operations {
                              * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
                              */
                             nameHash: string;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             recordedAt: string;
                         }[];
                         /** @enum {boolean} */
@@ -33453,6 +35604,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "entry": {
+                     *         "seq": 0,
+                     *         "nameHash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *         "recordedAt": "2026-11-26T09:00:00.000Z"
+                     *       },
+                     *       "appendOnly": true,
+                     *       "ledger": {}
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -33463,6 +35626,7 @@ export interface operations {
                              * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
                              */
                             nameHash: string;
+                            /** @example 2026-11-26T09:00:00.000Z */
                             recordedAt: string;
                         };
                         /** @enum {boolean} */
@@ -33637,11 +35801,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "obligation": "nonprovisional_conversion",
+                     *       "status": "open",
+                     *       "rung": "before_notice",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "vacant": false,
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "ackRequiredToday": false,
+                     *       "terminalOutcomes": [
+                     *         "clientNotice"
+                     *       ],
+                     *       "occurrences": [],
+                     *       "acks": [],
+                     *       "resolution": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "version": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
+                        /** @example nonprovisional_conversion */
                         obligation: string;
                         /** @enum {string} */
                         status: "open" | "resolved";
@@ -33825,9 +36020,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "ackRequiredToday": false,
+                     *       "events": [],
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
                         daysUntilDeadline: number;
                         alarm: "nominal" | "vacant";
@@ -34014,12 +36221,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "acked": true,
+                     *       "atDaysRemaining": 0,
+                     *       "actor": "Ada Lovelace",
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         /** @enum {boolean} */
                         acked: true;
                         atDaysRemaining: number;
+                        /** @example Ada Lovelace */
                         actor: string;
                         seq: number;
                         provenance?: components["schemas"]["Provenance"];
@@ -34197,6 +36414,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "vacant": false,
+                     *       "alarm": "nominal",
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -34378,11 +36607,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *       "obligation": "nonprovisional_conversion",
+                     *       "status": "open",
+                     *       "rung": "before_notice",
+                     *       "daysUntilDeadline": 0,
+                     *       "alarm": "nominal",
+                     *       "vacant": false,
+                     *       "monitoring": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "signerId": "sg_fixture_eligible"
+                     *       },
+                     *       "ackRequiredToday": false,
+                     *       "terminalOutcomes": [
+                     *         "clientNotice"
+                     *       ],
+                     *       "occurrences": [],
+                     *       "acks": [],
+                     *       "resolution": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "version": 0,
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
+                        /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                         assetId: string;
+                        /** @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4 */
                         matterId: string;
+                        /** @example nonprovisional_conversion */
                         obligation: string;
                         /** @enum {string} */
                         status: "open" | "resolved";
@@ -34609,6 +36870,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "resolved": {
+                     *         "kind": "satisfied",
+                     *         "occurrence": 0
+                     *       },
+                     *       "ladder": {
+                     *         "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *         "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *         "obligation": "nonprovisional_conversion",
+                     *         "status": "open",
+                     *         "rung": "before_notice",
+                     *         "daysUntilDeadline": 0,
+                     *         "alarm": "nominal",
+                     *         "vacant": false,
+                     *         "monitoring": {
+                     *           "assetId": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
+                     *           "signerId": "sg_fixture_eligible"
+                     *         },
+                     *         "ackRequiredToday": false,
+                     *         "terminalOutcomes": [
+                     *           "clientNotice"
+                     *         ],
+                     *         "occurrences": [],
+                     *         "acks": [],
+                     *         "resolution": {
+                     *           "kind": "satisfied",
+                     *           "occurrence": 0
+                     *         },
+                     *         "version": 0
+                     *       },
+                     *       "seq": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -34759,6 +37055,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *           "url": "https://93.184.215.14/legalwork/webhooks",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "status": "enabled",
+                     *           "disabled": null,
+                     *           "createdAt": "2026-11-26T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -34901,11 +37214,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       },
+                     *       "secret": "whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         webhook: components["schemas"]["WebhookEndpoint"];
-                        /** @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package) */
+                        /**
+                         * @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package)
+                         * @example whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91
+                         */
                         secret: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -35047,6 +37379,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -35169,6 +37516,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -35334,6 +37696,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "deliveryId": "dl_9f86d081884c7d659a2feaa0c55ad015",
+                     *           "eventId": "evt_2d711642b726b04401627ca9fbac32f5",
+                     *           "type": "outcome.filed",
+                     *           "seq": 0,
+                     *           "attempt": 0,
+                     *           "redelivery": false,
+                     *           "outcome": "delivered",
+                     *           "final": false,
+                     *           "responseStatus": 0,
+                     *           "durationMs": 0,
+                     *           "responseBody": "",
+                     *           "attemptedAt": "2026-11-26T09:00:00.000Z",
+                     *           "position": 0
+                     *         }
+                     *       ],
+                     *       "nextBefore": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -35471,11 +37856,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "redelivery": {
+                     *         "deliveryId": "dl_9f86d081884c7d659a2feaa0c55ad015",
+                     *         "eventId": "evt_2d711642b726b04401627ca9fbac32f5",
+                     *         "type": "outcome.filed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         redelivery: {
+                            /** @example dl_9f86d081884c7d659a2feaa0c55ad015 */
                             deliveryId: string;
+                            /** @example evt_2d711642b726b04401627ca9fbac32f5 */
                             eventId: string;
                             type: components["schemas"]["WebhookEventType"];
                         };
@@ -35629,6 +38026,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *           "url": "https://93.184.215.14/legalwork/webhooks",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "status": "enabled",
+                     *           "disabled": null,
+                     *           "createdAt": "2026-11-26T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -35786,11 +38200,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       },
+                     *       "secret": "whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         webhook: components["schemas"]["WebhookEndpoint"];
-                        /** @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package) */
+                        /**
+                         * @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package)
+                         * @example whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91
+                         */
                         secret: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -35947,6 +38380,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -36074,6 +38522,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -36244,6 +38707,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "deliveryId": "dl_9f86d081884c7d659a2feaa0c55ad015",
+                     *           "eventId": "evt_2d711642b726b04401627ca9fbac32f5",
+                     *           "type": "outcome.filed",
+                     *           "seq": 0,
+                     *           "attempt": 0,
+                     *           "redelivery": false,
+                     *           "outcome": "delivered",
+                     *           "final": false,
+                     *           "responseStatus": 0,
+                     *           "durationMs": 0,
+                     *           "responseBody": "",
+                     *           "attemptedAt": "2026-11-26T09:00:00.000Z",
+                     *           "position": 0
+                     *         }
+                     *       ],
+                     *       "nextBefore": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -36386,11 +38872,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "redelivery": {
+                     *         "deliveryId": "dl_9f86d081884c7d659a2feaa0c55ad015",
+                     *         "eventId": "evt_2d711642b726b04401627ca9fbac32f5",
+                     *         "type": "outcome.filed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         redelivery: {
+                            /** @example dl_9f86d081884c7d659a2feaa0c55ad015 */
                             deliveryId: string;
+                            /** @example evt_2d711642b726b04401627ca9fbac32f5 */
                             eventId: string;
                             type: components["schemas"]["WebhookEventType"];
                         };
@@ -36544,6 +39042,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *           "url": "https://93.184.215.14/legalwork/webhooks",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "status": "enabled",
+                     *           "disabled": null,
+                     *           "createdAt": "2026-11-26T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -36701,11 +39216,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       },
+                     *       "secret": "whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         webhook: components["schemas"]["WebhookEndpoint"];
-                        /** @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package) */
+                        /**
+                         * @description the signing secret, shown once: verify each delivery's webhook-signature with it (the standardwebhooks package)
+                         * @example whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91
+                         */
                         secret: string;
                         provenance?: components["schemas"]["Provenance"];
                     };
@@ -36862,6 +39396,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -36989,6 +39538,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "webhook": {
+                     *         "id": "wh_7v1c5x9z3l8k2j6h0g4f8d2s6",
+                     *         "url": "https://93.184.215.14/legalwork/webhooks",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "status": "enabled",
+                     *         "disabled": null,
+                     *         "createdAt": "2026-11-26T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -37159,6 +39723,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "deliveryId": "dl_9f86d081884c7d659a2feaa0c55ad015",
+                     *           "eventId": "evt_2d711642b726b04401627ca9fbac32f5",
+                     *           "type": "outcome.filed",
+                     *           "seq": 0,
+                     *           "attempt": 0,
+                     *           "redelivery": false,
+                     *           "outcome": "delivered",
+                     *           "final": false,
+                     *           "responseStatus": 0,
+                     *           "durationMs": 0,
+                     *           "responseBody": "",
+                     *           "attemptedAt": "2026-11-26T09:00:00.000Z",
+                     *           "position": 0
+                     *         }
+                     *       ],
+                     *       "nextBefore": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -37301,11 +39888,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "redelivery": {
+                     *         "deliveryId": "dl_9f86d081884c7d659a2feaa0c55ad015",
+                     *         "eventId": "evt_2d711642b726b04401627ca9fbac32f5",
+                     *         "type": "outcome.filed"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         redelivery: {
+                            /** @example dl_9f86d081884c7d659a2feaa0c55ad015 */
                             deliveryId: string;
+                            /** @example evt_2d711642b726b04401627ca9fbac32f5 */
                             eventId: string;
                             type: components["schemas"]["WebhookEventType"];
                         };
@@ -37469,6 +40068,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "appendOnly": true,
+                     *       "feed": "timeline",
+                     *       "after": 0,
+                     *       "latestSeq": 0,
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "workspace.opened",
+                     *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextAfter": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -37599,12 +40218,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "latestSeq": 0,
+                     *       "subscription": {
+                     *         "path": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream",
+                     *         "method": "GET",
+                     *         "accept": "text/event-stream",
+                     *         "feed": "timeline",
+                     *         "after": 0,
+                     *         "feeds": [
+                     *           "timeline"
+                     *         ],
+                     *         "order": "the backlog after the cursor first, then each new event as it commits, in seq order",
+                     *         "frame": {
+                     *           "event": "grain-event",
+                     *           "id": "the event seq",
+                     *           "data": "the tail entry as JSON"
+                     *         },
+                     *         "resume": "reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq>",
+                     *         "keepAlive": {
+                     *           "comment": ": keep-alive",
+                     *           "everySeconds": 0
+                     *         },
+                     *         "slowSubscribers": "a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID",
+                     *         "example": "curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0'"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         latestSeq: number;
                         /** @description how to follow the tail over Server-Sent Events */
                         subscription: {
+                            /** @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream */
                             path: string;
                             /** @enum {string} */
                             method: "GET";
@@ -37613,18 +40262,26 @@ export interface operations {
                             feed: components["schemas"]["Feed"];
                             after: number;
                             feeds: components["schemas"]["Feed"][];
+                            /** @example the backlog after the cursor first, then each new event as it commits, in seq order */
                             order: string;
                             frame: {
+                                /** @example grain-event */
                                 event: string;
+                                /** @example the event seq */
                                 id: string;
+                                /** @example the tail entry as JSON */
                                 data: string;
                             };
+                            /** @example reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq> */
                             resume: string;
                             keepAlive: {
+                                /** @example : keep-alive */
                                 comment: string;
                                 everySeconds: number;
                             };
+                            /** @example a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID */
                             slowSubscribers: string;
+                            /** @example curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0' */
                             example: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -37759,6 +40416,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "appendOnly": true,
+                     *       "feed": "timeline",
+                     *       "after": 0,
+                     *       "latestSeq": 0,
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "workspace.opened",
+                     *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextAfter": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -37904,12 +40581,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "latestSeq": 0,
+                     *       "subscription": {
+                     *         "path": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream",
+                     *         "method": "GET",
+                     *         "accept": "text/event-stream",
+                     *         "feed": "timeline",
+                     *         "after": 0,
+                     *         "feeds": [
+                     *           "timeline"
+                     *         ],
+                     *         "order": "the backlog after the cursor first, then each new event as it commits, in seq order",
+                     *         "frame": {
+                     *           "event": "grain-event",
+                     *           "id": "the event seq",
+                     *           "data": "the tail entry as JSON"
+                     *         },
+                     *         "resume": "reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq>",
+                     *         "keepAlive": {
+                     *           "comment": ": keep-alive",
+                     *           "everySeconds": 0
+                     *         },
+                     *         "slowSubscribers": "a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID",
+                     *         "example": "curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0'"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         latestSeq: number;
                         /** @description how to follow the tail over Server-Sent Events */
                         subscription: {
+                            /** @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream */
                             path: string;
                             /** @enum {string} */
                             method: "GET";
@@ -37918,18 +40625,26 @@ export interface operations {
                             feed: components["schemas"]["Feed"];
                             after: number;
                             feeds: components["schemas"]["Feed"][];
+                            /** @example the backlog after the cursor first, then each new event as it commits, in seq order */
                             order: string;
                             frame: {
+                                /** @example grain-event */
                                 event: string;
+                                /** @example the event seq */
                                 id: string;
+                                /** @example the tail entry as JSON */
                                 data: string;
                             };
+                            /** @example reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq> */
                             resume: string;
                             keepAlive: {
+                                /** @example : keep-alive */
                                 comment: string;
                                 everySeconds: number;
                             };
+                            /** @example a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID */
                             slowSubscribers: string;
+                            /** @example curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0' */
                             example: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -38073,6 +40788,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "appendOnly": true,
+                     *       "feed": "timeline",
+                     *       "after": 0,
+                     *       "latestSeq": 0,
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "workspace.opened",
+                     *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextAfter": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -38218,12 +40953,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "latestSeq": 0,
+                     *       "subscription": {
+                     *         "path": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream",
+                     *         "method": "GET",
+                     *         "accept": "text/event-stream",
+                     *         "feed": "timeline",
+                     *         "after": 0,
+                     *         "feeds": [
+                     *           "timeline"
+                     *         ],
+                     *         "order": "the backlog after the cursor first, then each new event as it commits, in seq order",
+                     *         "frame": {
+                     *           "event": "grain-event",
+                     *           "id": "the event seq",
+                     *           "data": "the tail entry as JSON"
+                     *         },
+                     *         "resume": "reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq>",
+                     *         "keepAlive": {
+                     *           "comment": ": keep-alive",
+                     *           "everySeconds": 0
+                     *         },
+                     *         "slowSubscribers": "a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID",
+                     *         "example": "curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0'"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         latestSeq: number;
                         /** @description how to follow the tail over Server-Sent Events */
                         subscription: {
+                            /** @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream */
                             path: string;
                             /** @enum {string} */
                             method: "GET";
@@ -38232,18 +40997,26 @@ export interface operations {
                             feed: components["schemas"]["Feed"];
                             after: number;
                             feeds: components["schemas"]["Feed"][];
+                            /** @example the backlog after the cursor first, then each new event as it commits, in seq order */
                             order: string;
                             frame: {
+                                /** @example grain-event */
                                 event: string;
+                                /** @example the event seq */
                                 id: string;
+                                /** @example the tail entry as JSON */
                                 data: string;
                             };
+                            /** @example reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq> */
                             resume: string;
                             keepAlive: {
+                                /** @example : keep-alive */
                                 comment: string;
                                 everySeconds: number;
                             };
+                            /** @example a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID */
                             slowSubscribers: string;
+                            /** @example curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0' */
                             example: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
@@ -38387,6 +41160,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "appendOnly": true,
+                     *       "feed": "timeline",
+                     *       "after": 0,
+                     *       "latestSeq": 0,
+                     *       "results": [
+                     *         {
+                     *           "seq": 0,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "workspace.opened",
+                     *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextAfter": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
@@ -38532,12 +41325,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "latestSeq": 0,
+                     *       "subscription": {
+                     *         "path": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream",
+                     *         "method": "GET",
+                     *         "accept": "text/event-stream",
+                     *         "feed": "timeline",
+                     *         "after": 0,
+                     *         "feeds": [
+                     *           "timeline"
+                     *         ],
+                     *         "order": "the backlog after the cursor first, then each new event as it commits, in seq order",
+                     *         "frame": {
+                     *           "event": "grain-event",
+                     *           "id": "the event seq",
+                     *           "data": "the tail entry as JSON"
+                     *         },
+                     *         "resume": "reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq>",
+                     *         "keepAlive": {
+                     *           "comment": ": keep-alive",
+                     *           "everySeconds": 0
+                     *         },
+                     *         "slowSubscribers": "a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID",
+                     *         "example": "curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0'"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
                         latestSeq: number;
                         /** @description how to follow the tail over Server-Sent Events */
                         subscription: {
+                            /** @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream */
                             path: string;
                             /** @enum {string} */
                             method: "GET";
@@ -38546,18 +41369,26 @@ export interface operations {
                             feed: components["schemas"]["Feed"];
                             after: number;
                             feeds: components["schemas"]["Feed"][];
+                            /** @example the backlog after the cursor first, then each new event as it commits, in seq order */
                             order: string;
                             frame: {
+                                /** @example grain-event */
                                 event: string;
+                                /** @example the event seq */
                                 id: string;
+                                /** @example the tail entry as JSON */
                                 data: string;
                             };
+                            /** @example reconnect with the header Last-Event-ID: <last seq received>, or with ?after=<seq> */
                             resume: string;
                             keepAlive: {
+                                /** @example : keep-alive */
                                 comment: string;
                                 everySeconds: number;
                             };
+                            /** @example a subscriber more than 1048576 bytes behind is disconnected rather than buffered; it resumes with Last-Event-ID */
                             slowSubscribers: string;
+                            /** @example curl -N -H 'Accept: text/event-stream' 'http://127.0.0.1:3000/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream?feed=timeline&after=0' */
                             example: string;
                         };
                         provenance?: components["schemas"]["Provenance"];
