@@ -11,6 +11,7 @@
  * instead of letting it drop silently).
  */
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
+import { isDeepStrictEqual } from 'node:util';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
@@ -285,7 +286,7 @@ const GRAIN_PREFIXES = [
   { prefix: '/firms/{firmId}', name: 'firmId', kind: 'firm' },
 ] as const;
 
-const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?form=compact`): each door is listed once. A door also mounted under sandbox grain prefixes lists them as its path-level `servers` (`/workspaces/{workspaceId}`, `/tenants/{tenantId}`, `/firms/{firmId}`): send the same request under the prefix. Under a grain prefix every door is keyless (no bearer key), and an unknown or expired grain answers 404 WORKSPACE_NOT_FOUND, TENANT_NOT_FOUND or FIRM_NOT_FOUND. Every answer of a POST or PUT may carry `Idempotent-Replayed` (components.headers.IdempotentReplayed), and every 429 `Retry-After`, `RateLimit` and `RateLimit-Policy`. Each answer and each parameter is written once in `components.responses` and `components.parameters` and referenced; the refusal codes a status can carry are the `x-refusal-codes` of the shared answer. The full form, every door under every prefix, is `/openapi.json`.';
+const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?form=compact`): each door is listed once. A door also mounted under sandbox grain prefixes lists them as its path-level `servers` (`/workspaces/{workspaceId}`, `/tenants/{tenantId}`, `/firms/{firmId}`): send the same request under the prefix. Under a grain prefix every door is keyless (no bearer key), and an unknown or expired grain answers 404 WORKSPACE_NOT_FOUND, TENANT_NOT_FOUND or FIRM_NOT_FOUND. Every answer of a POST or PUT may carry `Idempotent-Replayed` (components.headers.IdempotentReplayed), and every 429 `Retry-After`, `RateLimit` and `RateLimit-Policy`. Each answer and each parameter is written once in `components.responses` and `components.parameters` and referenced; a body\'s or answer\'s example made of its fields\' own examples is left to them (compose it from the fields; the full form writes it out); the refusal codes a status can carry are the `x-refusal-codes` of the shared answer. The full form, every door under every prefix, is `/openapi.json`.';
 
 /**
  * The compact contract for agents (issue 19): the full document's doors listed
@@ -299,6 +300,7 @@ const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?f
  */
 export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   const doc = structuredClone(full);
+  dropComposedExamples(doc);
   const paths: Record<string, any> = {};
   const mounts = new Map<string, Set<string>>();
   for (const path of Object.keys(doc.paths ?? {})) {
@@ -391,6 +393,25 @@ function shareCommonAnswers(doc: OpenAPIV3_1.Document): Record<string, string> {
     for (const op of operations) if (op.responses[status]?.$ref === ref) delete op.responses[status];
   }
   return common;
+}
+
+/**
+ * Takes off each body's and answer's example that its schema composes from
+ * its fields' own examples (`composeExample`): the compact form says each
+ * value once, on its field; the full form writes the whole example out.
+ */
+function dropComposedExamples(doc: OpenAPIV3_1.Document): void {
+  const components = (doc.components?.schemas ?? {}) as Record<string, SchemaNode>;
+  const media = (content: Record<string, SchemaNode> | undefined) => {
+    for (const m of Object.values(content ?? {})) if (m?.schema && 'example' in m && isDeepStrictEqual(m.example, composeExample(m.schema, components))) delete m.example;
+  };
+  for (const item of Object.values<any>(doc.paths ?? {})) {
+    for (const operation of Object.values<any>(item)) {
+      if (!operation || typeof operation !== 'object') continue;
+      media(operation.requestBody?.content);
+      for (const answer of Object.values<any>(operation.responses ?? {})) media(answer?.content);
+    }
+  }
 }
 
 /** A schema written out this long or longer, and more than once, is worth a name. */
