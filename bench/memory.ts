@@ -74,6 +74,7 @@ export async function bench(): Promise<string[]> {
         ['peak (VmHWM)', mib(f.rss.peak)],
       ],
     ),
-    `target RSS <= 1 GiB with 100,000 Matters: peak ${mib(f.rss.peak)} -> ${verdict(f.rss.peak <= GIB && f.created >= 100_000)}`,
+    // Issue 25's target is at 1,000,000 Matters (BENCH_MATTERS=1000000); the default run holds 100,000 to the same bound.
+    `target RSS <= 1 GiB with ${num(f.created)} Matters: peak ${mib(f.rss.peak)} -> ${verdict(f.rss.peak <= GIB && f.created >= Number(process.env.BENCH_MATTERS ?? 100_000))}`,
   ];
 }
