@@ -150,6 +150,9 @@ describe('records', () => {
     const suffix = await call(app, 'POST', '/entity/de/formation-docs', { entityName: 'Cartofold', entityType: 'llc', registeredAgent: { name: 'A', address: 'B' }, organizer: { name: 'C' } }, auth);
     expect(suffix.status).toBe(422);
     expect(suffix.body.code).toBe('ENTITY_NAME_SUFFIX');
+    // It names the field, the suffixes an LLC takes, and the name with one.
+    expect(suffix.body).toMatchObject({ field: 'body.entityName', accepted: ['LLC', 'L.L.C.', 'Limited Liability Company'] });
+    expect(suffix.body.fix).toContain('"Cartofold LLC"');
     expect(await app.services.journal.latestSeq(grain)).toBe(before);
   });
 

@@ -331,6 +331,7 @@ describe('a service that cannot be reached', () => {
       expect(run.code).toBe(3);
       expect(run.json.code).toBe('SERVICE_UNREACHABLE');
       expect(run.json.error).toMatch(/ECONNREFUSED/);
+      expect(run.json.fix).toMatch(/legalwork serve.*LEGALWORK_URL/);
       expect(run.stderr).toMatch(/cannot reach the legalwork service/);
     }
   });

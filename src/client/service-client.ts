@@ -112,6 +112,9 @@ export interface RouteRequestOptions<R extends Route, M extends MethodOf<R>> ext
   query?: Query<R, M>;
 }
 
+/** What to do about a service that does not answer, for the CLI and the MCP tools alike. */
+const UNREACHABLE_FIX = 'start the service (`legalwork serve`) or point LEGALWORK_URL (or --url) at one that is running; GET /healthz answers once it is up';
+
 /** The service could not be reached: nothing was answered, so nothing is known to have happened. */
 export class ServiceUnreachable extends Error {
   readonly code = 'SERVICE_UNREACHABLE';
@@ -122,8 +125,9 @@ export class ServiceUnreachable extends Error {
     super(`cannot reach the legalwork service at ${url}: ${reason}`);
   }
 
+  /** As a refusal reads, with the fix an agent or a person acts on. */
   toBody() {
-    return { error: this.message, code: this.code, url: this.url };
+    return { error: this.message, code: this.code, url: this.url, fix: UNREACHABLE_FIX };
   }
 }
 

@@ -261,7 +261,7 @@ export const REFUSALS = {
     status: 422,
     fix: 'end an LLC\'s name with "LLC", a corporation\'s with "Inc." or "Corporation"',
     says: (a) =>
-      a.door === 'form' ? `"${a.entityName}" lacks the suffix a Delaware ${a.entityType === 'llc' ? 'LLC' : 'corporation'} name requires`
+      a.door === 'form' ? `"${a.entityName}" lacks the suffix a Delaware ${a.entityType === 'llc' ? 'LLC' : 'corporation'} name requires (\`accepted\` lists them)`
       : a.entityType === 'llc' ? `an LLC's name must end with "LLC", "L.L.C." or "Limited Liability Company"; "${a.entityName}" does not`
       : `a corporation's name must end with a word such as "Inc.", "Corporation", "Corp." or "Company"; "${a.entityName}" does not`,
   }),

@@ -21,11 +21,9 @@ export function fromAnswer(answer: ServiceAnswer): CallToolResult {
   return result(structured, !answer.ok);
 }
 
-/** What an agent does about a service that does not answer: the same as any refusal, a fix it can act on. */
-export const UNREACHABLE_FIX = 'call healthz to confirm; the service at LEGALWORK_URL is not answering: start it (`legalwork serve`) or point LEGALWORK_URL (or --url) at a running one, then call the tool again';
-
+/** A service that does not answer: an error result like any refusal, with its fix. */
 export function fromUnreachable(error: ServiceUnreachable): CallToolResult {
-  return result({ ...error.toBody(), fix: UNREACHABLE_FIX }, true);
+  return result(error.toBody(), true);
 }
 
 /** A refusal worded by this server (before any request), in the same shape as the service's. */

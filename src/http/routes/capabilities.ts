@@ -57,6 +57,11 @@ function describe(c: Capability): string {
 
 /** A read of a record the data set does not hold. */
 const NOT_IN_DATASET = (code: 'PATENT_NOT_FOUND' | 'TRADEMARK_NOT_FOUND' | 'ENTITY_NOT_FOUND' | 'UCC_FILING_NOT_FOUND') => refused('a typed EMPTY: no such record in the synthetic data set (never meters)', [code]);
+/** An entity name without the suffix its type requires: the suffixes that type takes (`accepted`), and the name with the first of them as the fix. */
+function nameSuffixRefusal(b: { entityName: string; entityType: 'llc' | 'corporation' }, door: 'docs' | 'form') {
+  const accepted = drafts.NAME_SUFFIXES[b.entityType];
+  return refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door }, { field: 'body.entityName', accepted: [...accepted], fix: `end "body.entityName" with one of the suffixes \`accepted\` lists, e.g. ${JSON.stringify(`${b.entityName.trim()} ${accepted[0]}`)}` });
+}
 const NAME_SUFFIX = refused('the entity name lacks the suffix its type needs (an LLC\'s "LLC", a corporation\'s "Inc." or "Corporation")', ['ENTITY_NAME_SUFFIX']);
 const TAKEN = refused('this act was already taken', ['ACT_ALREADY_TAKEN']);
 /** A patent number, trademark serial or state the identifier reader cannot read: the refusal lists the accepted forms. */
@@ -197,9 +202,7 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
   record('/contract/review', drafts.contractReview);
   record('/demand-letter/draft', drafts.demandLetterDraft);
   record('/entity/de/formation-docs', (b) => {
-    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) {
-      throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'docs' });
-    }
+    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw nameSuffixRefusal(b, 'docs');
     return drafts.formationDocs(b);
   }, { 422: NAME_SUFFIX });
 
@@ -222,7 +225,7 @@ export async function capabilityRoutes(fastify: FastifyInstance, { services }: {
 
   const DE_REGISTRY = 'Delaware Division of Corporations (simulated)';
   act('/entity/de/form', async (b) => {
-    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw refusal('ENTITY_NAME_SUFFIX', { entityName: b.entityName, entityType: b.entityType, door: 'form' });
+    if (!drafts.nameSuffixOk(b.entityType, b.entityName)) throw nameSuffixRefusal(b, 'form');
     return { id: `DE-${digits(`${b.entityName}/${b.formationDocsSha256}/${newId('rc')}`, 7)}`, registry: DE_REGISTRY, entityName: b.entityName, entityType: b.entityType };
   }, { id: 'DE-4821937', registry: DE_REGISTRY, entityName: 'Cartofold Maps LLC', entityType: 'llc' });
   const PATENT_OFFICE = 'patent office (simulated)';
