@@ -29,6 +29,15 @@ app.post('/echo/matters/:id/advance', { schema: { params: MatterParams, body: Ad
 // Beside GET /matters/:id: the validated id.
 app.get('/echo/matters/:id', { schema: { params: MatterParams } }, async (request) => ok({ id: (request.params as { id: string }).id }));
 
+// Beside the read doors: an answer of the very bytes a door sent, stored by the bench and sent
+// back as they are (no engine, no serializer): what sending that much JSON costs by itself.
+const answers = new Map<string, string>();
+app.put('/echo/answers/:name', async (request) => {
+  answers.set((request.params as { name: string }).name, JSON.stringify(request.body));
+  return ok({ stored: true });
+});
+app.get('/echo/answers/:name', async (request, reply) => reply.type('application/json').send(answers.get((request.params as { name: string }).name) ?? '{}'));
+
 // Beside it again: the advance body validated, one stage event appended durably, then echoed.
 const journal = process.env.LEGALWORK_DATA ? new SqliteJournal(process.env.LEGALWORK_DATA) : null;
 if (journal) {

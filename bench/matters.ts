@@ -66,6 +66,8 @@ export interface MatterFigures {
   appendOnly: Figures;
   /** The list doors and the event tail, each against the bare GET (`get.bare`). */
   lists: { matters: Figures; events: Figures; assets: Figures };
+  /** Each read door beside the bare route sending the very bytes it answered (`sameBytes`). */
+  sameBytes: Pair[];
   /** The same create and advance under a fresh Idempotency-Key each, beside the plain door run again after them (the request context is live in the process by then). */
   keyed: { create: Pair; advance: Pair };
   /** The advance run again on fresh Matters with a webhook endpoint that never answers registered (every event's attempt hangs to its timeout), beside the first advance run. */
@@ -103,13 +105,26 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
     // The list doors and the tail, each against the bare GET above: a page of 100 Matters, a page of
-    // 100 events from a cursor anywhere in the workspace's tail, and the workspace's Assets (at most 500).
+    // 100 events from a cursor anywhere in the workspace's tail, and the workspace's first page of Assets (100).
     const latestSeq = ((await (await fetch(`${service.url}${prefix}/events?limit=1`)).json()) as { latestSeq: number }).latestSeq;
     const lists = {
       matters: await drive({ title: 'GET /matters?limit=100', url: service.url, server: service, method: 'GET', path: () => `${prefix}/matters?limit=100`, duration: seconds }),
       events: await drive({ title: 'GET /events?after=<cursor>&limit=100', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/events?after=${(i * 7919) % Math.max(1, latestSeq - 100)}&limit=100`, duration: seconds }),
       assets: await drive({ title: 'GET /assets', url: service.url, server: service, method: 'GET', path: () => `${prefix}/assets`, duration: seconds }),
     };
+    // Each read door's answer, captured and stored in the bare process, which then sends those very
+    // bytes: the ratio to it is the engine's and the serializer's share, apart from the bytes' own cost.
+    const sameBytes = async (door: Figures, name: string, path: string): Promise<Pair> => {
+      const answer = await (await fetch(`${service.url}${path}`)).text();
+      await fetch(`${bare.url}/echo/answers/${name}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: answer });
+      return { door, bare: await drive({ title: `GET /echo/answers/${name} (the same ${(answer.length / 1024).toFixed(1)} KiB)`, url: bare.url, server: bare, method: 'GET', path: () => `/echo/answers/${name}`, duration: seconds }) };
+    };
+    const twins = [
+      await sameBytes(get.door, 'matter', `${prefix}/matters/${pool[0]}`),
+      await sameBytes(lists.matters, 'matters-page', `${prefix}/matters?limit=100`),
+      await sameBytes(lists.events, 'events-page', `${prefix}/events?after=${Math.floor(latestSeq / 2)}&limit=100`),
+      await sameBytes(lists.assets, 'assets-page', `${prefix}/assets`),
+    ];
     // Under a fresh Idempotency-Key per request, each beside the plain door measured right after it.
     const keyedPool: string[] = [];
     const keyOf = (run: string) => (i: number) => ({ 'idempotency-key': `bench-${run}-${i}` });
@@ -132,7 +147,7 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     const d = deadPool.length;
     const deadAdvance = await drive({ title: 'POST /matters/:id/advance, a dead endpoint registered', url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${deadPool[i % d]}/advance`, body: () => ADVANCE_BODY, amount: 4 * d, duration: seconds });
     dead.close();
-    return { create, advance, get, appendOnly, lists, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n };
+    return { create, advance, get, appendOnly, lists, sameBytes: twins, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n };
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
     removeDir(dir);
@@ -166,12 +181,15 @@ export async function bench(): Promise<string[]> {
     `target GET of a resident Matter >= 70% of the bare GET: ${pct(getRatio)} -> ${verdict(getRatio >= 0.7)}`,
     ...listDoors.map((d) => `target ${d.title} >= 50% of the bare GET: ${pct(d.rps / bareGet.rps)} -> ${verdict(d.rps / bareGet.rps >= 0.5)}`),
     '',
+    'The same reads beside a bare route sending the very bytes each door answered (captured once, stored, sent as they are: no engine, no serializer)',
+    ...pairTable(f.sameBytes),
+    '',
     'Idempotency-Key: each door under a fresh key per request, beside the same door without one, run right after it (the "vs bare" column compares the two)',
     ...pairTable([f.keyed.create, f.keyed.advance]),
     '',
     'A webhook endpoint that never answers, registered for every event of the workspace: the advance run again on fresh Matters, beside the first advance run (no endpoint)',
     ...pairTable([f.deadEndpoint]),
-    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, ...listDoors, f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
+    ...statusNotes([f.create.door, f.advance.door, f.get.door, f.appendOnly, ...listDoors, ...f.sameBytes.map((p) => p.bare), f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
   ];
 }
 
