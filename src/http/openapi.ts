@@ -11,11 +11,13 @@
  * instead of letting it drop silently).
  */
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger';
-import { isDeepStrictEqual } from 'node:util';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { needsKey } from './auth.ts';
+import { compactContract } from './compact-contract.ts';
+import { exampleMedia, PATH_EXAMPLES, type SchemaNode } from './contract-examples.ts';
+import { LIMITED_HEADERS, REFUSAL_CODES } from './contract-vocabulary.ts';
 import { declareRefusals, declaredCodes } from './declared-refusals.ts';
 import { IDEMPOTENCY_HEADER, IdempotencyKey, takesIdempotencyKey } from './idempotency.ts';
 import { isBodyOptional } from './json-body.ts';
@@ -127,89 +129,6 @@ function transform({ schema, url, route }: { schema: FastifySchema; url: string;
   return { schema: s, url };
 }
 
-/**
- * The example of each path parameter, by the segment it follows. An id's
- * example shows its form; the record itself comes from the door named in the
- * description (a fresh service holds no Matter or grain until one is opened;
- * `test/contract-examples.test.ts` opens them with the create doors' own examples).
- */
-const PATH_EXAMPLES: Record<string, { example: string; description: string }> = {
-  'workspaces/workspaceId': { example: 'ws_3x7k2p9q1m8v4c6n0b5z2r7t1', description: 'the workspace grain\'s id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)' },
-  'tenants/tenantId': { example: 'tn_1q9w3e7r5t2y8u4i6o0p3a5s7', description: 'the tenant grain\'s id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)' },
-  'firms/firmId': { example: 'fm_5d8f2g6h1j9k3l7z4x0c2v6b8', description: 'the firm grain\'s id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)' },
-  'matters/id': { example: 'mt_0k4n8b2v6c1x9z3l7j5h2g8f4', description: 'the Matter\'s id: `matter.id` from POST /matters in the same grain' },
-  'assets/id': { example: 'as_2m6n0b4v8c3x7z1l5k9j3h7g1', description: 'the Asset\'s id: `matter.assetId` of the Matter that minted it' },
-  'deadlines/assetId': { example: 'as_2m6n0b4v8c3x7z1l5k9j3h7g1', description: 'the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset\'s ladder)' },
-  'webhooks/id': { example: 'wh_7v1c5x9z3l8k2j6h0g4f8d2s6', description: 'the webhook endpoint\'s id: `webhook.id` from POST /webhooks' },
-  'deliveries/deliveryId': { example: 'dl_9f86d081884c7d659a2feaa0c55ad015', description: 'a delivery\'s id: `deliveryId` of an attempt in GET /webhooks/{id}/deliveries (one not made to this endpoint: 404 WEBHOOK_DELIVERY_NOT_FOUND)' },
-  'enrollments/memberId': { example: 'mb_fixture_eligible', description: 'the member, by id: a fixture member from GET /firms/{firmId}/fixtures' },
-  'conflicts/practitionerId': { example: 'pr_ada_lovelace', description: 'the practitioner whose ledger this is: any id you choose (1-64 letters, digits, `_ . : -`); each practitioner\'s ledger is its own' },
-  'diagrams/file': { example: 'matter.svg', description: 'a diagram\'s file name, as /docs lists them: matter.svg, deadline-ladder.svg, enrollment.svg' },
-};
-
-/** A JSON Schema as the document holds it, read loosely. */
-type SchemaNode = Record<string, any>;
-
-/**
- * An example of a schema, composed from the examples its pieces carry: the
- * schema's own, else a component's (through `$ref`), a `const`, the first of
- * an `enum`, a `default`, the first branch of a union, an object of its
- * required members (and the optional ones that carry an example), an array
- * of one item. A string with no example of its own has none (so a request
- * body with a bare required string is left without one, and the example
- * test says so); a number is its minimum, a boolean `false`.
- */
-export function composeExample(schema: SchemaNode | undefined, components: Record<string, SchemaNode>, depth = 0): unknown {
-  if (!schema || typeof schema !== 'object' || depth > 12) return undefined;
-  if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
-  if ('example' in schema) return schema.example;
-  if (typeof schema.$ref === 'string') return composeExample(components[schema.$ref.replace('#/components/schemas/', '')], components, depth + 1);
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
-  if ('default' in schema) return schema.default;
-  for (const union of [schema.anyOf, schema.oneOf]) {
-    if (!Array.isArray(union)) continue;
-    for (const branch of union) {
-      const found = composeExample(branch, components, depth + 1);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
-  if (type === 'object' || (!type && schema.properties)) {
-    const out: Record<string, unknown> = {};
-    for (const [name, member] of Object.entries<SchemaNode>(schema.properties ?? {})) {
-      const required = (schema.required ?? []).includes(name);
-      if (!required && !(Array.isArray(member.examples) && member.examples.length) && !('example' in member)) continue;
-      const value = composeExample(member, components, depth + 1);
-      if (value === undefined) {
-        if (required) return undefined;
-        continue;
-      }
-      out[name] = value;
-    }
-    return out;
-  }
-  if (type === 'array') {
-    const item = composeExample(schema.items, components, depth + 1);
-    if (item === undefined) return (schema.minItems ?? 0) > 0 ? undefined : [];
-    return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => item);
-  }
-  if (type === 'integer' || type === 'number') return schema.minimum ?? 0;
-  if (type === 'boolean') return false;
-  return undefined;
-}
-
-/** Gives a media object (a request body's, a success answer's) the example its schema composes, unless it carries its own. */
-function exampleMedia(media: SchemaNode | undefined, components: Record<string, SchemaNode>): void {
-  if (!media || 'example' in media || 'examples' in media || !media.schema) return;
-  const example = composeExample(media.schema, components);
-  if (example !== undefined) media.example = example;
-}
-
-/** The operation's map of status → the refusal codes it can carry there. */
-const REFUSAL_CODES = 'x-refusal-codes';
-
 /** Marks an operation whose body may be left out; `finish` turns it into `requestBody.required: false`. */
 const BODY_OPTIONAL = 'x-body-optional';
 
@@ -220,11 +139,6 @@ const REPLAYED = { description: 'present, "true", only on an answer replayed for
 const RETRY_AFTER = { description: 'on a 429 bounded in time (RATE_LIMITED, CREATION_BOUND): the whole seconds to wait before sending the request again', schema: { type: 'integer' as const, minimum: 1 } };
 const RATE_LIMIT = { description: 'the IETF RateLimit field, on every answer the per-caller rate limit counted (not only on a 429): `"per-caller";r=<requests left in this window>;t=<seconds until the next window>`', schema: { type: 'string' as const, examples: ['"per-caller";r=0;t=1'] } };
 const RATE_LIMIT_POLICY = { description: 'the IETF RateLimit-Policy field, on every answer the per-caller rate limit counted (not only on a 429): `"per-caller";q=<requests per window>;w=<window seconds>`', schema: { type: 'string' as const, examples: ['"per-caller";q=100;w=1'] } };
-const LIMITED_HEADERS = {
-  'Retry-After': { $ref: '#/components/headers/RetryAfter' },
-  RateLimit: { $ref: '#/components/headers/RateLimit' },
-  'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
-};
 
 /**
  * What only the whole document can say: each optional body (@fastify/swagger
@@ -279,206 +193,6 @@ const OpenApiDocument = {
   },
 };
 
-/** The grain prefixes every resource door is mounted under beside the top level. */
-const GRAIN_PREFIXES = [
-  { prefix: '/workspaces/{workspaceId}', name: 'workspaceId', kind: 'workspace' },
-  { prefix: '/tenants/{tenantId}', name: 'tenantId', kind: 'tenant' },
-  { prefix: '/firms/{firmId}', name: 'firmId', kind: 'firm' },
-] as const;
-
-const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?form=compact`): each door is listed once. A door also mounted under sandbox grain prefixes lists them as its path-level `servers` (`/workspaces/{workspaceId}`, `/tenants/{tenantId}`, `/firms/{firmId}`): send the same request under the prefix. Under a grain prefix every door is keyless (no bearer key), and an unknown or expired grain answers 404 WORKSPACE_NOT_FOUND, TENANT_NOT_FOUND or FIRM_NOT_FOUND. Every answer of a POST or PUT may carry `Idempotent-Replayed` (components.headers.IdempotentReplayed), and every 429 `Retry-After`, `RateLimit` and `RateLimit-Policy`. Each answer and each parameter is written once in `components.responses` and `components.parameters` and referenced; a body\'s or answer\'s example made of its fields\' own examples is left to them (compose it from the fields; the full form writes it out); the refusal codes a status can carry are the `x-refusal-codes` of the shared answer. The full form, every door under every prefix, is `/openapi.json`.';
-
-/**
- * The compact contract for agents (issue 19): the full document's doors listed
- * once each. A door the grain prefixes repeat keeps its top-level path and
- * names the prefixes as path-level `servers` (OpenAPI 3.1's own way to say a
- * path is served under another base); a door only a grain serves keeps its
- * prefixed path. Every response object, repeated verbatim across operations
- * (the refusals above all), is written once in `components.responses` and
- * referenced. Nothing else changes: schemas, parameters, examples and the
- * refusal codes are the full document's.
- */
-export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
-  const doc = structuredClone(full);
-  dropComposedExamples(doc);
-  const paths: Record<string, any> = {};
-  const mounts = new Map<string, Set<string>>();
-  for (const path of Object.keys(doc.paths ?? {})) {
-    const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
-    const rest = grain ? path.slice(grain.prefix.length) : undefined;
-    if (grain && rest && doc.paths?.[rest]) mounts.set(rest, (mounts.get(rest) ?? new Set()).add(grain.prefix));
-  }
-  const responses: Record<string, unknown> = {};
-  const named = new Map<string, string>();
-  const share = (status: string, answer: unknown) => {
-    const key = JSON.stringify(answer);
-    let name = named.get(key);
-    if (!name) {
-      name = `r${status}_${named.size}`;
-      named.set(key, name);
-      responses[name] = answer;
-    }
-    return { $ref: `#/components/responses/${name}` };
-  };
-  const parameters: Record<string, unknown> = {};
-  const parameterNames = new Map<string, string>();
-  const parameter = (p: { name: string }) => {
-    const key = JSON.stringify(p);
-    let name = parameterNames.get(key);
-    if (!name) {
-      name = `${p.name.replace(/[^A-Za-z0-9_.-]/g, '_')}_${parameterNames.size}`;
-      parameterNames.set(key, name);
-      parameters[name] = p;
-    }
-    return { $ref: `#/components/parameters/${name}` };
-  };
-  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
-    const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
-    if (grain && doc.paths?.[path.slice(grain.prefix.length)]) continue;
-    for (const operation of Object.values<any>(item)) {
-      if (!operation?.responses) continue;
-      // The refusal codes of a status travel with its shared answer: the same map, read one level down.
-      const codes: Record<string, string[]> = operation[REFUSAL_CODES] ?? {};
-      delete operation[REFUSAL_CODES];
-      for (const [status, answer] of Object.entries<any>(operation.responses)) {
-        // The headers every write's answers and every 429 carry are said once, in the note, not on each answer.
-        const headers = Object.fromEntries(Object.entries<unknown>(answer.headers ?? {}).filter(([name]) => name !== 'Idempotent-Replayed' && !(name in LIMITED_HEADERS)));
-        const { headers: _all, ...rest } = answer;
-        const trimmed = Object.keys(headers).length ? { ...rest, headers } : rest;
-        operation.responses[status] = share(status, codes[status] ? { ...trimmed, [REFUSAL_CODES]: codes[status] } : trimmed);
-      }
-      if (operation.parameters) operation.parameters = operation.parameters.map(parameter);
-    }
-    const prefixes = mounts.get(path);
-    if (prefixes) {
-      // What a grain id is and where it comes from is said once, in the note.
-      item.servers = [{ url: '/' }, ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({ url: g.prefix, variables: { [g.name]: { default: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].example } } }))];
-    }
-    paths[path] = item;
-  }
-  doc.paths = paths;
-  doc.components = { ...doc.components, parameters: parameters as OpenAPIV3_1.ComponentsObject['parameters'], responses: responses as OpenAPIV3_1.ComponentsObject['responses'] };
-  hoistRepeatedSchemas(doc);
-  const common = shareCommonAnswers(doc);
-  const grains = GRAIN_PREFIXES.map((g) => `\`${g.prefix}\`: ${PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].description}`).join('; ');
-  const everywhere = Object.entries(common).map(([status, ref]) => `${status} (${ref})`).join(', ');
-  doc.info = { ...doc.info, description: `${doc.info.description ?? ''}\n\n${COMPACT_NOTE} The grain prefixes: ${grains}. Every operation may also answer ${everywhere}: written once there, not on each operation.` };
-  return doc;
-}
-
-/** An answer at least this share of the operations give alike is said once for all of them. */
-const COMMON_SHARE = 0.75;
-
-/**
- * The answers nearly every operation gives alike (a malformed request, a
- * rate limit, an unavailable journal) are taken off each operation and
- * named once (`components.responses.Any<status>`); answers the note lists.
- * Answers by status and the shared answer's reference.
- */
-function shareCommonAnswers(doc: OpenAPIV3_1.Document): Record<string, string> {
-  const operations = Object.values<any>(doc.paths ?? {}).flatMap((item) => Object.values<any>(item).filter((op) => op && typeof op === 'object' && op.responses));
-  const uses = new Map<string, number>();
-  for (const op of operations) for (const [status, answer] of Object.entries<any>(op.responses)) if (answer.$ref) uses.set(`${status} ${answer.$ref}`, (uses.get(`${status} ${answer.$ref}`) ?? 0) + 1);
-  const common: Record<string, string> = {};
-  const responses = doc.components!.responses as Record<string, unknown>;
-  for (const [use, n] of uses) {
-    if (n < operations.length * COMMON_SHARE) continue;
-    const [status, ref] = use.split(' ');
-    const name = `Any${status}`;
-    // Renamed: no operation refers to it by its old name any more.
-    const old = ref.split('/').pop()!;
-    responses[name] = responses[old];
-    delete responses[old];
-    common[status] = `#/components/responses/${name}`;
-    for (const op of operations) if (op.responses[status]?.$ref === ref) delete op.responses[status];
-  }
-  return common;
-}
-
-/**
- * Takes off each body's and answer's example that its schema composes from
- * its fields' own examples (`composeExample`): the compact form says each
- * value once, on its field; the full form writes the whole example out.
- */
-function dropComposedExamples(doc: OpenAPIV3_1.Document): void {
-  const components = (doc.components?.schemas ?? {}) as Record<string, SchemaNode>;
-  const media = (content: Record<string, SchemaNode> | undefined) => {
-    for (const m of Object.values(content ?? {})) if (m?.schema && 'example' in m && isDeepStrictEqual(m.example, composeExample(m.schema, components))) delete m.example;
-  };
-  for (const item of Object.values<any>(doc.paths ?? {})) {
-    for (const operation of Object.values<any>(item)) {
-      if (!operation || typeof operation !== 'object') continue;
-      media(operation.requestBody?.content);
-      for (const answer of Object.values<any>(operation.responses ?? {})) media(answer?.content);
-    }
-  }
-}
-
-/** A schema written out this long or longer, and more than once, is worth a name. */
-const HOIST_AT = 120;
-
-/** The keywords under which a JSON Schema holds other schemas (an `examples` value is data, never walked). */
-const SUBSCHEMAS_BY_NAME = ['properties', 'patternProperties', '$defs'] as const;
-const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
-const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'if', 'then', 'else'] as const;
-
-/** Every place a schema sits under `schema`, as [holder, key], outermost first. */
-function* subschemaSlots(schema: any): Generator<[any, string | number]> {
-  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
-  for (const key of SUBSCHEMA) if (schema[key] && typeof schema[key] === 'object') yield [schema, key];
-  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) for (let i = 0; i < schema[key].length; i++) yield [schema[key], i];
-  for (const key of SUBSCHEMAS_BY_NAME) if (schema[key] && typeof schema[key] === 'object') for (const name of Object.keys(schema[key])) yield [schema[key], name];
-}
-
-/** The schemas the operations and shared answers hold: each request body's, parameter's and answer's media schema. */
-function* rootSchemaSlots(doc: OpenAPIV3_1.Document): Generator<[any, string]> {
-  const media = function* (content: any): Generator<[any, string]> {
-    for (const type of Object.values<any>(content ?? {})) if (type?.schema) yield [type, 'schema'];
-  };
-  for (const answer of Object.values<any>(doc.components?.responses ?? {})) yield* media(answer.content);
-  for (const parameter of Object.values<any>(doc.components?.parameters ?? {})) if (parameter.schema) yield [parameter, 'schema'];
-  for (const item of Object.values<any>(doc.paths ?? {})) {
-    for (const operation of Object.values<any>(item)) {
-      if (!operation || typeof operation !== 'object') continue;
-      yield* media(operation.requestBody?.content);
-      for (const answer of Object.values<any>(operation.responses ?? {})) yield* media(answer?.content);
-      for (const parameter of operation.parameters ?? []) if (parameter?.schema) yield [parameter, 'schema'];
-    }
-  }
-}
-
-/**
- * Names each schema the compact form writes out more than once (a draft
- * artifact's fields, a page's envelope) in `components.schemas` and refers
- * to it: the outermost repeated one, so a named schema holds its own
- * repeats whole. The same schemas, written once.
- */
-function hoistRepeatedSchemas(doc: OpenAPIV3_1.Document): void {
-  const seen = new Map<string, number>();
-  const count = (schema: any) => {
-    const text = JSON.stringify(schema);
-    if (text.length >= HOIST_AT) seen.set(text, (seen.get(text) ?? 0) + 1);
-    for (const [holder, key] of subschemaSlots(schema)) count(holder[key]);
-  };
-  for (const [holder, key] of rootSchemaSlots(doc)) count(holder[key]);
-  const schemas = (doc.components!.schemas ??= {}) as Record<string, unknown>;
-  const names = new Map<string, string>();
-  const replace = (holder: any, key: string | number) => {
-    const text = JSON.stringify(holder[key]);
-    if ((seen.get(text) ?? 0) > 1) {
-      let name = names.get(text);
-      if (!name) {
-        name = `Shared${names.size + 1}`;
-        names.set(text, name);
-        schemas[name] = holder[key];
-      }
-      holder[key] = { $ref: `#/components/schemas/${name}` };
-      return;
-    }
-    for (const [inner, slot] of subschemaSlots(holder[key])) replace(inner, slot);
-  };
-  for (const [holder, key] of rootSchemaSlots(doc)) replace(holder, key);
-}
 
 export async function installContract(app: FastifyInstance) {
   // Built once, on the first request for it: the document does not change while the service runs.

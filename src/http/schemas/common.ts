@@ -24,7 +24,7 @@ export const EXAMPLE_SHA256 = '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f
 export const Sha256Hex = Type.String({ pattern: SHA256_HEX_PATTERN, description: '64 lowercase hex characters', examples: [EXAMPLE_SHA256] });
 /**
  * The values the answers' examples share, so the document tells one story:
- * the ids are the path parameters' examples (`PATH_EXAMPLES` in openapi.ts),
+ * the ids are the path parameters' examples (`PATH_EXAMPLES` in contract-examples.ts),
  * each in the service's id shape (`src/domain/ids.ts`: a kind prefix and 25
  * base-36 characters), and one instant for every timestamp.
  */
@@ -45,7 +45,7 @@ export const EXAMPLE = {
   signer: 'sg_fixture_eligible',
   at: '2026-11-26T09:00:00.000Z',
 } as const;
-/** A string of a reply with its example: an answer's example is composed from its fields' (composeExample in openapi.ts). */
+/** A string of a reply with its example: an answer's example is composed from its fields' (composeExample in contract-examples.ts). */
 export const StrEx = (example: string, options: StringOptions = {}) => Type.String({ ...options, examples: [example] });
 /** A timestamp of a reply (ISO 8601, UTC), with the shared example instant. */
 export const At = (description?: string) => StrEx(EXAMPLE.at, description ? { description } : {});

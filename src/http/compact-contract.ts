@@ -1,0 +1,210 @@
+/**
+ * The compact form of the contract (`/openapi.json?form=compact`, issue 19):
+ * the full document's doors each listed once, its answers, parameters and
+ * repeated schemas each written once and referenced.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { composeExample, PATH_EXAMPLES, type SchemaNode } from './contract-examples.ts';
+import { LIMITED_HEADERS, REFUSAL_CODES } from './contract-vocabulary.ts';
+
+/** The grain prefixes every resource door is mounted under beside the top level. */
+const GRAIN_PREFIXES = [
+  { prefix: '/workspaces/{workspaceId}', name: 'workspaceId', kind: 'workspace' },
+  { prefix: '/tenants/{tenantId}', name: 'tenantId', kind: 'tenant' },
+  { prefix: '/firms/{firmId}', name: 'firmId', kind: 'firm' },
+] as const;
+
+const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?form=compact`): each door is listed once. A door also mounted under sandbox grain prefixes lists them as its path-level `servers` (`/workspaces/{workspaceId}`, `/tenants/{tenantId}`, `/firms/{firmId}`): send the same request under the prefix. Under a grain prefix every door is keyless (no bearer key), and an unknown or expired grain answers 404 WORKSPACE_NOT_FOUND, TENANT_NOT_FOUND or FIRM_NOT_FOUND. Every answer of a POST or PUT may carry `Idempotent-Replayed` (components.headers.IdempotentReplayed), and every 429 `Retry-After`, `RateLimit` and `RateLimit-Policy`. Each answer and each parameter is written once in `components.responses` and `components.parameters` and referenced; a body\'s or answer\'s example made of its fields\' own examples is left to them (compose it from the fields; the full form writes it out); the refusal codes a status can carry are the `x-refusal-codes` of the shared answer. The full form, every door under every prefix, is `/openapi.json`.';
+
+/**
+ * The compact contract for agents (issue 19): the full document's doors listed
+ * once each. A door the grain prefixes repeat keeps its top-level path and
+ * names the prefixes as path-level `servers` (OpenAPI 3.1's own way to say a
+ * path is served under another base); a door only a grain serves keeps its
+ * prefixed path. Every response object, repeated verbatim across operations
+ * (the refusals above all), is written once in `components.responses` and
+ * referenced. Nothing else changes: schemas, parameters, examples and the
+ * refusal codes are the full document's.
+ */
+export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const doc = structuredClone(full);
+  dropComposedExamples(doc);
+  const paths: Record<string, any> = {};
+  const mounts = new Map<string, Set<string>>();
+  for (const path of Object.keys(doc.paths ?? {})) {
+    const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
+    const rest = grain ? path.slice(grain.prefix.length) : undefined;
+    if (grain && rest && doc.paths?.[rest]) mounts.set(rest, (mounts.get(rest) ?? new Set()).add(grain.prefix));
+  }
+  const responses: Record<string, unknown> = {};
+  const named = new Map<string, string>();
+  const share = (status: string, answer: unknown) => {
+    const key = JSON.stringify(answer);
+    let name = named.get(key);
+    if (!name) {
+      name = `r${status}_${named.size}`;
+      named.set(key, name);
+      responses[name] = answer;
+    }
+    return { $ref: `#/components/responses/${name}` };
+  };
+  const parameters: Record<string, unknown> = {};
+  const parameterNames = new Map<string, string>();
+  const parameter = (p: { name: string }) => {
+    const key = JSON.stringify(p);
+    let name = parameterNames.get(key);
+    if (!name) {
+      name = `${p.name.replace(/[^A-Za-z0-9_.-]/g, '_')}_${parameterNames.size}`;
+      parameterNames.set(key, name);
+      parameters[name] = p;
+    }
+    return { $ref: `#/components/parameters/${name}` };
+  };
+  for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
+    const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
+    if (grain && doc.paths?.[path.slice(grain.prefix.length)]) continue;
+    for (const operation of Object.values<any>(item)) {
+      if (!operation?.responses) continue;
+      // The refusal codes of a status travel with its shared answer: the same map, read one level down.
+      const codes: Record<string, string[]> = operation[REFUSAL_CODES] ?? {};
+      delete operation[REFUSAL_CODES];
+      for (const [status, answer] of Object.entries<any>(operation.responses)) {
+        // The headers every write's answers and every 429 carry are said once, in the note, not on each answer.
+        const headers = Object.fromEntries(Object.entries<unknown>(answer.headers ?? {}).filter(([name]) => name !== 'Idempotent-Replayed' && !(name in LIMITED_HEADERS)));
+        const { headers: _all, ...rest } = answer;
+        const trimmed = Object.keys(headers).length ? { ...rest, headers } : rest;
+        operation.responses[status] = share(status, codes[status] ? { ...trimmed, [REFUSAL_CODES]: codes[status] } : trimmed);
+      }
+      if (operation.parameters) operation.parameters = operation.parameters.map(parameter);
+    }
+    const prefixes = mounts.get(path);
+    if (prefixes) {
+      // What a grain id is and where it comes from is said once, in the note.
+      item.servers = [{ url: '/' }, ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({ url: g.prefix, variables: { [g.name]: { default: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].example } } }))];
+    }
+    paths[path] = item;
+  }
+  doc.paths = paths;
+  doc.components = { ...doc.components, parameters: parameters as OpenAPIV3_1.ComponentsObject['parameters'], responses: responses as OpenAPIV3_1.ComponentsObject['responses'] };
+  hoistRepeatedSchemas(doc);
+  const common = shareCommonAnswers(doc);
+  const grains = GRAIN_PREFIXES.map((g) => `\`${g.prefix}\`: ${PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].description}`).join('; ');
+  const everywhere = Object.entries(common).map(([status, ref]) => `${status} (${ref})`).join(', ');
+  doc.info = { ...doc.info, description: `${doc.info.description ?? ''}\n\n${COMPACT_NOTE} The grain prefixes: ${grains}. Every operation may also answer ${everywhere}: written once there, not on each operation.` };
+  return doc;
+}
+
+/** An answer at least this share of the operations give alike is said once for all of them. */
+const COMMON_SHARE = 0.75;
+
+/**
+ * The answers nearly every operation gives alike (a malformed request, a
+ * rate limit, an unavailable journal) are taken off each operation and
+ * named once (`components.responses.Any<status>`); answers the note lists.
+ * Answers by status and the shared answer's reference.
+ */
+function shareCommonAnswers(doc: OpenAPIV3_1.Document): Record<string, string> {
+  const operations = Object.values<any>(doc.paths ?? {}).flatMap((item) => Object.values<any>(item).filter((op) => op && typeof op === 'object' && op.responses));
+  const uses = new Map<string, number>();
+  for (const op of operations) for (const [status, answer] of Object.entries<any>(op.responses)) if (answer.$ref) uses.set(`${status} ${answer.$ref}`, (uses.get(`${status} ${answer.$ref}`) ?? 0) + 1);
+  const common: Record<string, string> = {};
+  const responses = doc.components!.responses as Record<string, unknown>;
+  for (const [use, n] of uses) {
+    if (n < operations.length * COMMON_SHARE) continue;
+    const [status, ref] = use.split(' ');
+    const name = `Any${status}`;
+    // Renamed: no operation refers to it by its old name any more.
+    const old = ref.split('/').pop()!;
+    responses[name] = responses[old];
+    delete responses[old];
+    common[status] = `#/components/responses/${name}`;
+    for (const op of operations) if (op.responses[status]?.$ref === ref) delete op.responses[status];
+  }
+  return common;
+}
+
+/**
+ * Takes off each body's and answer's example that its schema composes from
+ * its fields' own examples (`composeExample`): the compact form says each
+ * value once, on its field; the full form writes the whole example out.
+ */
+function dropComposedExamples(doc: OpenAPIV3_1.Document): void {
+  const components = (doc.components?.schemas ?? {}) as Record<string, SchemaNode>;
+  const media = (content: Record<string, SchemaNode> | undefined) => {
+    for (const m of Object.values(content ?? {})) if (m?.schema && 'example' in m && isDeepStrictEqual(m.example, composeExample(m.schema, components))) delete m.example;
+  };
+  for (const item of Object.values<any>(doc.paths ?? {})) {
+    for (const operation of Object.values<any>(item)) {
+      if (!operation || typeof operation !== 'object') continue;
+      media(operation.requestBody?.content);
+      for (const answer of Object.values<any>(operation.responses ?? {})) media(answer?.content);
+    }
+  }
+}
+
+/** A schema written out this long or longer, and more than once, is worth a name. */
+const HOIST_AT = 120;
+
+/** The keywords under which a JSON Schema holds other schemas (an `examples` value is data, never walked). */
+const SUBSCHEMAS_BY_NAME = ['properties', 'patternProperties', '$defs'] as const;
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const SUBSCHEMA = ['items', 'additionalProperties', 'not', 'contains', 'if', 'then', 'else'] as const;
+
+/** Every place a schema sits under `schema`, as [holder, key], outermost first. */
+function* subschemaSlots(schema: any): Generator<[any, string | number]> {
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
+  for (const key of SUBSCHEMA) if (schema[key] && typeof schema[key] === 'object') yield [schema, key];
+  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) for (let i = 0; i < schema[key].length; i++) yield [schema[key], i];
+  for (const key of SUBSCHEMAS_BY_NAME) if (schema[key] && typeof schema[key] === 'object') for (const name of Object.keys(schema[key])) yield [schema[key], name];
+}
+
+/** The schemas the operations and shared answers hold: each request body's, parameter's and answer's media schema. */
+function* rootSchemaSlots(doc: OpenAPIV3_1.Document): Generator<[any, string]> {
+  const media = function* (content: any): Generator<[any, string]> {
+    for (const type of Object.values<any>(content ?? {})) if (type?.schema) yield [type, 'schema'];
+  };
+  for (const answer of Object.values<any>(doc.components?.responses ?? {})) yield* media(answer.content);
+  for (const parameter of Object.values<any>(doc.components?.parameters ?? {})) if (parameter.schema) yield [parameter, 'schema'];
+  for (const item of Object.values<any>(doc.paths ?? {})) {
+    for (const operation of Object.values<any>(item)) {
+      if (!operation || typeof operation !== 'object') continue;
+      yield* media(operation.requestBody?.content);
+      for (const answer of Object.values<any>(operation.responses ?? {})) yield* media(answer?.content);
+      for (const parameter of operation.parameters ?? []) if (parameter?.schema) yield [parameter, 'schema'];
+    }
+  }
+}
+
+/**
+ * Names each schema the compact form writes out more than once (a draft
+ * artifact's fields, a page's envelope) in `components.schemas` and refers
+ * to it: the outermost repeated one, so a named schema holds its own
+ * repeats whole. The same schemas, written once.
+ */
+function hoistRepeatedSchemas(doc: OpenAPIV3_1.Document): void {
+  const seen = new Map<string, number>();
+  const count = (schema: any) => {
+    const text = JSON.stringify(schema);
+    if (text.length >= HOIST_AT) seen.set(text, (seen.get(text) ?? 0) + 1);
+    for (const [holder, key] of subschemaSlots(schema)) count(holder[key]);
+  };
+  for (const [holder, key] of rootSchemaSlots(doc)) count(holder[key]);
+  const schemas = (doc.components!.schemas ??= {}) as Record<string, unknown>;
+  const names = new Map<string, string>();
+  const replace = (holder: any, key: string | number) => {
+    const text = JSON.stringify(holder[key]);
+    if ((seen.get(text) ?? 0) > 1) {
+      let name = names.get(text);
+      if (!name) {
+        name = `Shared${names.size + 1}`;
+        names.set(text, name);
+        schemas[name] = holder[key];
+      }
+      holder[key] = { $ref: `#/components/schemas/${name}` };
+      return;
+    }
+    for (const [inner, slot] of subschemaSlots(holder[key])) replace(inner, slot);
+  };
+  for (const [holder, key] of rootSchemaSlots(doc)) replace(holder, key);
+}
