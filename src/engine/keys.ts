@@ -48,15 +48,37 @@ export interface KeyRecord {
 
 export const hashKey = (key: string) => sha256Hex(key);
 const streamOf = (hash: string) => `keyhash:${hash}`;
-/** How many times a reservation is decided again when another process reserved on the key first. */
+/**
+ * How many key records stay in memory: keys are minted by anyone who asks
+ * (`POST /keys`), so an unbounded map would let a caller grow the heap at will
+ * (about 0.5 KiB a key). A miss folds the key's stream again, as after a restart.
+ */
+export const KEY_CACHE_SIZE = 10_000;
+/** How many times a reservation is decided again when another process, or another copy of the record, reserved on the key first. */
 const STALE_RETRIES = 5;
 /** Money is summed in cents so repeated reservations never drift. */
 const cents = (usd: number) => Math.round(usd * 100);
 
 export class Keys {
+  /** Recently used records, oldest first. */
   private readonly byHash = new Map<string, KeyRecord>();
 
-  constructor(private readonly supervisor: Supervisor) {}
+  constructor(
+    private readonly supervisor: Supervisor,
+    private readonly capacity = KEY_CACHE_SIZE,
+  ) {}
+
+  /** How many key records are in memory (at most `capacity`). */
+  get resident(): number {
+    return this.byHash.size;
+  }
+
+  /** Keeps `record` as the most recently used; past the capacity the least recently used is forgotten. */
+  private remember(hash: string, record: KeyRecord): void {
+    this.byHash.delete(hash);
+    this.byHash.set(hash, record);
+    if (this.byHash.size > this.capacity) this.byHash.delete(this.byHash.keys().next().value!);
+  }
 
   /** Issues a key; the returned secret exists nowhere else afterwards. */
   async issue(request: IssueRequest): Promise<{ key: string; record: KeyRecord }> {
@@ -73,7 +95,7 @@ export class Keys {
     };
     const [issued] = await this.supervisor.openStream(KEYS_GRAIN, stream, { kind: 'key.issued', by: 'gate', note: `API key ${id} issued`, data }, id);
     const record = fold([issued]);
-    this.byHash.set(hash, record);
+    this.remember(hash, record);
     return { key, record };
   }
 
@@ -82,13 +104,17 @@ export class Keys {
     if (!KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
     const cached = this.byHash.get(hash);
-    if (cached) return cached;
+    if (cached) {
+      this.remember(hash, cached);
+      return cached;
+    }
     const events = await this.supervisor.journal.readStream(streamOf(hash));
     if (events.length === 0 || events[0].kind !== 'key.issued' || events[0].grain !== KEYS_GRAIN) return null;
-    // Another request may have loaded it meanwhile; keep the first copy so
-    // reservations always land on one record.
+    // Another request may have loaded it meanwhile; keep the first copy. (A
+    // request still holding a copy forgotten since reserves on it safely: a
+    // stale copy's append conflicts and folds what the newer one wrote.)
     const record = this.byHash.get(hash) ?? fold(events);
-    this.byHash.set(hash, record);
+    this.remember(hash, record);
     return record;
   }
 
@@ -120,14 +146,17 @@ export class Keys {
   }
 
   /**
-   * Journals a spend fact on the key's stream at the version this process
+   * Journals a spend fact on the key's stream at the version this record
    * folded, after `check` passes. On a journal other processes share, the
-   * key's facts they wrote are folded first; one they write between that and
-   * the append makes it a conflict, folded in turn before deciding again.
+   * key's facts they wrote are folded first; one written between that and
+   * the append (by another process, or through another copy of the record in
+   * this one) makes it a conflict, folded in turn before deciding again. A
+   * refusal is decided only on what the journal holds: a copy that may be
+   * behind folds first.
    */
   private async appendSpend(record: KeyRecord, fact: { kind: string; note: string; data: Record<string, unknown> }, check: () => void = () => undefined): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      if (this.supervisor.journal.shared) await this.catchUp(record);
+      if (attempt > 1 || this.supervisor.journal.shared || !passes(check)) await this.catchUp(record);
       check();
       try {
         apply(record, await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { ...fact, by: 'gate' }, record.id)));
@@ -146,6 +175,16 @@ export class Keys {
   /** The act went through: its reservation stays committed for good. */
   settle(record: KeyRecord, ref: string): void {
     record.running.delete(ref);
+  }
+}
+
+/** Whether `check` lets the spend through as the record stands. */
+function passes(check: () => void): boolean {
+  try {
+    check();
+    return true;
+  } catch {
+    return false;
   }
 }
 
