@@ -24,6 +24,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { canonicalJson, sha256Hex } from '../domain/hash.ts';
+import { RecentMap } from '../domain/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -131,7 +132,7 @@ export class IdempotencyRecords {
   /** Keys whose request is running in this process. */
   private readonly running = new Set<string>();
   /** Settled records, most recently used last. */
-  private readonly cache = new Map<string, Kept>();
+  private readonly cache = new RecentMap<string, Kept>(CACHED_RECORDS);
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -188,7 +189,7 @@ export class IdempotencyRecords {
       };
       // The record is the idempotency grain's own: nothing listens for it, so it is not announced.
       const [answered] = await this.supervisor.journal.append(IDEMPOTENCY_GRAIN, [write]);
-      this.remember(claim.stream, { fingerprint: claim.fingerprint, expiresAt: claim.expiresAt, version: answered.version, answer });
+      this.cache.set(claim.stream, { fingerprint: claim.fingerprint, expiresAt: claim.expiresAt, version: answered.version, answer });
     } catch (error) {
       // Another process answered the key first (it ran its own copy of a request that wrote nothing): its answer stands.
       if (!(error instanceof VersionConflict)) throw error;
@@ -210,13 +211,7 @@ export class IdempotencyRecords {
     // A kept answer never changes until it expires; after that, another process may have written the key's next record.
     if (cached && cached.expiresAt > this.now()) return cached;
     const kept = latestOf(await this.supervisor.journal.readStream(stream));
-    if (kept?.answer) this.remember(stream, kept);
+    if (kept?.answer) this.cache.set(stream, kept);
     return kept;
-  }
-
-  private remember(stream: string, kept: Kept): void {
-    this.cache.delete(stream);
-    this.cache.set(stream, kept);
-    if (this.cache.size > CACHED_RECORDS) this.cache.delete(this.cache.keys().next().value!);
   }
 }

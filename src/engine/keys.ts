@@ -17,6 +17,7 @@ import { VersionConflict, type JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import { asBookkeeping } from './idempotency.ts';
+import { RecentMap } from '../domain/recent-map.ts';
 
 /** The grain the key streams are journaled in; no route resolves to it. */
 export const KEYS_GRAIN = 'keys';
@@ -60,24 +61,19 @@ const STALE_RETRIES = 5;
 const cents = (usd: number) => Math.round(usd * 100);
 
 export class Keys {
-  /** Recently used records, oldest first. */
-  private readonly byHash = new Map<string, KeyRecord>();
+  /** The records of the keys used most recently. */
+  private readonly byHash: RecentMap<string, KeyRecord>;
 
   constructor(
     private readonly supervisor: Supervisor,
-    private readonly capacity = KEY_CACHE_SIZE,
-  ) {}
-
-  /** How many key records are in memory (at most `capacity`). */
-  get resident(): number {
-    return this.byHash.size;
+    capacity = KEY_CACHE_SIZE,
+  ) {
+    this.byHash = new RecentMap(capacity);
   }
 
-  /** Keeps `record` as the most recently used; past the capacity the least recently used is forgotten. */
-  private remember(hash: string, record: KeyRecord): void {
-    this.byHash.delete(hash);
-    this.byHash.set(hash, record);
-    if (this.byHash.size > this.capacity) this.byHash.delete(this.byHash.keys().next().value!);
+  /** How many key records are in memory (at most the capacity). */
+  get resident(): number {
+    return this.byHash.size;
   }
 
   /** Issues a key; the returned secret exists nowhere else afterwards. */
@@ -95,7 +91,7 @@ export class Keys {
     };
     const [issued] = await this.supervisor.openStream(KEYS_GRAIN, stream, { kind: 'key.issued', by: 'gate', note: `API key ${id} issued`, data }, id);
     const record = fold([issued]);
-    this.remember(hash, record);
+    this.byHash.set(hash, record);
     return { key, record };
   }
 
@@ -103,18 +99,15 @@ export class Keys {
   async lookup(key: string): Promise<KeyRecord | null> {
     if (!KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
-    const cached = this.byHash.get(hash);
-    if (cached) {
-      this.remember(hash, cached);
-      return cached;
-    }
+    const cached = this.byHash.use(hash);
+    if (cached) return cached;
     const events = await this.supervisor.journal.readStream(streamOf(hash));
     if (events.length === 0 || events[0].kind !== 'key.issued' || events[0].grain !== KEYS_GRAIN) return null;
     // Another request may have loaded it meanwhile; keep the first copy. (A
     // request still holding a copy forgotten since reserves on it safely: a
     // stale copy's append conflicts and folds what the newer one wrote.)
     const record = this.byHash.get(hash) ?? fold(events);
-    this.remember(hash, record);
+    this.byHash.set(hash, record);
     return record;
   }
 

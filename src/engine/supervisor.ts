@@ -23,6 +23,7 @@
  */
 import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
+import { RecentMap } from '../domain/recent-map.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
@@ -71,9 +72,9 @@ export class Supervisor {
    * is answered from memory with no lookup; forgotten when their stream is
    * appended to. Only where this process is the journal's one writer.
    */
-  private readonly stored = new Map<string, StoredState>();
+  private readonly stored: RecentMap<string, StoredState>;
   /** Initial states by machine and input, the most recently used last (`initialState`). */
-  private readonly initialStates = new Map<string, string>();
+  private readonly initialStates = new RecentMap<string, string>(INITIAL_STATES_KEPT);
   /** Appends this process has made: a state read across one of them is not kept (it may be older than the append). */
   private appends = 0;
   private readonly capacity: number;
@@ -85,6 +86,7 @@ export class Supervisor {
     this.bus = options.bus;
     this.clock = options.clock;
     this.capacity = options.residentActors ?? 20_000;
+    this.stored = new RecentMap(this.capacity);
     this.definitions = new Map(options.entities.map((d) => [d.openedKind, d]));
     options.journal.shared?.onPeerCommit((grain, seq) => this.bus.emit('committedElsewhere', grain, seq));
   }
@@ -132,23 +134,15 @@ export class Supervisor {
   async read<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string, grain: string): Promise<EntityState<M> | null> {
     const local = !this.journal.shared;
     if (local && this.resident.has(id)) return this.loadIn(definition, id, grain);
-    let state: EntityState | null | undefined = local ? this.stored.get(id) : undefined;
-    if (state) {
-      this.stored.delete(id);
-      this.stored.set(id, state as StoredState);
-    } else {
+    let state: EntityState | null | undefined = local ? this.stored.use(id) : undefined;
+    if (!state) {
       const appends = this.appends;
       const head = await this.journal.readHead(id);
       if (!head || head.opened.kind !== definition.openedKind) return null;
       state = await this.stateOf(definition, head);
-      if (local && state instanceof StoredState && appends === this.appends) this.remember(state);
+      if (local && state instanceof StoredState && appends === this.appends) this.stored.set(state.id, state);
     }
     return state && state.opened.kind === definition.openedKind && reaches(grain, state.grain) ? (state as EntityState<M>) : null;
-  }
-
-  private remember(state: StoredState): void {
-    this.stored.set(state.id, state);
-    if (this.stored.size > this.capacity) this.stored.delete(this.stored.keys().next().value!);
   }
 
   /**
@@ -314,11 +308,11 @@ export class Supervisor {
    */
   private initialState(definition: EntityDefinition, input: unknown): string {
     const key = `${definition.openedKind} ${JSON.stringify(input)}`;
-    let state = this.initialStates.get(key);
-    if (state === undefined) state = JSON.stringify(createActor(definition.machine, { input } as never).getPersistedSnapshot());
-    else this.initialStates.delete(key);
-    this.initialStates.set(key, state);
-    if (this.initialStates.size > INITIAL_STATES_KEPT) this.initialStates.delete(this.initialStates.keys().next().value!);
+    let state = this.initialStates.use(key);
+    if (state === undefined) {
+      state = JSON.stringify(createActor(definition.machine, { input } as never).getPersistedSnapshot());
+      this.initialStates.set(key, state);
+    }
     return state;
   }
 

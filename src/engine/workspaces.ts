@@ -10,6 +10,7 @@
  * an expiry is a real-world lifetime, not a position in a replayable run.
  */
 import { newId, type IdPrefix } from '../domain/ids.ts';
+import { RecentMap } from '../domain/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Fact } from './entity.ts';
@@ -71,7 +72,8 @@ export function sandboxTtl(value: number | undefined): number {
 }
 
 export class SandboxGrains {
-  private readonly cache = new Map<string, Grain>();
+  /** Least recently opened or resolved out first; an evicted grain is re-read from the journal. */
+  private readonly cache = new RecentMap<string, Grain>(CACHED_GRAINS);
   readonly ttlSeconds: number;
 
   constructor(
@@ -89,7 +91,7 @@ export class SandboxGrains {
     const expiresAt = new Date(this.now() + this.ttlSeconds * 1000).toISOString();
     const written = await this.supervisor.openStream(id, id, { kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } });
     const grain = { record: recordOf(this.kind, written[0]), version: written.length, stream: written };
-    this.remember(grain);
+    this.cache.set(id, grain);
     return grain;
   }
 
@@ -106,7 +108,7 @@ export class SandboxGrains {
       const stream = await this.supervisor.journal.readStream(id);
       if (stream[0]?.kind === `${this.kind}.opened` && stream[0].grain === id) {
         grain = { record: recordOf(this.kind, stream[0]), version: stream.length, stream: latestOfEachKind(stream) };
-        this.remember(grain);
+        this.cache.set(id, grain);
       }
     }
     if (!grain || this.expired(grain.record)) throw refusal(GONE[this.kind], { id }, { results: [] });
@@ -149,13 +151,6 @@ export class SandboxGrains {
     grain.stream = [...grain.stream.filter((e) => e.kind !== written.kind), written];
     grain.version = written.version;
     return written;
-  }
-
-  private remember(grain: Grain): void {
-    this.cache.delete(grain.record.id);
-    this.cache.set(grain.record.id, grain);
-    // Least recently opened or resolved first; an evicted grain is re-read from the journal.
-    while (this.cache.size > CACHED_GRAINS) this.cache.delete(this.cache.keys().next().value as string);
   }
 }
 

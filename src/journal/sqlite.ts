@@ -20,7 +20,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { HeadCache } from './head-cache.ts';
+import { RecentMap } from '../domain/recent-map.ts';
 import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
@@ -113,9 +113,16 @@ export class SqliteJournal implements JournalStore {
   private readonly db: Database.Database;
   private readonly stmt;
   private readonly writer: Worker;
-  /** Caches of the heads, filled as commits land (a miss reads the index); updated only after a commit. */
-  private readonly streamVersions: HeadCache;
-  private readonly grainSeqs: HeadCache;
+  /**
+   * The last version of each stream (and seq of each grain) written, filled
+   * as commits land and updated only after one, so an append checks its
+   * expected version without a query. Bounded: a long-running process writes
+   * to ever more streams (every Matter, every Idempotency-Key's record), and
+   * unbounded maps of them grew the soak's RSS by about 200 MiB in 8 minutes.
+   * A miss reads the index, as after a restart.
+   */
+  private readonly streamVersions: RecentMap<string, number>;
+  private readonly grainSeqs: RecentMap<string, number>;
   private pending: PendingAppend[] = [];
   private pendingSnapshots: PendingSnapshot[] = [];
   private flushScheduled = false;
@@ -127,8 +134,8 @@ export class SqliteJournal implements JournalStore {
   private idle: Array<() => void> = [];
 
   constructor(dir: string, headCacheSize = HEAD_CACHE_SIZE) {
-    this.streamVersions = new HeadCache(headCacheSize);
-    this.grainSeqs = new HeadCache(headCacheSize);
+    this.streamVersions = new RecentMap(headCacheSize);
+    this.grainSeqs = new RecentMap(headCacheSize);
     mkdirSync(dir, { recursive: true });
     this.file = join(dir, 'journal.db');
     this.db = new Database(this.file);
