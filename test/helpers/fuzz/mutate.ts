@@ -226,7 +226,9 @@ const valueMutators: Mutator[] = [
       const v = structuredClone(c.rng.pick(alternatives));
       replace(d, n, v);
       // A body that is no object where the door wants one; JSON null reads as no body at all, which a door with an optional body takes.
-      if (n.depth === 0 && d.schema?.type === 'object' && v !== null) d.mustRefuse = true;
+      // An object in place of a root that an earlier mutator made no object (not-an-object) may be one the door takes (`{}` where every field is optional).
+      const isObject = typeof v === 'object' && v !== null && !Array.isArray(v);
+      if (n.depth === 0 && d.schema?.type === 'object' && v !== null && !isObject) d.mustRefuse = true;
     },
   },
   {
