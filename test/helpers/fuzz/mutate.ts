@@ -405,9 +405,12 @@ const textMutators: Mutator[] = [
       const keys = isObject(d.value) ? Object.keys(d.value) : [];
       const key = keys.length ? c.rng.pick(keys) : 'fuzz';
       const dup = `${JSON.stringify(key)}:${toJson(c.rng.pick(WRONG_TYPES))},`;
-      // Before (the last one wins: the valid value) or after (the junk wins).
+      // Before (the last one wins: the valid value) or after (the junk wins). After only on a body nothing
+      // made refusable yet: the junk replaces the key's whole value, and with it whatever an earlier mutator
+      // put there (a poisoned key under `offers`, shadowed by `"offers":[]`, which the door takes).
       const s = d.text!.toString('utf8');
-      d.text = Buffer.from(c.rng.chance(0.5) ? `{${dup}${s.slice(1)}` : `${s.slice(0, -1)}${s.length > 2 ? ',' : ''}${dup.slice(0, -1)}}`);
+      const junkWins = c.rng.chance(0.5) && !d.mustRefuse;
+      d.text = Buffer.from(junkWins ? `${s.slice(0, -1)}${s.length > 2 ? ',' : ''}${dup.slice(0, -1)}}` : `{${dup}${s.slice(1)}`);
     },
   },
   {
