@@ -10,9 +10,9 @@ import { LIMITED_HEADERS, REFUSAL_CODES } from './contract-vocabulary.ts';
 
 /** The grain prefixes every resource door is mounted under beside the top level. */
 const GRAIN_PREFIXES = [
-  { prefix: '/workspaces/{workspaceId}', name: 'workspaceId', kind: 'workspace' },
-  { prefix: '/tenants/{tenantId}', name: 'tenantId', kind: 'tenant' },
-  { prefix: '/firms/{firmId}', name: 'firmId', kind: 'firm' },
+  { prefix: '/workspaces/{workspaceId}', name: 'workspaceId', id: PATH_EXAMPLES['workspaces/workspaceId'] },
+  { prefix: '/tenants/{tenantId}', name: 'tenantId', id: PATH_EXAMPLES['tenants/tenantId'] },
+  { prefix: '/firms/{firmId}', name: 'firmId', id: PATH_EXAMPLES['firms/firmId'] },
 ] as const;
 
 const COMPACT_NOTE = 'This is the compact form of the contract (`/openapi.json?form=compact`): each door is listed once. A door also mounted under sandbox grain prefixes lists them as its path-level `servers` (`/workspaces/{workspaceId}`, `/tenants/{tenantId}`, `/firms/{firmId}`): send the same request under the prefix. Under a grain prefix every door is keyless (no bearer key), and an unknown or expired grain answers 404 WORKSPACE_NOT_FOUND, TENANT_NOT_FOUND or FIRM_NOT_FOUND. Every answer of a POST or PUT may carry `Idempotent-Replayed` (components.headers.IdempotentReplayed), and every 429 `Retry-After`, `RateLimit` and `RateLimit-Policy`. Each answer and each parameter is written once in `components.responses` and `components.parameters` and referenced; a body\'s or answer\'s example made of its fields\' own examples is left to them (compose it from the fields; the full form writes it out); the refusal codes a status can carry are the `x-refusal-codes` of the shared answer. The full form, every door under every prefix, is `/openapi.json`.';
@@ -38,29 +38,11 @@ export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
     if (grain && rest && doc.paths?.[rest]) mounts.set(rest, (mounts.get(rest) ?? new Set()).add(grain.prefix));
   }
   const responses: Record<string, unknown> = {};
-  const named = new Map<string, string>();
-  const share = (status: string, answer: unknown) => {
-    const key = JSON.stringify(answer);
-    let name = named.get(key);
-    if (!name) {
-      name = `r${status}_${named.size}`;
-      named.set(key, name);
-      responses[name] = answer;
-    }
-    return { $ref: `#/components/responses/${name}` };
-  };
+  const responseName = nameOnce(responses);
+  const share = (status: string, answer: unknown) => ({ $ref: `#/components/responses/${responseName(answer, (n) => `r${status}_${n}`)}` });
   const parameters: Record<string, unknown> = {};
-  const parameterNames = new Map<string, string>();
-  const parameter = (p: { name: string }) => {
-    const key = JSON.stringify(p);
-    let name = parameterNames.get(key);
-    if (!name) {
-      name = `${p.name.replace(/[^A-Za-z0-9_.-]/g, '_')}_${parameterNames.size}`;
-      parameterNames.set(key, name);
-      parameters[name] = p;
-    }
-    return { $ref: `#/components/parameters/${name}` };
-  };
+  const parameterName = nameOnce(parameters);
+  const parameter = (p: { name: string }) => ({ $ref: `#/components/parameters/${parameterName(p, (n) => `${p.name.replace(/[^A-Za-z0-9_.-]/g, '_')}_${n}`)}` });
   for (const [path, item] of Object.entries<any>(doc.paths ?? {})) {
     const grain = GRAIN_PREFIXES.find((g) => path.startsWith(`${g.prefix}/`));
     if (grain && doc.paths?.[path.slice(grain.prefix.length)]) continue;
@@ -81,7 +63,7 @@ export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
     const prefixes = mounts.get(path);
     if (prefixes) {
       // What a grain id is and where it comes from is said once, in the note.
-      item.servers = [{ url: '/' }, ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({ url: g.prefix, variables: { [g.name]: { default: PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].example } } }))];
+      item.servers = [{ url: '/' }, ...GRAIN_PREFIXES.filter((g) => prefixes.has(g.prefix)).map((g) => ({ url: g.prefix, variables: { [g.name]: { default: g.id.example } } }))];
     }
     paths[path] = item;
   }
@@ -89,10 +71,33 @@ export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
   doc.components = { ...doc.components, parameters: parameters as OpenAPIV3_1.ComponentsObject['parameters'], responses: responses as OpenAPIV3_1.ComponentsObject['responses'] };
   hoistRepeatedSchemas(doc);
   const common = shareCommonAnswers(doc);
-  const grains = GRAIN_PREFIXES.map((g) => `\`${g.prefix}\`: ${PATH_EXAMPLES[`${g.prefix.split('/')[1]}/${g.name}`].description}`).join('; ');
+  const grains = GRAIN_PREFIXES.map((g) => `\`${g.prefix}\`: ${g.id.description}`).join('; ');
   const everywhere = Object.entries(common).map(([status, ref]) => `${status} (${ref})`).join(', ');
   doc.info = { ...doc.info, description: `${doc.info.description ?? ''}\n\n${COMPACT_NOTE} The grain prefixes: ${grains}. Every operation may also answer ${everywhere}: written once there, not on each operation.` };
   return doc;
+}
+
+/**
+ * A namer for values written once in `into` (a components section): each
+ * distinct value, by its JSON text, gets the name `nameOf` gives it when first
+ * met (`n`: how many this namer named before), and that name ever after.
+ */
+function nameOnce(into: Record<string, unknown>) {
+  const names = new Map<string, string>();
+  return (value: unknown, nameOf: (n: number) => string, text = JSON.stringify(value)): string => {
+    let name = names.get(text);
+    if (!name) {
+      name = nameOf(names.size);
+      names.set(text, name);
+      into[name] = value;
+    }
+    return name;
+  };
+}
+
+/** Every operation of the document (a path item's `servers` and `parameters` are not). */
+function* operationsOf(doc: OpenAPIV3_1.Document): Generator<any> {
+  for (const item of Object.values<any>(doc.paths ?? {})) for (const operation of Object.values<any>(item)) if (operation && typeof operation === 'object' && !Array.isArray(operation)) yield operation;
 }
 
 /** An answer at least this share of the operations give alike is said once for all of them. */
@@ -105,7 +110,7 @@ const COMMON_SHARE = 0.75;
  * Answers by status and the shared answer's reference.
  */
 function shareCommonAnswers(doc: OpenAPIV3_1.Document): Record<string, string> {
-  const operations = Object.values<any>(doc.paths ?? {}).flatMap((item) => Object.values<any>(item).filter((op) => op && typeof op === 'object' && op.responses));
+  const operations = [...operationsOf(doc)].filter((op) => op.responses);
   const uses = new Map<string, number>();
   for (const op of operations) for (const [status, answer] of Object.entries<any>(op.responses)) if (answer.$ref) uses.set(`${status} ${answer.$ref}`, (uses.get(`${status} ${answer.$ref}`) ?? 0) + 1);
   const common: Record<string, string> = {};
@@ -134,12 +139,9 @@ function dropComposedExamples(doc: OpenAPIV3_1.Document): void {
   const media = (content: Record<string, SchemaNode> | undefined) => {
     for (const m of Object.values(content ?? {})) if (m?.schema && 'example' in m && isDeepStrictEqual(m.example, composeExample(m.schema, components))) delete m.example;
   };
-  for (const item of Object.values<any>(doc.paths ?? {})) {
-    for (const operation of Object.values<any>(item)) {
-      if (!operation || typeof operation !== 'object') continue;
-      media(operation.requestBody?.content);
-      for (const answer of Object.values<any>(operation.responses ?? {})) media(answer?.content);
-    }
+  for (const operation of operationsOf(doc)) {
+    media(operation.requestBody?.content);
+    for (const answer of Object.values<any>(operation.responses ?? {})) media(answer?.content);
   }
 }
 
@@ -166,13 +168,10 @@ function* rootSchemaSlots(doc: OpenAPIV3_1.Document): Generator<[any, string]> {
   };
   for (const answer of Object.values<any>(doc.components?.responses ?? {})) yield* media(answer.content);
   for (const parameter of Object.values<any>(doc.components?.parameters ?? {})) if (parameter.schema) yield [parameter, 'schema'];
-  for (const item of Object.values<any>(doc.paths ?? {})) {
-    for (const operation of Object.values<any>(item)) {
-      if (!operation || typeof operation !== 'object') continue;
-      yield* media(operation.requestBody?.content);
-      for (const answer of Object.values<any>(operation.responses ?? {})) yield* media(answer?.content);
-      for (const parameter of operation.parameters ?? []) if (parameter?.schema) yield [parameter, 'schema'];
-    }
+  for (const operation of operationsOf(doc)) {
+    yield* media(operation.requestBody?.content);
+    for (const answer of Object.values<any>(operation.responses ?? {})) yield* media(answer?.content);
+    for (const parameter of operation.parameters ?? []) if (parameter?.schema) yield [parameter, 'schema'];
   }
 }
 
@@ -190,18 +189,11 @@ function hoistRepeatedSchemas(doc: OpenAPIV3_1.Document): void {
     for (const [holder, key] of subschemaSlots(schema)) count(holder[key]);
   };
   for (const [holder, key] of rootSchemaSlots(doc)) count(holder[key]);
-  const schemas = (doc.components!.schemas ??= {}) as Record<string, unknown>;
-  const names = new Map<string, string>();
+  const schemaName = nameOnce((doc.components!.schemas ??= {}) as Record<string, unknown>);
   const replace = (holder: any, key: string | number) => {
     const text = JSON.stringify(holder[key]);
     if ((seen.get(text) ?? 0) > 1) {
-      let name = names.get(text);
-      if (!name) {
-        name = `Shared${names.size + 1}`;
-        names.set(text, name);
-        schemas[name] = holder[key];
-      }
-      holder[key] = { $ref: `#/components/schemas/${name}` };
+      holder[key] = { $ref: `#/components/schemas/${schemaName(holder[key], (n) => `Shared${n + 1}`, text)}` };
       return;
     }
     for (const [inner, slot] of subschemaSlots(holder[key])) replace(inner, slot);
