@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newId } from '../domain/ids.ts';
+import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -120,9 +121,8 @@ export class Keys {
     return this.supervisor.exclusive(record.stream, async () => {
       await this.appendSpend(record, { kind: 'key.spend.reserved', note: `${amountUsd} USD reserved for ${act}`, data: { ref, amountUsd, act } }, () => {
         const ceiling = record.spendCeilingUsd;
-        if (ceiling !== null && cents(record.committedUsd) + cents(amountUsd) > cents(ceiling)) {
-          throw refusal('SPEND_CEILING', { act, priceUsd: amountUsd, committedUsd: record.committedUsd, ceiling }, { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act });
-        }
+        if (ceiling === null || cents(record.committedUsd) + cents(amountUsd) <= cents(ceiling)) return null;
+        return refusal('SPEND_CEILING', { act, priceUsd: amountUsd, committedUsd: record.committedUsd, ceiling }, { spendCeilingUsd: ceiling, committedUsd: record.committedUsd, priceUsd: amountUsd, act });
       });
       record.running.set(ref, cents(amountUsd));
     });
@@ -140,17 +140,23 @@ export class Keys {
 
   /**
    * Journals a spend fact on the key's stream at the version this record
-   * folded, after `check` passes. On a journal other processes share, the
+   * folded, unless `refusalOf` refuses it. On a journal other processes share, the
    * key's facts they wrote are folded first; one written between that and
    * the append (by another process, or through another copy of the record in
    * this one) makes it a conflict, folded in turn before deciding again. A
    * refusal is decided only on what the journal holds: a copy that may be
    * behind folds first.
    */
-  private async appendSpend(record: KeyRecord, fact: { kind: string; note: string; data: Record<string, unknown> }, check: () => void = () => undefined): Promise<void> {
+  private async appendSpend(record: KeyRecord, fact: { kind: string; note: string; data: Record<string, unknown> }, refusalOf: () => Refusal | null = () => null): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      if (attempt > 1 || this.supervisor.journal.shared || !passes(check)) await this.catchUp(record);
-      check();
+      const current = attempt > 1 || this.supervisor.journal.shared;
+      if (current) await this.catchUp(record);
+      let refused = refusalOf();
+      if (refused && !current) {
+        await this.catchUp(record);
+        refused = refusalOf();
+      }
+      if (refused) throw refused;
       try {
         apply(record, await asBookkeeping(() => this.supervisor.appendFact(KEYS_GRAIN, record.stream, record.version, { ...fact, by: 'gate' }, record.id)));
         return;
@@ -160,7 +166,7 @@ export class Keys {
     }
   }
 
-  /** Folds the key's facts journaled after the record's version (by another process). */
+  /** Folds the key's facts journaled after the record's version (by another process, or through another copy of the record). */
   private async catchUp(record: KeyRecord): Promise<void> {
     apply(record, (await this.supervisor.journal.readStream(record.stream)).filter((e) => e.version > record.version));
   }
@@ -168,16 +174,6 @@ export class Keys {
   /** The act went through: its reservation stays committed for good. */
   settle(record: KeyRecord, ref: string): void {
     record.running.delete(ref);
-  }
-}
-
-/** Whether `check` lets the spend through as the record stands. */
-function passes(check: () => void): boolean {
-  try {
-    check();
-    return true;
-  } catch {
-    return false;
   }
 }
 
