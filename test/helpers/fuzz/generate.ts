@@ -13,7 +13,7 @@ import { REGISTERED_SIGNER, SUPPLY_SECRET } from '../supply.ts';
 import type { Operation, Schema } from './contract.ts';
 import type { Grain, World } from './fixtures.ts';
 import type { FuzzRequest } from './http.ts';
-import { MUTATORS, parsesAsJson, toJson, type Ctx, type Draft, type Mutator } from './mutate.ts';
+import { holdsPoison, jsonOf, MUTATORS, toJson, type Ctx, type Draft, type Mutator } from './mutate.ts';
 import type { Rng } from './rng.ts';
 import { OMIT, ValueGen } from './values.ts';
 
@@ -188,8 +188,12 @@ export class Generator {
   }
 
   private finalize(d: Draft): FuzzRequest | undefined {
+    const asJson = /^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(d.media ?? '');
+    const parsed = d.text && jsonOf(d.text);
     // Malformed JSON, sent as JSON to a door that reads a body, is refused (whatever was done to it after, if it still does not parse).
-    if (d.syntaxBroken && d.op.body && d.text && d.text.toString('utf8').trim() !== '' && /^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(d.media ?? '') && !parsesAsJson(d.text)) d.mustRefuse = true;
+    if (d.syntaxBroken && d.op.body && d.text && d.text.toString('utf8').trim() !== '' && asJson && !parsed) d.mustRefuse = true;
+    // A poisoned body sent as JSON is refused only while the poison is still in it as parsed (a later value may overwrite it, a repeated key shadow it).
+    if (d.poisoned && (!asJson || !parsed || holdsPoison(parsed.value))) d.mustRefuse = true;
     const headers: Record<string, string | string[]> = { ...d.headers };
     if (d.text && d.media !== undefined) headers['content-type'] = d.media;
     if (d.sign) {

@@ -67,16 +67,32 @@ export interface Draft {
   added: Set<string>;
   /** A text mutation meant to break the JSON (whether it did is checked on the final text). */
   syntaxBroken?: boolean;
+  /** A `proto-keys` mutation poisoned the body (whether the poison is still there is checked on the final text). */
+  poisoned?: boolean;
 }
 
-/** Is `text` JSON as the service reads it (secure-json-parse, which drops a leading BOM)? */
-export function parsesAsJson(text: Buffer): boolean {
+/** `text` as the service parses JSON (secure-json-parse, which drops a leading BOM; a repeated key's last value wins), or undefined when it is not JSON. */
+export function jsonOf(text: Buffer): { value: unknown } | undefined {
   try {
-    JSON.parse(text.toString('utf8').replace(/^\ufeff/, ''));
-    return true;
+    return { value: JSON.parse(text.toString('utf8').replace(/^\ufeff/, '')) };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Does a parsed body hold what secure-json-parse refuses anywhere: a `__proto__` key, or a `constructor` key whose value has its own `prototype`? */
+export function holdsPoison(value: unknown): boolean {
+  // A walk with its own stack, as secure-json-parse's: a deep-nesting mutation nests far past the call stack.
+  const pending = [value];
+  while (pending.length) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    if (Object.hasOwn(node, '__proto__')) return true;
+    const ctor = Object.hasOwn(node, 'constructor') ? (node as { constructor: unknown }).constructor : undefined;
+    if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return true;
+    for (const member of Object.values(node)) pending.push(member);
+  }
+  return false;
 }
 
 export interface Ctx {
@@ -227,8 +243,7 @@ const valueMutators: Mutator[] = [
       replace(d, n, v);
       // A body that is no object where the door wants one; JSON null reads as no body at all, which a door with an optional body takes.
       // An object in place of a root that an earlier mutator made no object (not-an-object) may be one the door takes (`{}` where every field is optional).
-      const isObject = typeof v === 'object' && v !== null && !Array.isArray(v);
-      if (n.depth === 0 && d.schema?.type === 'object' && v !== null && !isObject) d.mustRefuse = true;
+      if (n.depth === 0 && d.schema?.type === 'object' && v !== null && !isObject(v)) d.mustRefuse = true;
     },
   },
   {
@@ -290,8 +305,8 @@ const valueMutators: Mutator[] = [
         setOwn(o, poison[0], poison[1]);
         d.value = o;
       }
-      // secure-json-parse refuses __proto__ and constructor.prototype anywhere in the body.
-      if (poison[0] === '__proto__' || (poison[0] === 'constructor' && poison[1] !== null)) d.mustRefuse = true;
+      // secure-json-parse refuses __proto__ and constructor.prototype anywhere in the body: as long as no later mutation overwrites or shadows it (the generator's `finalize` looks).
+      if (poison[0] === '__proto__' || (poison[0] === 'constructor' && poison[1] !== null)) d.poisoned = true;
     },
   },
   {
@@ -407,7 +422,7 @@ const textMutators: Mutator[] = [
       const dup = `${JSON.stringify(key)}:${toJson(c.rng.pick(WRONG_TYPES))},`;
       // Before (the last one wins: the valid value) or after (the junk wins). After only on a body nothing
       // made refusable yet: the junk replaces the key's whole value, and with it whatever an earlier mutator
-      // put there (a poisoned key under `offers`, shadowed by `"offers":[]`, which the door takes).
+      // put there (a wrong type or an unknown field deep under `offers`, shadowed by `"offers":[]`, which the door takes).
       const s = d.text!.toString('utf8');
       const junkWins = c.rng.chance(0.5) && !d.mustRefuse;
       d.text = Buffer.from(junkWins ? `${s.slice(0, -1)}${s.length > 2 ? ',' : ''}${dup.slice(0, -1)}}` : `{${dup}${s.slice(1)}`);
@@ -621,7 +636,8 @@ const headerMutators: Mutator[] = [
     name: 'bad-if-match',
     phase: 'header',
     weight: 3,
-    applies: (d) => d.op.params.some((p) => p.name === 'if-match'),
+    // One If-Match mutation a request: a second would overwrite the first's header, and what it made refusable with it.
+    applies: (d) => d.op.params.some((p) => p.name === 'if-match') && !d.mutations.some((m) => m.endsWith('if-match')),
     apply(d, c) {
       d.headers['if-match'] = c.rng.pick(['W/"1"', '"abc"', '1', '"9999999999999999999"', '*, "1"', '""', 'junk', latin1('"१"')]);
       d.mustRefuse = true;
@@ -631,7 +647,7 @@ const headerMutators: Mutator[] = [
     name: 'stale-if-match',
     phase: 'header',
     weight: 2,
-    applies: (d) => d.op.params.some((p) => p.name === 'if-match'),
+    applies: (d) => d.op.params.some((p) => p.name === 'if-match') && !d.mutations.some((m) => m.endsWith('if-match')),
     apply(d, c) {
       d.headers['if-match'] = `"${c.rng.pick([0, 1, 2, 3, 5, 8, 13, 999999999999999])}"`;
     },
