@@ -6,8 +6,9 @@
  * stops the service: the count falls back to the process's memory and goes
  * back to Redis when it answers again.
  *
- * Redis runs on 127.0.0.1:6379 on every machine of this project, CI
- * included: one that does not answer fails these tests, never skips them.
+ * Redis is the machine's own or one `npm test` started for the run
+ * (test/helpers/redis.ts): one that does not answer fails these tests,
+ * never skips them.
  * Each test counts under a Redis prefix of its own, so parallel runs never
  * share counters.
  */
@@ -20,9 +21,8 @@ import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.
 import { expectDatabase, send } from '../helpers/processes.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
 import { burst, count, expectAdmitted, nextWindow, oneWindow } from '../helpers/bursts.ts';
+import { TEST_REDIS_HOST, TEST_REDIS_PORT, TEST_REDIS_URL as REDIS_URL } from '../helpers/redis.ts';
 
-const REDIS_PORT = 6379;
-const REDIS_URL = `redis://127.0.0.1:${REDIS_PORT}`;
 const LIMIT = 10;
 
 const prefixOfThisRun = () => `legalwork:test:${randomBytes(6).toString('hex')}:`;
@@ -36,7 +36,7 @@ beforeAll(async () => {
     await redis.connect();
     expect(await redis.ping()).toBe('PONG');
   } catch (error) {
-    throw new Error(`Redis is unreachable at ${REDIS_URL} (these tests need it; every machine of this project runs it): ${String(error)}`);
+    throw new Error(`Redis is unreachable at ${REDIS_URL} (these tests need it; npm test finds or starts one): ${String(error)}`);
   }
 });
 afterAll(async () => {
@@ -133,7 +133,7 @@ async function relay(): Promise<{ url: string; cut: () => Promise<void>; restore
   const listen = () =>
     new Promise<void>((resolve) => {
       server = net.createServer((client) => {
-        const upstream = net.connect(REDIS_PORT, '127.0.0.1');
+        const upstream = net.connect(TEST_REDIS_PORT, TEST_REDIS_HOST);
         for (const s of [client, upstream]) {
           sockets.add(s);
           s.on('close', () => sockets.delete(s));
