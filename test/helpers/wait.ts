@@ -16,6 +16,15 @@
  */
 export const HANG_MS = 15_000;
 
+/**
+ * Room after a deadline the service keeps itself (a drain's), for what must
+ * still happen once it has passed: the process closes its journal and exits,
+ * tens of milliseconds on a quiet machine. A bound of the deadline plus this
+ * still catches a deadline that is not kept (the clients a drain waits on
+ * take minutes, or never finish).
+ */
+export const AFTER_DEADLINE_MS = 5_000;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
