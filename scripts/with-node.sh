@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Runs a command on another Node.js major line, as a newcomer's machine might
 # have it: the official build, from the npm registry's node-linux-<arch>
-# package (headers included), cached outside the repository; better-sqlite3
-# built against that Node's headers (cached too) and swapped in for the
-# command's duration, the checkout's own build put back afterwards.
+# package (headers included), cached outside the repository.
 #   scripts/with-node.sh <major> <command> [args...]
 # e.g. scripts/with-node.sh 24 npx tsx scripts/test.ts sqlite alone
+# (The SQLite driver each line loads is src/journal/sqlite-driver.ts's choice.)
 set -euo pipefail
 major=$1; shift
 cd "$(dirname "$0")/.."
@@ -21,18 +20,5 @@ if [ ! -x "$home/bin/node" ]; then
   tar xzf "$tmp"/*.tgz -C "$tmp"
   rm -rf "$home" && mv "$tmp/package" "$home" && rm -rf "$tmp"
 fi
-
-addon=node_modules/better-sqlite3/build/Release/better_sqlite3.node
-sqlite=$(node -p 'require("./node_modules/better-sqlite3/package.json").version')
-built=$cache/better-sqlite3-$sqlite-node-v$version.node
-saved=$(mktemp "${TMPDIR:-/tmp}/better-sqlite3-XXXXXX.node")
-cp "$addon" "$saved"
-trap 'cp "$saved" "$addon"; rm -f "$saved"' EXIT
-if [ ! -f "$built" ]; then
-  echo "with-node: building better-sqlite3 $sqlite against Node $version's headers" >&2
-  PATH="$home/bin:$PATH" npm rebuild better-sqlite3 --build-from-source --nodedir="$home" --silent >/dev/null
-  cp "$addon" "$built"
-fi
-cp "$built" "$addon"
 echo "with-node: running on $("$home/bin/node" --version): $*" >&2
 PATH="$home/bin:$PATH" "$@"
