@@ -4157,9 +4157,10 @@ export interface components {
                 state: string;
             };
             webhookId?: string;
-            /** @description the mechanical limit the Gate applied */
+            /** @description on GATE_MECHANICS: the mechanical limit the Gate applied, the fee cap or the jurisdictions allowed */
             limit?: {
-                [key: string]: unknown;
+                maxFeeUsd?: number;
+                jurisdictions?: string[];
             };
             requiresAccess?: string;
             upgrade?: {

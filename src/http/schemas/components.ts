@@ -18,9 +18,6 @@ import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, Remind
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
-/** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
-export const OpenMap = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
-
 /** A named component: its `$id` is its name in `#/components/schemas`. */
 const named = <T extends TSchema>(name: string, schema: T): T & { $id: string } => ({ ...schema, $id: name });
 
@@ -108,7 +105,7 @@ export const Refusal = named('Refusal', Strict({
   header: Opt(Str),
   window: Opt(Type.Union([Str, Strict({ window: Str, opensOn: Str, dueOn: Str, surchargeUntil: Str, state: Str })], { description: 'the maintenance window: its name, or the window itself' })),
   webhookId: Opt(Str),
-  limit: Opt(OpenMap('the mechanical limit the Gate applied')),
+  limit: Opt(Strict({ maxFeeUsd: Opt(Num), jurisdictions: Opt(Arr(Str)) }, 'on GATE_MECHANICS: the mechanical limit the Gate applied, the fee cap or the jurisdictions allowed')),
   requiresAccess: Opt(Str),
   upgrade: Opt(Strict({ tier: Str, how: Str, live: Opt(Bool) })),
   sandbox: Opt(Str),
