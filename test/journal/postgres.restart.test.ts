@@ -11,12 +11,16 @@
  * Every restart must answer both, and right.
  *
  * What is asserted about time holds on a busy machine (docs/reliability.md,
- * "Time in the suite"): the restarts over the big journal and over the tiny
- * one are taken in turn, three of each, and the best over the million events
- * must be within twice the best over the tiny journal and a second. Other
- * work on the cores slows both alike; what this catches, a start-up that
- * scans or replays the journal before it answers, costs a million events
- * seconds that the tiny journal does not pay. The target itself, a first
+ * "Time in the suite"; test/helpers/startup.ts): the restarts over the big
+ * journal and over the tiny one are taken in turn, three of each, and over
+ * the million events the least CPU the process used up to its answers must
+ * be within a CPU-second of the tiny journal's, and the best wall time within
+ * twice the tiny journal's and a second. Other work on the cores slows both
+ * alike; what this catches, a start-up that scans or replays the journal
+ * before it answers, costs a million events seconds that the tiny journal
+ * does not pay (reading and parsing every body: about three CPU-seconds; a
+ * replay: far more; a wait on the database shows in the wall time). The
+ * target itself, a first
  * answer within 1 s of spawn, is a figure, not an assertion: the `postgres`
  * row of `npm run bench` prints it against the target (docs/benchmarks.md).
  * The figures of every restart are printed here too, with the CPU the
@@ -30,7 +34,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fillPostgresJournal, type FilledJournal } from '../../bench/lib/postgres-fill.ts';
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
-import { startsCompared } from '../helpers/startup.ts';
+import { startsCompared, startsLine } from '../helpers/startup.ts';
 import { HANG_MS } from '../helpers/wait.ts';
 
 const EVENTS = 1_000_000;
@@ -84,7 +88,7 @@ async function restart(filled: FilledJournal, onSchema: string) {
 }
 
 describe('a restart on PostgreSQL', () => {
-  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) as soon as over a tiny journal: within twice that and a second, best of ${ROUNDS} each, taken in turn`, async () => {
+  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) as soon as over a tiny journal: within a CPU-second of its CPU, and twice its time and a second, best of ${ROUNDS} each, taken in turn`, async () => {
     const filled = await fillPostgresJournal({ url: TEST_DATABASE_URL, schema, target: EVENTS });
     expect(filled.events).toBeGreaterThanOrEqual(EVENTS);
     const tiny = await fillPostgresJournal({ url: TEST_DATABASE_URL, schema: tinySchema, target: TINY_EVENTS });
@@ -102,7 +106,7 @@ describe('a restart on PostgreSQL', () => {
       [
         `restart on PostgreSQL over ${filled.events.toLocaleString('en-US')} events (${filled.matters.toLocaleString('en-US')} Matters; ${filled.grainEvents.toLocaleString('en-US')} in their grain), loaded in ${filled.seconds.toFixed(1)} s; beside a tiny journal of ${tiny.events.toLocaleString('en-US')} events`,
         ...starts.big.flatMap((r, i) => [`  #${i + 1} over ${filled.events.toLocaleString('en-US')}: ${line(r)}`, `  #${i + 1} over ${tiny.events.toLocaleString('en-US')}: ${line(starts.tiny[i])}`]),
-        `  first answers, best of ${ROUNDS}: ${starts.bestBig.toFixed(0)} ms over the million, ${starts.bestTiny.toFixed(0)} ms over the tiny journal; bound ${starts.bound.toFixed(0)} ms (the 1 s target is a bench row: BENCH_ONLY=postgres npm run bench)`,
+        `  ${startsLine(starts)} (the 1 s target is a bench row: BENCH_ONLY=postgres npm run bench)`,
       ].join('\n'),
     );
 
@@ -118,6 +122,7 @@ describe('a restart on PostgreSQL', () => {
         expect(tail.body.results[0]).toMatchObject({ seq: 1, kind: 'matter.opened', subject: of.oldest.id });
       }
     }
-    expect(starts.bestBig, `the best restart over ${filled.events} events against the best over ${tiny.events}`).toBeLessThanOrEqual(starts.bound);
+    expect(starts.bestBigCpu, `CPU up to the first answers over ${filled.events} events against over ${tiny.events}: ${startsLine(starts)}`).toBeLessThanOrEqual(starts.cpuBound);
+    expect(starts.bestBig, `the first answers over ${filled.events} events against over ${tiny.events}: ${startsLine(starts)}`).toBeLessThanOrEqual(starts.bound);
   }, 300_000);
 });
