@@ -4,20 +4,20 @@
  * a journal or tail entry is a `oneOf` of them discriminated by `kind`, so a
  * client generated from the contract (src/client/contract.gen.ts) narrows a
  * fact's data by its kind, the reply check holds every fact to its kind's
- * schema, and the serializer writes each by its kind's schema, dispatched on
- * `kind` (src/http/serializers.ts), so nothing undeclared leaves.
+ * schema, and the serializer writes each as its kind declares it (a projector
+ * per kind, chosen by `kind`: src/http/serializers.ts), so nothing undeclared
+ * leaves.
  *
  * The type-level assertions below are checked by the typecheck (`tsc
  * --noEmit`, which `npm test` runs over test/ too); at run time they are no-ops.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import fastJson, { type Schema } from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type { components } from '../src/client/contract.gen.ts';
 import { EVENT_KINDS, INTERNAL_EVENT_KINDS } from '../src/domain/event-kinds.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { COMPONENTS } from '../src/http/schemas/components.ts';
-import { forSerializer } from '../src/http/serializers.ts';
+import { buildSerializer } from '../src/http/serializers.ts';
 import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
 
 type Schemas = components['schemas'];
@@ -133,9 +133,11 @@ describe('the contract', () => {
 });
 
 describe('the serializer', () => {
-  const external = Object.fromEntries(COMPONENTS.map((c) => [c.$id, c])) as unknown as Record<string, Schema>;
-  const write = fastJson({ type: 'array', items: { $ref: 'JournalEntry#' } }, { schema: forSerializer(external) });
-  const writeTail = fastJson({ type: 'array', items: { $ref: 'TailEntry#' } }, { schema: forSerializer(external) });
+  // The service's own serializers, as Fastify asks for them (a journal and a tail page of entries).
+  const external = Object.fromEntries(COMPONENTS.map((c) => [c.$id, c]));
+  const serializerOf = (schema: object) => buildSerializer(external as never, {})({ schema } as never) as (value: unknown) => string;
+  const write = serializerOf({ type: 'array', items: { $ref: 'JournalEntry#' } });
+  const writeTail = serializerOf({ type: 'array', items: { $ref: 'TailEntry#' } });
   const at = '2026-11-26T09:00:00.000Z';
 
   it('writes every fact of a journal as it is (the same JSON), each by its kind\'s schema', async () => {

@@ -19,7 +19,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { EVENT_KINDS, type EventKind } from '../../domain/event-kinds.ts';
 import { RUNGS } from '../../../machines/deadline-ladder.ts';
-import { Arr, Bool, Enum, EXAMPLE, EXAMPLE_SHA256, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
+import { Arr, Enum, EXAMPLE, EXAMPLE_SHA256, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 import { WEEKDAYS } from './grains.ts';
 
 /** A component by its name (its `$id`): `{$ref: "<name>#"}`, which the document writes `#/components/schemas/<name>`. */
