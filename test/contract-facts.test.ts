@@ -155,12 +155,15 @@ describe('the serializer', () => {
     const posted = { seq: 1, at, kind: 'gig.posted', by: 'gate', note: 'n', data: { reservedAct: 'sign', gigId: 'gig_1', secret: 'never sent' }, undeclared: 'never sent' };
     const rung = { seq: 2, at, kind: 'reminder.notice', by: 'gate', note: 'n', data: { rung: 'notice', atDaysRemaining: 30, occurrence: 1, obligation: 'o', alarm: 'vacant', secret: 'never sent' } };
     const key = { seq: 3, at, kind: 'key.issued', by: 'gate', note: 'n', data: { keyId: 'key_1', keyHash: 'never sent' } };
-    const written = write([posted, rung, key]);
+    // A member of a type its schema does not take is left out too: an object where a string or an Attestation belongs.
+    const stage = { seq: 4, at, kind: 'stage', by: 'signer', note: 'n', data: { gigId: 'gig_1', receipt: { secret: 'never sent' }, attestation: 'never sent' } };
+    const written = write([posted, rung, key, stage]);
     expect(written).not.toContain('never sent');
     expect(JSON.parse(written)).toEqual([
       { seq: 1, at, kind: 'gig.posted', by: 'gate', note: 'n', data: { reservedAct: 'sign', gigId: 'gig_1' } },
       { seq: 2, at, kind: 'reminder.notice', by: 'gate', note: 'n', data: { rung: 'notice', atDaysRemaining: 30, occurrence: 1, obligation: 'o', alarm: 'vacant' } },
       { seq: 3, at, kind: 'key.issued', by: 'gate', note: 'n', data: {} },
+      { seq: 4, at, kind: 'stage', by: 'signer', note: 'n', data: { gigId: 'gig_1' } },
     ]);
   });
 
