@@ -23,7 +23,7 @@
  */
 import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
 import type { Clock } from '../domain/clock.ts';
-import { RecentMap } from '../domain/recent-map.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';

@@ -10,7 +10,7 @@
  * an expiry is a real-world lifetime, not a position in a replayable run.
  */
 import { newId, type IdPrefix } from '../domain/ids.ts';
-import { RecentMap } from '../domain/recent-map.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Fact } from './entity.ts';
