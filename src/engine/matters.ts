@@ -15,7 +15,7 @@ import { sha256Hex } from '../domain/hash.ts';
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
 import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
-import { factsOf, stageOf, type MatterFacts, type MatterState } from '../domain/matter-view.ts';
+import { factsOf, type MatterFacts, type MatterState } from '../domain/matter-view.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
@@ -178,7 +178,8 @@ export class Matters {
       decide: async (matter) => decideAdvance(matter, { by: body.by ?? 'agent', note: body.note, gigId: newId('gig'), gate: await this.gate(grain, matter, body.merits) }),
       reply: async (matter, written) => {
         const escalated = await this.escalation(matter, written);
-        return escalated ? { entity: matter, escalated } : { entity: matter, committed: { advanceTo: stageOf(matter), by: 'gate' } };
+        // Else the commit journaled one `stage` fact, naming the stage the Gate committed.
+        return escalated ? { entity: matter, escalated } : { entity: matter, committed: { advanceTo: written[0].verb as StageVerb, by: 'gate' } };
       },
     });
   }

@@ -31,7 +31,7 @@ import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState } from './entity.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
-import { Mailboxes } from './mailbox.ts';
+import { Mailboxes } from '../lib/mailboxes.ts';
 
 /** How many initial states `initialState` keeps: a recently used one is kept, however many unique inputs pass between its uses. */
 const INITIAL_STATES_KEPT = 64;
