@@ -1,28 +1,30 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { usesPassJournal } from './test/journal-passes.ts';
 
 /**
- * Tests that run on PostgreSQL whichever journal the pass gives the in-process
- * apps (they start their own processes or journals on it), or on no journal
- * at all (stored journals folded through the machines): the second pass
- * (`LEGALWORK_TEST_JOURNAL=postgres`, see package.json) would only repeat them.
- */
-const ON_POSTGRES_ALREADY = ['test/journal/postgres*.test.ts', 'test/scale-out*.test.ts', 'test/cluster.test.ts', 'test/journals.replay.test.ts'];
-
-/**
- * The tests that load or time the service at scale (issues 16 and 17): a
- * restart over a million events answers within 1 s, a hundred crash cycles,
- * a hundred thousand fuzzed requests. They run on their own, one file at a
- * time, after the two passes (`LEGALWORK_TEST_ALONE=1`, the last step of
- * `npm test`), so no file beside them takes the cores they time or load.
+ * `npm test` runs three passes (scripts/test.ts):
+ * - sqlite: every test file but the ALONE ones, the in-process apps on the embedded journal;
+ * - postgres (`LEGALWORK_TEST_JOURNAL=postgres`): the files whose apps run on the
+ *   pass's journal (test/journal-passes.ts reads which from the code), on PostgreSQL.
+ *   The rest would only repeat themselves: pure units and properties, the machines,
+ *   tests that spawn the service or pick their journals themselves;
+ * - alone (`LEGALWORK_TEST_ALONE=1`): the tests that load the service at scale
+ *   (a restart over a million events, a hundred crash cycles, a hundred thousand
+ *   fuzzed requests), one file at a time, so no file beside them takes the cores
+ *   they load.
  */
 const ALONE = ['test/journal/postgres.restart.test.ts', 'test/crash-cycles.test.ts', 'test/fuzz.test.ts'];
-const aloneOnly = process.env.LEGALWORK_TEST_ALONE === '1';
+const pass = process.env.LEGALWORK_TEST_ALONE === '1' ? 'alone' : process.env.LEGALWORK_TEST_JOURNAL === 'postgres' ? 'postgres' : 'sqlite';
+
+const ALL = readdirSync('test', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`).sort();
+const include = { alone: ALONE, postgres: ALL.filter((f) => !ALONE.includes(f) && usesPassJournal(f)), sqlite: ['test/**/*.test.ts'] }[pass];
 
 export default defineConfig({
   test: {
-    include: aloneOnly ? ALONE : ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(aloneOnly ? [] : ALONE), ...(process.env.LEGALWORK_TEST_JOURNAL === 'postgres' ? ON_POSTGRES_ALREADY : [])],
-    fileParallelism: !aloneOnly,
+    include,
+    exclude: ['**/node_modules/**', ...(pass === 'sqlite' ? ALONE : [])],
+    fileParallelism: pass !== 'alone',
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

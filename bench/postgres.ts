@@ -19,8 +19,11 @@
  * (`bench/bare-fastify.ts`) of the same run is the ceiling.
  *
  * Last, a restart over BENCH_EVENTS (default 1,000,000) events on PostgreSQL,
- * bulk-loaded by `bench/lib/postgres-fill.ts`: spawn to the first answer of a
- * GET of the oldest Matter, twice.
+ * bulk-loaded by `bench/lib/postgres-fill.ts`: spawn to the first answers of
+ * a GET of the oldest Matter and of its grain's tail (asked at once, as soon
+ * as the service listens), twice, against the target of 1 s.
+ * `test/journal/postgres.restart.test.ts` asserts only that this does not
+ * grow with the journal; the target is this row's.
  *
  * The database is the local one (LEGALWORK_BENCH_DATABASE_URL, default
  * postgres://postgres@127.0.0.1:5432/test), in a schema of its own per
@@ -32,7 +35,7 @@ import pg from 'pg';
 import { drive, type Figures } from './lib/load.ts';
 import { fillPostgresJournal } from './lib/postgres-fill.ts';
 import { removeDir, spawnBare, spawnService, tempDataDir, type Child } from './lib/service.ts';
-import { ms, num, pairTable, pct, table, us, type Pair } from './lib/table.ts';
+import { ms, num, pairTable, pct, table, us, verdict, type Pair } from './lib/table.ts';
 import { ADVANCE_BODY, collectMatterIds, CREATE_BODY, openWorkspace } from './matters.ts';
 
 const URL = process.env.LEGALWORK_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -177,27 +180,35 @@ async function advanceOnTwo(seconds: number, mode: 'disjoint' | 'shared'): Promi
   );
 }
 
-/** Restarts over a large journal (BENCH_EVENTS, default 1,000,000), as `bench/restart.ts` does on SQLite: spawn to the first answer of a GET of the oldest Matter, twice. */
+/** Restarts over a large journal (BENCH_EVENTS, default 1,000,000), as `bench/restart.ts` does on SQLite: spawn to the first answers of a GET of the oldest Matter and of its grain's tail, twice. */
 async function restartOver(events: number): Promise<string[]> {
   return onFreshSchema(async (env) => {
     const filled = await fillPostgresJournal({ url: URL, schema: env.LEGALWORK_DATABASE_SCHEMA, target: events });
     const rows: string[][] = [];
+    const firsts: Array<{ ms: number; ok: boolean }> = [];
     for (let i = 0; i < 2; i++) {
       const dir = tempDataDir();
       const child = await spawnService(dir, env);
       try {
-        const res = await fetch(`${child.url}/matters/${filled.oldest.id}`);
-        await res.arrayBuffer();
-        const answeredAt = performance.now();
-        rows.push([`#${i + 1} GET /matters/<oldest>`, ms(child.listeningAt - child.spawnedAt), ms(answeredAt - child.listeningAt), ms(answeredAt - child.spawnedAt), String(res.status)]);
+        const answer = async (path: string, headers: Record<string, string> = {}) => {
+          const res = await fetch(`${child.url}${path}`, { headers });
+          await res.arrayBuffer();
+          return { status: res.status, at: performance.now() };
+        };
+        const [matter, tail] = await Promise.all([answer(`/matters/${filled.oldest.id}`), answer('/events?limit=100', { authorization: `Bearer ${filled.key}` })]);
+        const last = Math.max(matter.at, tail.at);
+        firsts.push({ ms: last - child.spawnedAt, ok: matter.status === 200 && tail.status === 200 });
+        rows.push([`#${i + 1} GET /matters/<oldest>, GET /events`, ms(child.listeningAt - child.spawnedAt), ms(last - child.listeningAt), ms(last - child.spawnedAt), `${matter.status}, ${tail.status}`]);
       } finally {
         await child.stop();
         removeDir(dir);
       }
     }
+    const worst = Math.max(...firsts.map((f) => f.ms));
     return [
       `Restart on PostgreSQL: a journal of ${num(filled.events)} events (${num(filled.matters)} Matters, their Assets and ladders) bulk-loaded in ${filled.seconds.toFixed(1)} s, then the service spawned on it`,
-      ...table(['restart', 'spawn -> listening', 'listening -> first answer', 'spawn -> first answer', 'status'], rows),
+      ...table(['restart', 'spawn -> listening', 'listening -> both answered', 'spawn -> both answered', 'status'], rows),
+      `target first answers (the oldest Matter, its grain's tail) <= 1 s after spawn over 1,000,000 events: worst ${ms(worst)} -> ${verdict(worst <= 1000 && filled.events >= 1_000_000 && firsts.every((f) => f.ok))}`,
     ];
   });
 }

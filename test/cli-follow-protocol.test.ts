@@ -62,8 +62,8 @@ it('resumes a dropped stream with Last-Event-ID and after, delivering each event
   const { base, seen } = await scripted((_req, res, n) => {
     open(res);
     if (n === 0) {
-      res.write(': keep-alive\n\n' + frame(1) + frame(2) + frame(3));
-      setTimeout(() => res.socket?.destroy(), 20); // the connection drops
+      // The connection drops once the frames are written out (not after a guessed 20 ms).
+      res.write(': keep-alive\n\n' + frame(1) + frame(2) + frame(3), () => res.socket?.destroy());
     } else {
       res.write(frame(3) + frame(4) + frame(5)); // 3 is replayed; it must not be delivered again
     }

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, ROOT, spawnChild, tempDataDir, type Child } from '../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from './helpers/postgres.ts';
+import { HANG_MS } from './helpers/wait.ts';
 
 const schema = freshSchema();
 const dir = tempDataDir('legalwork-cluster-');
@@ -48,13 +49,13 @@ describe('serve --processes 2', () => {
     process.kill(workers[0], 'SIGKILL');
     // Once the primary has seen it die, the other answers every request while a replacement starts
     // (a connection dealt to the dead worker in the instant before is lost, as behind any balancer).
-    await expect.poll(() => primary!.stderr(), { timeout: 10_000 }).toMatch(new RegExp(`process ${workers[0]} ended \\(SIGKILL\\): starting another`));
+    await expect.poll(() => primary!.stderr(), { timeout: HANG_MS }).toMatch(new RegExp(`process ${workers[0]} ended \\(SIGKILL\\): starting another`));
     for (let i = 0; i < 10; i++) {
-      const read = await fetch(`${primary.url}${ws}/matters/${id}`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(5_000) });
+      const read = await fetch(`${primary.url}${ws}/matters/${id}`, { headers: { connection: 'close' }, signal: AbortSignal.timeout(HANG_MS) });
       expect(read.status).toBe(200);
       expect(((await read.json()) as any).matter.status).toBe('fulfilled');
     }
-    await expect.poll(() => workersOf(primary!.pid).length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => workersOf(primary!.pid).length, { timeout: HANG_MS }).toBe(2);
     expect(workersOf(primary.pid)).not.toContain(workers[0]);
 
     primary.proc.kill('SIGTERM');

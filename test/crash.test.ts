@@ -8,10 +8,13 @@
  * - nothing is half-written: every Matter has its Asset, every multi-event
  *   commit is whole, every stream's versions are gap-free;
  * - two restarts in a row serve identical journals.
+ * The kill comes at a random moment once the load is being answered (however
+ * loaded the machine), not after a fixed delay a slow start could fill.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { removeDir, spawnService, tempDataDir, type Child } from '../bench/lib/service.ts';
+import { HANG_MS, until } from './helpers/wait.ts';
 
 interface Answered {
   door: 'create' | 'advance';
@@ -77,10 +80,11 @@ async function snapshot(base: string, ws: string) {
  * the kill interrupted (a fulfilling fixture's post is answered at once).
  */
 async function settled(base: string, ws: string) {
-  for (let tries = 0; ; tries++) {
+  // Past the hang guard, what is served is returned as it is, for the checks to name what is missing.
+  for (const giveUp = performance.now() + HANG_MS; ; ) {
     const served = await snapshot(base, ws);
     const unanswered = [...served.matters.values()].filter(({ journal }) => journal[0].data.clientFixture === 'fulfilling' && journal[journal.length - 1].kind === 'gig.posted');
-    if (unanswered.length === 0 || tries === 50) return served;
+    if (unanswered.length === 0 || performance.now() > giveUp) return served;
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -147,11 +151,10 @@ describe('a SIGKILL under load', () => {
       const clients = Array.from({ length: 16 }, (_, n) => client(child!.url, ws, log, n));
       const before = log.length;
       // A random moment, once the load is well under way.
-      const delay = 400 + Math.floor(Math.random() * 1200);
-      await new Promise((r) => setTimeout(r, delay));
+      await until(() => log.length - before > 20, () => `round ${round}: more than 20 writes answered (${log.length - before})`);
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 1200)));
       await child.kill();
       await Promise.all(clients);
-      expect(log.length - before, `round ${round}: too few writes were answered before the kill (${delay} ms)`).toBeGreaterThan(20);
 
       child = await spawnService(dir);
       const served = await settled(child.url, ws);

@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeDir, spawnService, tempDataDir, type Child } from '../bench/lib/service.ts';
+import { until } from './helpers/wait.ts';
 
 interface Sent {
   status: number;
@@ -55,18 +56,21 @@ describe('Idempotency-Key across a SIGKILL', () => {
     const ws = `/workspaces/${(await send(child!.url, 'POST', '/workspaces', undefined)).body.workspace.id}`;
     const keys: string[] = [];
     let stopped = false;
+    let answered = 0;
     const clients = Array.from({ length: 12 }, async (_, n) => {
       for (let i = 0; !stopped; i++) {
         const key = `load-${n}-${i}`;
         keys.push(key);
         try {
-          await send(child!.url, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', asset: { title: key } }, { 'idempotency-key': key });
+          if ((await send(child!.url, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', asset: { title: key } }, { 'idempotency-key': key })).status === 201) answered++;
         } catch {
           return; // The process is gone: this request was never answered.
         }
       }
     });
-    await new Promise((r) => setTimeout(r, 300 + Math.floor(Math.random() * 700)));
+    // A random moment once the load is being answered (however loaded the machine): each of those answers is kept, and replayed below.
+    await until(() => answered >= 20, () => `20 answers under way (${answered})`);
+    await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 700)));
     stopped = true;
     await child!.kill();
     await Promise.all(clients);

@@ -3,6 +3,7 @@
  * documents exactly the routes the router serves (enumerated from the router
  * itself, not from the generator), and every operation is complete.
  */
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +34,12 @@ describe('/openapi.json', () => {
     const result = await new Validator().validate(structuredClone(doc));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+  });
+
+  it('is valid to @apidevtools/swagger-parser too (its schema and its own checks), with an SPDX licence identifier', async () => {
+    // A second validator that reads the OpenAPI 3.1 schema more strictly (a licence needs an identifier or a url) and checks what the schema cannot (unique operationIds, path parameters).
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    expect(doc.info.license.identifier).toMatch(/^LicenseRef-[A-Za-z0-9.-]+$/);
   });
 
   it('documents every route the router serves, and serves every documented path', () => {
@@ -243,10 +250,11 @@ describe('/openapi.json?form=compact: the contract an agent can hold', () => {
     fullBytes = Buffer.byteLength(full.raw);
   });
 
-  it('is valid OpenAPI 3.1 to the same independent validator', async () => {
+  it('is valid OpenAPI 3.1 to the same independent validators', async () => {
     const result = await new Validator().validate(structuredClone(compact));
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+    await expect(SwaggerParser.validate(structuredClone(compact))).resolves.toBeDefined();
   });
 
   it('lists every top-level operation, each once, and names the grain prefixes as path-level servers', () => {

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { webhookEventId, webhookTypesOf } from '../src/domain/webhook-events.ts';
 import { send, ServicePair } from './helpers/processes.ts';
 import { receiver } from './helpers/receiver.ts';
+import { HANG_MS } from './helpers/wait.ts';
 
 let pair: ServicePair | undefined;
 afterAll(async () => pair?.close());
@@ -22,7 +23,7 @@ describe('webhooks across two processes', () => {
     const endpoint = (await send(pair.url('a'), 'POST', `${W}/webhooks`, { url: hook.url, events: ['*'] })).body.webhook;
     expect(endpoint.id).toMatch(/^wh_/);
     // Registered through A, known to B (it follows the webhooks grain).
-    await expect.poll(async () => (await send(pair!.url('b'), 'GET', `${W}/webhooks/${endpoint.id}`)).status, { timeout: 5_000 }).toBe(200);
+    await expect.poll(async () => (await send(pair!.url('b'), 'GET', `${W}/webhooks/${endpoint.id}`)).status, { timeout: HANG_MS }).toBe(200);
 
     const walk = async (via: 'a' | 'b', client?: string) => {
       const created = await send(pair!.url(via), 'POST', `${W}/matters`, { matterType: 'patent_provisional', ...(client ? { client: { name: client } } : {}) });
@@ -38,7 +39,7 @@ describe('webhooks across two processes', () => {
     await walk('b', 'Fulfilling Client (fixture)');
     await walk('a');
     const before = await expectedIds();
-    await expect.poll(() => new Set(delivered()).size, { timeout: 10_000 }).toBe(before.length);
+    await expect.poll(() => new Set(delivered()).size, { timeout: HANG_MS }).toBe(before.length);
     // One process delivers: each event once, in journal order.
     expect(delivered()).toEqual(before);
 
@@ -47,7 +48,7 @@ describe('webhooks across two processes', () => {
     await walk('b', 'Fulfilling Client (fixture)');
     const after = await expectedIds();
     expect(after.length).toBeGreaterThan(before.length);
-    await expect.poll(() => new Set(delivered()).size, { timeout: 15_000 }).toBe(after.length);
+    await expect.poll(() => new Set(delivered()).size, { timeout: HANG_MS }).toBe(after.length);
     const firsts = delivered().filter((id, i, all) => all.indexOf(id) === i);
     expect(firsts).toEqual(after);
     await hook.close();

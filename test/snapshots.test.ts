@@ -5,7 +5,7 @@
  * on the journal answers exactly what it answered before, and rewrites the
  * rows it could not use. On both SQL adapters.
  */
-import Database from 'better-sqlite3';
+import { Database } from '../src/journal/sqlite-driver.ts';
 import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -4052,54 +4052,10 @@ export interface components {
          */
         LadderOutcome: "clientNotice" | "extensionPurchase" | "proSeHandoff" | "outsideCounselHandoff";
         /**
-         * @description What a fact records, and the fields of its data:
-         *     - `workspace.opened`: a sandbox workspace opened; data: expiresAt, ttlSeconds
-         *     - `tenant.opened`: a sandbox tenant opened; data: expiresAt, ttlSeconds
-         *     - `firm.opened`: a sandbox firm opened; data: expiresAt, ttlSeconds
-         *     - `matter.opened`: a Matter opened in intake; data: matterType, rail, jurisdiction, assetId, consumerPattern, client{id}, clientFixture, signals[], and as given: tenant, mint, offer, listFeeUsd, clientState, clientMandates, adversePartyHashes[]
-         *     - `asset.minted`: the Asset a Matter acts on, minted; data: kind, title, matterId
-         *     - `stage`: a Stage Verb committed (by the Gate, or by a Signer for a reserved act); data: proposedBy (gate) or, for a reserved act, gigId, act, attestation{signedBy, credentialRef, artifactHash}, receipt
-         *     - `gig.posted`: a reserved act journaled as a Gig for the supply network; data: reservedAct, gigId
-         *     - `gig.sent_back`: the Signer sent the work back to prepare, with its defects; data: gigId, defects
-         *     - `gig.declined`: the Signer declined: the Matter waits on the Client; data: gigId, memo
-         *     - `client.direction`: the Client's direction after a Declination; data: instruction, authorizes, reopened, declinedAct
-         *     - `consent`: the Client's consent to the Matter; data: scope
-         *     - `document.recorded`: a document's metadata and sha256 recorded; data: document{id, matterId, name, kind, sha256}
-         *     - `terminal`: the Matter ended: withdrawn, lapsed or referred out; data: outcome, referredTo
-         *     - `lifecycle`: the Matter fulfilled; data: receipt
-         *     - `ladder.opened`: a Deadline Ladder opened for an Asset; data: matterId, matterType, obligation, daysUntilDeadline, recurEveryDays, fixture, alarm
-         *     - `ladder.ticked`: the ladder moved toward its deadline by an explicit tick; data: days, from, to, occurrence, owner, rungs[{rung, atDaysRemaining}]
-         *     - `ladder.acked`: a named human acknowledged today's rung; data: atDaysRemaining, occurrence
-         *     - `ladder.monitored`: the ladder's monitoring owner named; data: signerId, previous
-         *     - `ladder.satisfied`: an occurrence closed by evidence; data: evidenceRef, occurrence, atDaysRemaining, closes, nextOccurrence, daysUntilDeadline
-         *     - `ladder.resolved`: the ladder closed at its terminal rung; data: outcome, occurrence
-         *     - `reminder.notice`: the notice rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
-         *     - `reminder.ack_missed`: the ack missed rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
-         *     - `reminder.ack_due`: the ack due rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
-         *     - `reminder.terminal`: the terminal rung fired; data: rung, atDaysRemaining, occurrence, obligation, alarm
-         *     - `enrollment.opened`: a member enrolled in a firm; data: instrument, firmId, memberId, granted[], grants[], executedBy
-         *     - `enrollment.amended`: a member granted more to its firm; data: instrument, firmId, memberId, granted[], grants[], executedBy
-         *     - `enrollment.revoked`: a member revoked its Enrollment; data: instrument, firmId, memberId, revoked[], executedBy, reason
-         *     - `firm.routing.declared`: a firm declared its routing; data: routing (as declared)
-         *     - `tenant.offers.declared`: a Tenant declared its Offers; data: offers[{id, title, priceUsd, matterType, proofPredicate}]
-         *     - `tenant.routing.declared`: a Tenant declared its routing; data: routing{maxFeeUsd, jurisdictions}
-         *     - `conflicts.entry`: a name hash appended to a conflicts ledger; data: ledger{kind, id}, nameHash
-         *     - `capability.recorded`: a draft artifact's metadata recorded; data: route, artifactId, kind, title, sha256, bytes, and the caller's actor, mandate, verified when sent
-         *     - `capability.acted`: an act completed on the simulated registry; data: route, actId, priceUsd, receipt{id, registry, synthetic, …}, and the caller's actor, mandate, verified when sent
-         *     - `capability.escalated`: a reserved act of the catalog posted as a Gig; data: route, actId, gigId, credential, reservedAct, priceUsd, matterType, preferredSigner, and the caller's actor, mandate, verified when sent
-         *     - `key.issued`: an API key issued (its hash); data: keyId, keyHash, email, building, spendCeilingUsd
-         *     - `key.spend.reserved`: a paid act reserved against a key's spend ceiling; data: ref, amountUsd, act
-         *     - `key.spend.released`: a reservation released; data: ref, amountUsd, reason
-         *     - `supply.callback.accepted`: a signed supply-network callback accepted (its webhook-id); data: webhookId, digest, matterId, matterVersion
-         *     - `outbox.delivered`: an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}
-         *     - `idempotency.claimed`: a request under an Idempotency-Key committed (journaled with its command); data: fingerprint, expiresAt, wrote[]
-         *     - `idempotency.answered`: the answer kept for a request under an Idempotency-Key; data: fingerprint, expiresAt, answer{status, headers, payload}
-         *     - `webhook.endpoint.created`: a webhook endpoint registered; data: id, ownerGrain, url, events[], description, secret, fromSeq
-         *     - `webhook.attempt`: one delivery attempt of a webhook event; data: deliveryId, eventId, type, source{grain, seq}, attempt, redelivery, outcome, final, responseStatus, durationMs, responseBody, error, attemptedAt
-         *     - `webhook.endpoint.disabled`: a webhook endpoint disabled, by its owner or after failing for 5 days; data: reason
+         * @description what a fact records: each kind's `data` is declared by its component `Fact.<kind>`
          * @enum {string}
          */
-        EventKind: "workspace.opened" | "tenant.opened" | "firm.opened" | "matter.opened" | "asset.minted" | "stage" | "gig.posted" | "gig.sent_back" | "gig.declined" | "client.direction" | "consent" | "document.recorded" | "terminal" | "lifecycle" | "ladder.opened" | "ladder.ticked" | "ladder.acked" | "ladder.monitored" | "ladder.satisfied" | "ladder.resolved" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal" | "enrollment.opened" | "enrollment.amended" | "enrollment.revoked" | "firm.routing.declared" | "tenant.offers.declared" | "tenant.routing.declared" | "conflicts.entry" | "capability.recorded" | "capability.acted" | "capability.escalated" | "key.issued" | "key.spend.reserved" | "key.spend.released" | "supply.callback.accepted" | "outbox.delivered" | "idempotency.claimed" | "idempotency.answered" | "webhook.endpoint.created" | "webhook.attempt" | "webhook.endpoint.disabled";
+        EventKind: "workspace.opened" | "tenant.opened" | "firm.opened" | "matter.opened" | "asset.minted" | "stage" | "gig.posted" | "gig.sent_back" | "gig.declined" | "client.direction" | "consent" | "document.recorded" | "terminal" | "lifecycle" | "ladder.opened" | "ladder.ticked" | "ladder.acked" | "ladder.monitored" | "ladder.satisfied" | "ladder.resolved" | "reminder.notice" | "reminder.ack_missed" | "reminder.ack_due" | "reminder.terminal" | "enrollment.opened" | "enrollment.amended" | "enrollment.revoked" | "firm.routing.declared" | "tenant.offers.declared" | "tenant.routing.declared" | "conflicts.entry" | "capability.recorded" | "capability.acted" | "capability.escalated" | "supply.callback.accepted";
         /**
          * @description what a member grants its firm
          * @enum {string}
@@ -4201,9 +4157,10 @@ export interface components {
                 state: string;
             };
             webhookId?: string;
-            /** @description the mechanical limit the Gate applied */
+            /** @description on GATE_MECHANICS: the mechanical limit the Gate applied, the fee cap or the jurisdictions allowed */
             limit?: {
-                [key: string]: unknown;
+                maxFeeUsd?: number;
+                jurisdictions?: string[];
             };
             requiresAccess?: string;
             upgrade?: {
@@ -4288,7 +4245,28 @@ export interface components {
             /** @description the Matter stream's version: it grows with every fact */
             version: number;
         };
-        /** @description one fact of a Matter's append-only journal */
+        /**
+         * @description one fact of a Matter's append-only journal: its `data` is its kind's (`Fact.<kind>`)
+         * @example {
+         *       "seq": 9,
+         *       "at": "2026-11-26T09:00:00.000Z",
+         *       "kind": "stage",
+         *       "verb": "sign",
+         *       "by": "signer",
+         *       "actor": "sg_fixture_eligible",
+         *       "data": {
+         *         "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+         *         "act": "sign",
+         *         "attestation": {
+         *           "signedBy": "sg_fixture_eligible",
+         *           "credentialRef": "uspto-reg:70001",
+         *           "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+         *         },
+         *         "receipt": null
+         *       },
+         *       "note": "reserved act sign attested"
+         *     }
+         */
         JournalEntry: {
             /** @description the grain's global position */
             seq: number;
@@ -4301,11 +4279,9 @@ export interface components {
             /** @description the named human, where one acted */
             actor?: string;
             note: string;
-            /** @description the fact's journaled data; its fields, by kind, are listed under EventKind */
-            data: {
-                [key: string]: unknown;
-            };
-        };
+            /** @description the fact's data, as its kind declares it (`Fact.<kind>`) */
+            data: unknown;
+        } & (components["schemas"]["Fact.workspace.opened"] | components["schemas"]["Fact.tenant.opened"] | components["schemas"]["Fact.firm.opened"] | components["schemas"]["Fact.matter.opened"] | components["schemas"]["Fact.asset.minted"] | components["schemas"]["Fact.stage"] | components["schemas"]["Fact.gig.posted"] | components["schemas"]["Fact.gig.sent_back"] | components["schemas"]["Fact.gig.declined"] | components["schemas"]["Fact.client.direction"] | components["schemas"]["Fact.consent"] | components["schemas"]["Fact.document.recorded"] | components["schemas"]["Fact.terminal"] | components["schemas"]["Fact.lifecycle"] | components["schemas"]["Fact.ladder.opened"] | components["schemas"]["Fact.ladder.ticked"] | components["schemas"]["Fact.ladder.acked"] | components["schemas"]["Fact.ladder.monitored"] | components["schemas"]["Fact.ladder.satisfied"] | components["schemas"]["Fact.ladder.resolved"] | components["schemas"]["Fact.reminder.notice"] | components["schemas"]["Fact.reminder.ack_missed"] | components["schemas"]["Fact.reminder.ack_due"] | components["schemas"]["Fact.reminder.terminal"] | components["schemas"]["Fact.enrollment.opened"] | components["schemas"]["Fact.enrollment.amended"] | components["schemas"]["Fact.enrollment.revoked"] | components["schemas"]["Fact.firm.routing.declared"] | components["schemas"]["Fact.tenant.offers.declared"] | components["schemas"]["Fact.tenant.routing.declared"] | components["schemas"]["Fact.conflicts.entry"] | components["schemas"]["Fact.capability.recorded"] | components["schemas"]["Fact.capability.acted"] | components["schemas"]["Fact.capability.escalated"] | components["schemas"]["Fact.supply.callback.accepted"]);
         /** @description a Signer's attestation of a reserved act */
         Attestation: {
             /**
@@ -4657,7 +4633,29 @@ export interface components {
             revokedAt?: string;
             ceremonies: components["schemas"]["Ceremony"][];
         };
-        /** @description one event of a grain's tail */
+        /**
+         * @description one event of a grain's tail: its `data` is its kind's (`Fact.<kind>`)
+         * @example {
+         *       "seq": 9,
+         *       "at": "2026-11-26T09:00:00.000Z",
+         *       "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+         *       "summary": "reserved act sign attested",
+         *       "kind": "stage",
+         *       "verb": "sign",
+         *       "by": "signer",
+         *       "actor": "sg_fixture_eligible",
+         *       "data": {
+         *         "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+         *         "act": "sign",
+         *         "attestation": {
+         *           "signedBy": "sg_fixture_eligible",
+         *           "credentialRef": "uspto-reg:70001",
+         *           "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+         *         },
+         *         "receipt": null
+         *       }
+         *     }
+         */
         TailEntry: {
             seq: number;
             /** @example 2026-11-26T09:00:00.000Z */
@@ -4668,18 +4666,16 @@ export interface components {
              * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
              */
             subject: string;
-            /** @example Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted */
+            /** @example reserved act sign attested */
             summary: string;
             verb?: string;
             by?: string;
             actor?: string;
             /** @description a reminder's addressee: the monitoring owner, or the vacancy alarm */
             deliverTo?: string;
-            /** @description the event's journaled data; its fields, by kind, are listed under EventKind */
-            data: {
-                [key: string]: unknown;
-            };
-        };
+            /** @description the fact's data, as its kind declares it (`Fact.<kind>`) */
+            data: unknown;
+        } & (components["schemas"]["Fact.workspace.opened"] | components["schemas"]["Fact.tenant.opened"] | components["schemas"]["Fact.firm.opened"] | components["schemas"]["Fact.matter.opened"] | components["schemas"]["Fact.asset.minted"] | components["schemas"]["Fact.stage"] | components["schemas"]["Fact.gig.posted"] | components["schemas"]["Fact.gig.sent_back"] | components["schemas"]["Fact.gig.declined"] | components["schemas"]["Fact.client.direction"] | components["schemas"]["Fact.consent"] | components["schemas"]["Fact.document.recorded"] | components["schemas"]["Fact.terminal"] | components["schemas"]["Fact.lifecycle"] | components["schemas"]["Fact.ladder.opened"] | components["schemas"]["Fact.ladder.ticked"] | components["schemas"]["Fact.ladder.acked"] | components["schemas"]["Fact.ladder.monitored"] | components["schemas"]["Fact.ladder.satisfied"] | components["schemas"]["Fact.ladder.resolved"] | components["schemas"]["Fact.reminder.notice"] | components["schemas"]["Fact.reminder.ack_missed"] | components["schemas"]["Fact.reminder.ack_due"] | components["schemas"]["Fact.reminder.terminal"] | components["schemas"]["Fact.enrollment.opened"] | components["schemas"]["Fact.enrollment.amended"] | components["schemas"]["Fact.enrollment.revoked"] | components["schemas"]["Fact.firm.routing.declared"] | components["schemas"]["Fact.tenant.offers.declared"] | components["schemas"]["Fact.tenant.routing.declared"] | components["schemas"]["Fact.conflicts.entry"] | components["schemas"]["Fact.capability.recorded"] | components["schemas"]["Fact.capability.acted"] | components["schemas"]["Fact.capability.escalated"] | components["schemas"]["Fact.supply.callback.accepted"]);
         /** @description the key, shown once; it is stored hashed */
         IssuedKey: {
             /** @enum {string} */
@@ -4713,6 +4709,636 @@ export interface components {
             covers: string;
             /** @example the key is stored hashed and cannot be shown again; keep it now */
             notice: string;
+        };
+        /** @description a firm's routing mechanics, as declared (merits-bearing and actor-shaped keys are refused) */
+        FirmRouting: {
+            participationWindows?: {
+                /** @enum {string} */
+                day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                /**
+                 * @description 24-hour HH:MM
+                 * @example 09:00
+                 */
+                from: string;
+                /** @example 17:00 */
+                to: string;
+                /** @example America/New_York */
+                timezone?: string;
+            }[];
+            memberOptIns?: {
+                /** @example mb_fixture_eligible */
+                memberId: string;
+                matterTypes?: components["schemas"]["MatterType"][];
+                /** @description on a read: whether the member's live Enrollment still grants routing */
+                countersigned?: boolean;
+            }[];
+            /**
+             * @description each member is paid (a designation to the firm is refused)
+             * @enum {string}
+             */
+            remittanceDesignation: "individual";
+        };
+        /** @description the simulated registry's receipt, naming what it received */
+        ActReceipt: {
+            /** @example 63/482,193 */
+            id: string;
+            /** @example patent office (simulated) */
+            registry: string;
+            /** @enum {boolean} */
+            synthetic: true;
+            entityName?: string;
+            entityType?: string;
+            title?: string;
+            inventors?: string[];
+            patentNumber?: string;
+            window?: string;
+        };
+        /** @description a rung the ladder crossed, as it journaled it */
+        ReminderData: {
+            /** @enum {string} */
+            rung: "notice" | "ack_missed" | "ack_due" | "terminal";
+            atDaysRemaining: number;
+            occurrence: number;
+            /** @example nonprovisional_conversion */
+            obligation: string;
+            /**
+             * @description vacant: no monitoring owner was named
+             * @enum {string}
+             */
+            alarm: "nominal" | "vacant";
+        };
+        /** @description a sandbox workspace opened */
+        "Fact.workspace.opened": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "workspace.opened";
+            data: {
+                expiresAt: string;
+                ttlSeconds: number;
+            };
+        };
+        /** @description a sandbox tenant opened */
+        "Fact.tenant.opened": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tenant.opened";
+            data: {
+                expiresAt: string;
+                ttlSeconds: number;
+            };
+        };
+        /** @description a sandbox firm opened */
+        "Fact.firm.opened": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "firm.opened";
+            data: {
+                expiresAt: string;
+                ttlSeconds: number;
+            };
+        };
+        /** @description a Matter opened in intake, with the facts the Gate reads */
+        "Fact.matter.opened": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "matter.opened";
+            data: {
+                matterType: components["schemas"]["MatterType"];
+                rail: components["schemas"]["Rail"];
+                jurisdiction: string;
+                assetId: string;
+                consumerPattern: components["schemas"]["ConsumerPattern"];
+                /** @description the Client, only as an opaque id */
+                client: {
+                    id: string;
+                };
+                /**
+                 * @description the fixture behaviour of the Client in a sandbox grain; null: none
+                 * @enum {string|null}
+                 */
+                clientFixture: "declining" | "fulfilling" | null;
+                signals: string[];
+                tenant?: string;
+                mint?: string;
+                offer?: string;
+                listFeeUsd?: number;
+                clientState?: string;
+                exposureUsd?: number;
+                clientMandates?: {
+                    settlementFloor?: number;
+                };
+                tenantGuardrails?: {
+                    maxFeeUsd?: number;
+                    jurisdictions?: string[];
+                };
+                /** @description sha256 of each adverse party's name: never the names */
+                adversePartyHashes?: string[];
+            };
+        };
+        /** @description the Asset a Matter acts on, minted */
+        "Fact.asset.minted": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "asset.minted";
+            data: {
+                kind: components["schemas"]["AssetKind"];
+                title: string;
+                matterId: string;
+            };
+        };
+        /** @description a Stage Verb committed: by the Gate (`proposedBy`), or by a Signer for a reserved act (`gigId`, `act`, `attestation`, and `receipt` for a filing) */
+        "Fact.stage": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "stage";
+            data: {
+                /** @description a Gate commit: who proposed the advance */
+                proposedBy?: string;
+                /** @description a reserved act: the Gig the Signer answered */
+                gigId?: string;
+                act?: components["schemas"]["ReservedAct"];
+                attestation?: components["schemas"]["Attestation"];
+                /** @description the government receipt of a filing; null for any other act */
+                receipt?: string | null;
+            };
+        };
+        /** @description a reserved act journaled as a Gig for the supply network */
+        "Fact.gig.posted": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gig.posted";
+            data: {
+                reservedAct: components["schemas"]["ReservedAct"];
+                gigId: string;
+            };
+        };
+        /** @description the Signer sent the work back to prepare, with its defects */
+        "Fact.gig.sent_back": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gig.sent_back";
+            data: {
+                gigId: string;
+                /** @description the Signer's memo */
+                defects: string;
+            };
+        };
+        /** @description the Signer declined: the Matter waits on the Client */
+        "Fact.gig.declined": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "gig.declined";
+            data: {
+                gigId: string;
+                memo: string;
+            };
+        };
+        /** @description the Client's direction after a Declination */
+        "Fact.client.direction": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "client.direction";
+            data: {
+                instruction: string;
+                /** @description what the Client authorizes, as it worded it (an open map); null: nothing named */
+                authorizes: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description the direction reopened the declined act (a new Gig) */
+                reopened: boolean;
+                declinedAct?: components["schemas"]["ReservedAct"];
+            };
+        };
+        /** @description the Client's consent to the Matter */
+        "Fact.consent": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "consent";
+            data: {
+                scope: string;
+            };
+        };
+        /** @description a document's metadata and sha256 recorded */
+        "Fact.document.recorded": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "document.recorded";
+            data: {
+                document: {
+                    id: string;
+                    matterId: string;
+                    name: string;
+                    kind: string;
+                    /**
+                     * @description 64 lowercase hex characters
+                     * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                     */
+                    sha256: string;
+                };
+            };
+        };
+        /** @description the Matter ended: withdrawn, lapsed or referred out */
+        "Fact.terminal": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "terminal";
+            data: {
+                /** @enum {string} */
+                outcome: "withdrawn" | "lapsed" | "referred_out";
+                referredTo?: string;
+            };
+        };
+        /** @description the Matter fulfilled */
+        "Fact.lifecycle": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "lifecycle";
+            data: {
+                receipt: string;
+            };
+        };
+        /** @description a Deadline Ladder opened for an Asset */
+        "Fact.ladder.opened": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ladder.opened";
+            data: {
+                matterId: string;
+                matterType: components["schemas"]["MatterType"];
+                obligation: string;
+                daysUntilDeadline: number;
+                recurEveryDays: number | null;
+                /**
+                 * @description the sandbox fixture that placed the ladder; null: none
+                 * @enum {string|null}
+                 */
+                fixture: "ack-due" | "notice-eve" | null;
+                /** @enum {string} */
+                alarm: "vacant";
+            };
+        };
+        /** @description the ladder moved toward its deadline by an explicit tick, crossing `rungs` */
+        "Fact.ladder.ticked": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ladder.ticked";
+            data: {
+                days: number;
+                from: number;
+                to: number;
+                occurrence: number;
+                owner: string | null;
+                rungs: {
+                    /** @enum {string} */
+                    rung: "notice" | "ack_missed" | "ack_due" | "terminal";
+                    atDaysRemaining: number;
+                }[];
+            };
+        };
+        /** @description a named human acknowledged today's rung */
+        "Fact.ladder.acked": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ladder.acked";
+            data: {
+                atDaysRemaining: number;
+                occurrence: number;
+            };
+        };
+        /** @description the ladder's monitoring owner named */
+        "Fact.ladder.monitored": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ladder.monitored";
+            data: {
+                signerId: string;
+                previous: string | null;
+            };
+        };
+        /** @description an occurrence closed by evidence (a recurring ladder opens its next) */
+        "Fact.ladder.satisfied": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ladder.satisfied";
+            data: {
+                evidenceRef: string;
+                occurrence: number;
+                atDaysRemaining: number;
+                /** @description true: the ladder closed; false: a recurring ladder opened its next occurrence */
+                closes: boolean;
+                nextOccurrence?: number;
+                daysUntilDeadline?: number;
+            };
+        };
+        /** @description the ladder closed at its terminal rung */
+        "Fact.ladder.resolved": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ladder.resolved";
+            data: {
+                outcome: components["schemas"]["LadderOutcome"];
+                occurrence: number;
+            };
+        };
+        /** @description the notice rung of a Deadline Ladder fired (a tick crossed it), addressed to its monitoring owner or marked vacant */
+        "Fact.reminder.notice": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reminder.notice";
+            data: components["schemas"]["ReminderData"];
+        };
+        /** @description the ack missed rung of a Deadline Ladder fired (a tick crossed it), addressed to its monitoring owner or marked vacant */
+        "Fact.reminder.ack_missed": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reminder.ack_missed";
+            data: components["schemas"]["ReminderData"];
+        };
+        /** @description the ack due rung of a Deadline Ladder fired (a tick crossed it), addressed to its monitoring owner or marked vacant */
+        "Fact.reminder.ack_due": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reminder.ack_due";
+            data: components["schemas"]["ReminderData"];
+        };
+        /** @description the terminal rung of a Deadline Ladder fired (a tick crossed it), addressed to its monitoring owner or marked vacant */
+        "Fact.reminder.terminal": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "reminder.terminal";
+            data: components["schemas"]["ReminderData"];
+        };
+        /** @description a member enrolled in a firm */
+        "Fact.enrollment.opened": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "enrollment.opened";
+            data: {
+                /** @enum {string} */
+                instrument: "enrollment";
+                firmId: string;
+                memberId: string;
+                granted: components["schemas"]["Grant"][];
+                /** @description every grant held after it */
+                grants: components["schemas"]["Grant"][];
+                executedBy: string;
+            };
+        };
+        /** @description a member granted more to its firm */
+        "Fact.enrollment.amended": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "enrollment.amended";
+            data: {
+                /** @enum {string} */
+                instrument: "amendment";
+                firmId: string;
+                memberId: string;
+                granted: components["schemas"]["Grant"][];
+                /** @description every grant held after it */
+                grants: components["schemas"]["Grant"][];
+                executedBy: string;
+            };
+        };
+        /** @description a member revoked its Enrollment */
+        "Fact.enrollment.revoked": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "enrollment.revoked";
+            data: {
+                /** @enum {string} */
+                instrument: "revocation";
+                firmId: string;
+                memberId: string;
+                revoked: components["schemas"]["Grant"][];
+                executedBy: string;
+                reason?: string;
+            };
+        };
+        /** @description a firm declared its routing */
+        "Fact.firm.routing.declared": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "firm.routing.declared";
+            data: {
+                routing: {
+                    participationWindows?: {
+                        /** @enum {string} */
+                        day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+                        /**
+                         * @description 24-hour HH:MM
+                         * @example 09:00
+                         */
+                        from: string;
+                        /** @example 17:00 */
+                        to: string;
+                        /** @example America/New_York */
+                        timezone?: string;
+                    }[];
+                    memberOptIns?: {
+                        /** @example mb_fixture_eligible */
+                        memberId: string;
+                        matterTypes?: components["schemas"]["MatterType"][];
+                    }[];
+                    /**
+                     * @description each member is paid (a designation to the firm is refused)
+                     * @enum {string}
+                     */
+                    remittanceDesignation: "individual";
+                };
+            };
+        };
+        /** @description a Tenant declared its Offers */
+        "Fact.tenant.offers.declared": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tenant.offers.declared";
+            data: {
+                offers: components["schemas"]["Offer"][];
+            };
+        };
+        /** @description a Tenant declared its routing */
+        "Fact.tenant.routing.declared": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tenant.routing.declared";
+            data: {
+                routing: {
+                    maxFeeUsd: number;
+                    jurisdictions?: string[];
+                };
+            };
+        };
+        /** @description a name hash appended to a conflicts ledger */
+        "Fact.conflicts.entry": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "conflicts.entry";
+            data: {
+                ledger: {
+                    /** @enum {string} */
+                    kind: "practitioner" | "firm";
+                    id: string;
+                };
+                /**
+                 * @description 64 lowercase hex characters
+                 * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                 */
+                nameHash: string;
+            };
+        };
+        /** @description a draft artifact's metadata recorded (never its text) */
+        "Fact.capability.recorded": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "capability.recorded";
+            data: {
+                route: string;
+                artifactId: string;
+                kind: string;
+                title: string;
+                /**
+                 * @description 64 lowercase hex characters
+                 * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                 */
+                sha256: string;
+                bytes: number;
+                /** @description the caller's X-Actor and X-Mandate as sent, never verified */
+                callerProvenance?: {
+                    actor?: string;
+                    mandate?: string;
+                    /** @enum {boolean} */
+                    verified: false;
+                };
+            };
+        };
+        /** @description an act completed on the simulated registry */
+        "Fact.capability.acted": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "capability.acted";
+            data: {
+                route: string;
+                actId: string;
+                priceUsd?: number;
+                receipt: components["schemas"]["ActReceipt"];
+                /** @description the caller's X-Actor and X-Mandate as sent, never verified */
+                callerProvenance?: {
+                    actor?: string;
+                    mandate?: string;
+                    /** @enum {boolean} */
+                    verified: false;
+                };
+            };
+        };
+        /** @description a reserved act of the catalog posted as a Gig */
+        "Fact.capability.escalated": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "capability.escalated";
+            data: {
+                route: string;
+                actId: string;
+                gigId: string;
+                credential: string;
+                reservedAct: components["schemas"]["ReservedAct"];
+                priceUsd?: number;
+                matterType: string;
+                preferredSigner?: string;
+                /** @description the caller's X-Actor and X-Mandate as sent, never verified */
+                callerProvenance?: {
+                    actor?: string;
+                    mandate?: string;
+                    /** @enum {boolean} */
+                    verified: false;
+                };
+            };
+        };
+        /** @description a signed supply-network callback accepted (its webhook-id) */
+        "Fact.supply.callback.accepted": {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "supply.callback.accepted";
+            data: {
+                webhookId: string;
+                /**
+                 * @description 64 lowercase hex characters
+                 * @example 2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae
+                 */
+                digest: string;
+                matterId: string;
+                matterVersion: number;
+            };
         };
     };
     responses: never;
@@ -8349,7 +8975,27 @@ export interface operations {
                      *         "docket": [],
                      *         "lineage": []
                      *       },
-                     *       "journal": []
+                     *       "journal": [
+                     *         {
+                     *           "seq": 9,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           },
+                     *           "note": "reserved act sign attested"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -9528,7 +10174,27 @@ export interface operations {
                      *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
                      *       "stage": "intake",
                      *       "appendOnly": true,
-                     *       "events": []
+                     *       "events": [
+                     *         {
+                     *           "seq": 9,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           },
+                     *           "note": "reserved act sign attested"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -12187,7 +12853,9 @@ export interface operations {
                      * @example {
                      *       "type": "OK",
                      *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
-                     *       "routing": {}
+                     *       "routing": {
+                     *         "remittanceDesignation": "individual"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -12195,10 +12863,7 @@ export interface operations {
                         type: "OK";
                         /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
-                        /** @description the firm's declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused) */
-                        routing: {
-                            [key: string]: unknown;
-                        };
+                        routing: components["schemas"]["FirmRouting"];
                         /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
@@ -12369,7 +13034,9 @@ export interface operations {
                      * @example {
                      *       "type": "OK",
                      *       "firmId": "fm_5d8f2g6h1j9k3l7z4x0c2v6b8",
-                     *       "routing": {}
+                     *       "routing": {
+                     *         "remittanceDesignation": "individual"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -12377,10 +13044,7 @@ export interface operations {
                         type: "OK";
                         /** @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8 */
                         firmId: string;
-                        /** @description the firm's declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused) */
-                        routing: {
-                            [key: string]: unknown;
-                        };
+                        routing: components["schemas"]["FirmRouting"];
                         /** @description the seq of the declaration in force; null: none yet */
                         declaredSeq?: number | null;
                         declaredAt?: string | null;
@@ -17713,19 +18377,7 @@ export interface operations {
                             route: string;
                             priceUsd: number;
                         };
-                        /** @description the simulated registry's receipt, naming what it received */
-                        receipt: {
-                            id: string;
-                            registry: string;
-                            /** @enum {boolean} */
-                            synthetic: true;
-                            entityName?: string;
-                            entityType?: string;
-                            title?: string;
-                            inventors?: string[];
-                            patentNumber?: string;
-                            window?: string;
-                        };
+                        receipt: components["schemas"]["ActReceipt"];
                         /** @enum {boolean} */
                         preview: true;
                         note: string;
@@ -17954,19 +18606,7 @@ export interface operations {
                             route: string;
                             priceUsd: number;
                         };
-                        /** @description the simulated registry's receipt, naming what it received */
-                        receipt: {
-                            id: string;
-                            registry: string;
-                            /** @enum {boolean} */
-                            synthetic: true;
-                            entityName?: string;
-                            entityType?: string;
-                            title?: string;
-                            inventors?: string[];
-                            patentNumber?: string;
-                            window?: string;
-                        };
+                        receipt: components["schemas"]["ActReceipt"];
                         /** @enum {boolean} */
                         preview: true;
                         note: string;
@@ -18185,19 +18825,7 @@ export interface operations {
                             route: string;
                             priceUsd: number;
                         };
-                        /** @description the simulated registry's receipt, naming what it received */
-                        receipt: {
-                            id: string;
-                            registry: string;
-                            /** @enum {boolean} */
-                            synthetic: true;
-                            entityName?: string;
-                            entityType?: string;
-                            title?: string;
-                            inventors?: string[];
-                            patentNumber?: string;
-                            window?: string;
-                        };
+                        receipt: components["schemas"]["ActReceipt"];
                         /** @enum {boolean} */
                         preview: true;
                         note: string;
@@ -20066,7 +20694,27 @@ export interface operations {
                      *         "docket": [],
                      *         "lineage": []
                      *       },
-                     *       "journal": []
+                     *       "journal": [
+                     *         {
+                     *           "seq": 9,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           },
+                     *           "note": "reserved act sign attested"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -21225,7 +21873,27 @@ export interface operations {
                      *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
                      *       "stage": "intake",
                      *       "appendOnly": true,
-                     *       "events": []
+                     *       "events": [
+                     *         {
+                     *           "seq": 9,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           },
+                     *           "note": "reserved act sign attested"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -28948,19 +29616,7 @@ export interface operations {
                             route: string;
                             priceUsd: number;
                         };
-                        /** @description the simulated registry's receipt, naming what it received */
-                        receipt: {
-                            id: string;
-                            registry: string;
-                            /** @enum {boolean} */
-                            synthetic: true;
-                            entityName?: string;
-                            entityType?: string;
-                            title?: string;
-                            inventors?: string[];
-                            patentNumber?: string;
-                            window?: string;
-                        };
+                        receipt: components["schemas"]["ActReceipt"];
                         /** @enum {boolean} */
                         preview: true;
                         note: string;
@@ -29205,19 +29861,7 @@ export interface operations {
                             route: string;
                             priceUsd: number;
                         };
-                        /** @description the simulated registry's receipt, naming what it received */
-                        receipt: {
-                            id: string;
-                            registry: string;
-                            /** @enum {boolean} */
-                            synthetic: true;
-                            entityName?: string;
-                            entityType?: string;
-                            title?: string;
-                            inventors?: string[];
-                            patentNumber?: string;
-                            window?: string;
-                        };
+                        receipt: components["schemas"]["ActReceipt"];
                         /** @enum {boolean} */
                         preview: true;
                         note: string;
@@ -29452,19 +30096,7 @@ export interface operations {
                             route: string;
                             priceUsd: number;
                         };
-                        /** @description the simulated registry's receipt, naming what it received */
-                        receipt: {
-                            id: string;
-                            registry: string;
-                            /** @enum {boolean} */
-                            synthetic: true;
-                            entityName?: string;
-                            entityType?: string;
-                            title?: string;
-                            inventors?: string[];
-                            patentNumber?: string;
-                            window?: string;
-                        };
+                        receipt: components["schemas"]["ActReceipt"];
                         /** @enum {boolean} */
                         preview: true;
                         note: string;
@@ -31449,7 +32081,27 @@ export interface operations {
                      *         "docket": [],
                      *         "lineage": []
                      *       },
-                     *       "journal": []
+                     *       "journal": [
+                     *         {
+                     *           "seq": 9,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           },
+                     *           "note": "reserved act sign attested"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -32628,7 +33280,27 @@ export interface operations {
                      *       "matterId": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
                      *       "stage": "intake",
                      *       "appendOnly": true,
-                     *       "events": []
+                     *       "events": [
+                     *         {
+                     *           "seq": 9,
+                     *           "at": "2026-11-26T09:00:00.000Z",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           },
+                     *           "note": "reserved act sign attested"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -40077,12 +40749,24 @@ export interface operations {
                      *       "latestSeq": 0,
                      *       "results": [
                      *         {
-                     *           "seq": 0,
+                     *           "seq": 9,
                      *           "at": "2026-11-26T09:00:00.000Z",
-                     *           "kind": "workspace.opened",
                      *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
-                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
-                     *           "data": {}
+                     *           "summary": "reserved act sign attested",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextAfter": 0
@@ -40425,12 +41109,24 @@ export interface operations {
                      *       "latestSeq": 0,
                      *       "results": [
                      *         {
-                     *           "seq": 0,
+                     *           "seq": 9,
                      *           "at": "2026-11-26T09:00:00.000Z",
-                     *           "kind": "workspace.opened",
                      *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
-                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
-                     *           "data": {}
+                     *           "summary": "reserved act sign attested",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextAfter": 0
@@ -40797,12 +41493,24 @@ export interface operations {
                      *       "latestSeq": 0,
                      *       "results": [
                      *         {
-                     *           "seq": 0,
+                     *           "seq": 9,
                      *           "at": "2026-11-26T09:00:00.000Z",
-                     *           "kind": "workspace.opened",
                      *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
-                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
-                     *           "data": {}
+                     *           "summary": "reserved act sign attested",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextAfter": 0
@@ -41169,12 +41877,24 @@ export interface operations {
                      *       "latestSeq": 0,
                      *       "results": [
                      *         {
-                     *           "seq": 0,
+                     *           "seq": 9,
                      *           "at": "2026-11-26T09:00:00.000Z",
-                     *           "kind": "workspace.opened",
                      *           "subject": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
-                     *           "summary": "Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted",
-                     *           "data": {}
+                     *           "summary": "reserved act sign attested",
+                     *           "kind": "stage",
+                     *           "verb": "sign",
+                     *           "by": "signer",
+                     *           "actor": "sg_fixture_eligible",
+                     *           "data": {
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "act": "sign",
+                     *             "attestation": {
+                     *               "signedBy": "sg_fixture_eligible",
+                     *               "credentialRef": "uspto-reg:70001",
+                     *               "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *             },
+                     *             "receipt": null
+                     *           }
                      *         }
                      *       ],
                      *       "nextAfter": 0
@@ -41797,13 +42517,10 @@ export interface operations {
                     type: "reminder.notice";
                     /** @description when the fact was journaled */
                     timestamp: string;
-                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
                     data: {
+                        /** @description the Asset whose ladder crossed the rung */
                         assetId: string;
-                        rung: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    } & components["schemas"]["ReminderData"];
                 };
             };
         };
@@ -41839,13 +42556,10 @@ export interface operations {
                     type: "reminder.ack_missed";
                     /** @description when the fact was journaled */
                     timestamp: string;
-                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
                     data: {
+                        /** @description the Asset whose ladder crossed the rung */
                         assetId: string;
-                        rung: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    } & components["schemas"]["ReminderData"];
                 };
             };
         };
@@ -41881,13 +42595,10 @@ export interface operations {
                     type: "reminder.ack_due";
                     /** @description when the fact was journaled */
                     timestamp: string;
-                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
                     data: {
+                        /** @description the Asset whose ladder crossed the rung */
                         assetId: string;
-                        rung: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    } & components["schemas"]["ReminderData"];
                 };
             };
         };
@@ -41923,13 +42634,10 @@ export interface operations {
                     type: "reminder.terminal";
                     /** @description when the fact was journaled */
                     timestamp: string;
-                    /** @description the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of */
                     data: {
+                        /** @description the Asset whose ladder crossed the rung */
                         assetId: string;
-                        rung: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    } & components["schemas"]["ReminderData"];
                 };
             };
         };

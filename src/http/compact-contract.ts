@@ -70,6 +70,7 @@ export function compactContract(full: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
   doc.paths = paths;
   doc.components = { ...doc.components, parameters: parameters as OpenAPIV3_1.ComponentsObject['parameters'], responses: responses as OpenAPIV3_1.ComponentsObject['responses'] };
   hoistRepeatedSchemas(doc);
+  shareDiscriminatedUnions(doc);
   const common = shareCommonAnswers(doc);
   const grains = GRAIN_PREFIXES.map((g) => `\`${g.prefix}\`: ${g.id.description}`).join('; ');
   const everywhere = Object.entries(common).map(([status, ref]) => `${status} (${ref})`).join(', ');
@@ -98,6 +99,38 @@ function nameOnce(into: Record<string, unknown>) {
 /** Every operation of the document (a path item's `servers` and `parameters` are not). */
 function* operationsOf(doc: OpenAPIV3_1.Document): Generator<any> {
   for (const item of Object.values<any>(doc.paths ?? {})) for (const operation of Object.values<any>(item)) if (operation && typeof operation === 'object' && !Array.isArray(operation)) yield operation;
+}
+
+/**
+ * A discriminated union several components hold alike (a journal entry's and
+ * a tail entry's facts: a `oneOf` of every `Fact.<kind>` and its mapping) is
+ * written once, as a component named after its branches (`Fact`), and each
+ * holder takes it through `allOf`: the same values, said once. (The full form
+ * writes the union on each holder: openapi-typescript would read a union it
+ * meets through `allOf` as the holder's own subtype and retag it.)
+ */
+function shareDiscriminatedUnions(doc: OpenAPIV3_1.Document): void {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, any>;
+  const holders = new Map<string, string[]>();
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (!Array.isArray(schema?.oneOf) || !schema.discriminator) continue;
+    const text = JSON.stringify({ oneOf: schema.oneOf, discriminator: schema.discriminator });
+    holders.set(text, [...(holders.get(text) ?? []), name]);
+  }
+  for (const [text, names] of holders) {
+    if (names.length < 2) continue;
+    const union = JSON.parse(text) as { oneOf: Array<{ $ref: string }> };
+    // The branches' common prefix (`#/components/schemas/Fact.`), less its separator.
+    const refs = union.oneOf.map((b) => b.$ref.replace('#/components/schemas/', ''));
+    const prefix = refs.reduce((common, ref) => { let i = 0; while (i < common.length && common[i] === ref[i]) i++; return common.slice(0, i); }).replace(/[._-]+$/, '');
+    let name = prefix || 'Union';
+    for (let n = 2; name in schemas; n++) name = `${prefix || 'Union'}${n}`;
+    schemas[name] = union;
+    for (const holder of names) {
+      const { oneOf: _oneOf, discriminator: _discriminator, ...rest } = schemas[holder];
+      schemas[holder] = { ...rest, allOf: [...(rest.allOf ?? []), { $ref: `#/components/schemas/${name}` }] };
+    }
+  }
 }
 
 /** An answer at least this share of the operations give alike is said once for all of them. */
@@ -175,21 +208,31 @@ function* rootSchemaSlots(doc: OpenAPIV3_1.Document): Generator<[any, string]> {
   }
 }
 
+/** The schemas inside the named components (each component's members, items, branches), the components themselves left named. */
+function* componentSchemaSlots(components: Record<string, unknown>): Generator<[any, string | number]> {
+  for (const schema of Object.values(components)) yield* subschemaSlots(schema);
+}
+
 /**
  * Names each schema the compact form writes out more than once (a draft
- * artifact's fields, a page's envelope) in `components.schemas` and refers
- * to it: the outermost repeated one, so a named schema holds its own
- * repeats whole. The same schemas, written once.
+ * artifact's fields, a page's envelope, a ladder's fields in the Asset and in
+ * the ladder itself, a sha256) in `components.schemas` and refers to it: the
+ * outermost repeated one, so a named schema holds its own repeats whole. The
+ * same schemas, written once.
  */
 function hoistRepeatedSchemas(doc: OpenAPIV3_1.Document): void {
+  const components = (doc.components!.schemas ??= {}) as Record<string, unknown>;
+  // The components as they stand before any is added here.
+  const named = { ...components };
+  const slots = () => [...rootSchemaSlots(doc), ...componentSchemaSlots(named)];
   const seen = new Map<string, number>();
   const count = (schema: any) => {
     const text = JSON.stringify(schema);
     if (text.length >= HOIST_AT) seen.set(text, (seen.get(text) ?? 0) + 1);
     for (const [holder, key] of subschemaSlots(schema)) count(holder[key]);
   };
-  for (const [holder, key] of rootSchemaSlots(doc)) count(holder[key]);
-  const schemaName = nameOnce((doc.components!.schemas ??= {}) as Record<string, unknown>);
+  for (const [holder, key] of slots()) count(holder[key]);
+  const schemaName = nameOnce(components);
   const replace = (holder: any, key: string | number) => {
     const text = JSON.stringify(holder[key]);
     if ((seen.get(text) ?? 0) > 1) {
@@ -198,5 +241,5 @@ function hoistRepeatedSchemas(doc: OpenAPIV3_1.Document): void {
     }
     for (const [inner, slot] of subschemaSlots(holder[key])) replace(inner, slot);
   };
-  for (const [holder, key] of rootSchemaSlots(doc)) replace(holder, key);
+  for (const [holder, key] of slots()) replace(holder, key);
 }

@@ -215,7 +215,8 @@ export async function installContract(app: FastifyInstance) {
         version: CONTRACT_VERSION,
         description: DESCRIPTION,
         contact: { name: 'legalwork (the docs page: /docs)' },
-        license: { name: 'Proprietary (UNLICENSED): the preview may be used to evaluate the service' },
+        // An SPDX identifier every validator takes (OpenAPI 3.1 asks for one, or a url): a proprietary licence is a `LicenseRef-` (package.json says UNLICENSED).
+        license: { name: 'Proprietary (UNLICENSED): the preview may be used to evaluate the service', identifier: 'LicenseRef-legalwork-preview' },
       },
       tags: TAGS,
       // What a registered endpoint is sent: one operation per event type.

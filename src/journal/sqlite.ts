@@ -15,9 +15,8 @@
  * Append-only is enforced by the database itself: triggers abort any UPDATE or
  * DELETE on the events table.
  */
-import Database from 'better-sqlite3';
+import { Database, SQLITE_DRIVER_PATH } from './sqlite-driver.ts';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
@@ -75,12 +74,10 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 /** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
 export const HEAD_CACHE_SIZE = 100_000;
 
-const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-
 export class SqliteJournal implements JournalStore {
   readonly file: string;
   /** The event loop's connection: schema, reads and head lookups. */
-  private readonly db: Database.Database;
+  private readonly db: Database;
   private readonly stmt;
   private readonly writer: Worker;
   /**
@@ -132,7 +129,7 @@ export class SqliteJournal implements JournalStore {
       intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN (${INTENT_KINDS_SQL}) AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
-    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver, file: this.file } satisfies WriterData });
+    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file } satisfies WriterData });
     // The writer keeps the process alive only while it holds a batch.
     this.writer.unref();
     this.writer.on('message', (m: WriterAnswer) => this.settle(m));

@@ -6,20 +6,30 @@ import { createServices } from '../../src/compose.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { fixedClock } from '../../src/domain/clock.ts';
 import { matterMachine } from '../../machines/matter.ts';
+import { within } from '../helpers/wait.ts';
 
 describe('mailboxes', () => {
   it('run work for one key strictly in arrival order, and other keys in parallel', async () => {
     const boxes = new Mailboxes();
     const log: string[] = [];
-    const slow = (key: string, tag: string, ms: number) =>
+    // a1 holds its key until the test lets it go, which it does only once b1 has run: ordered by events, not timers.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const work = (key: string, tag: string, gate?: Promise<void>) =>
       boxes.run(key, async () => {
         log.push(`start ${tag}`);
-        await new Promise((r) => setTimeout(r, ms));
+        await gate;
         log.push(`end ${tag}`);
       });
-    await Promise.all([slow('a', 'a1', 20), slow('a', 'a2', 1), slow('b', 'b1', 1)]);
-    expect(log.indexOf('end a1')).toBeLessThan(log.indexOf('start a2'));
-    expect(log.indexOf('end b1')).toBeLessThan(log.indexOf('end a1'));
+    const a1 = work('a', 'a1', held);
+    const a2 = work('a', 'a2');
+    // Another key runs while a1 holds its own (were keys run one at a time, b1 would wait on a1 for ever).
+    await within(work('b', 'b1'), 'b1 while a1 holds key a');
+    expect(log).toEqual(['start a1', 'start b1', 'end b1']);
+    expect(boxes.isBusy('a')).toBe(true);
+    release();
+    await Promise.all([a1, a2]);
+    expect(log).toEqual(['start a1', 'start b1', 'end b1', 'end a1', 'start a2', 'end a2']);
     expect(boxes.isBusy('a')).toBe(false);
   });
 

@@ -18,13 +18,16 @@ export function tempDir(prefix = 'legalwork-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** The journal this pass of the suite runs its apps on (`LEGALWORK_TEST_JOURNAL`, set by scripts/test.ts). */
+export const PASS_JOURNAL: 'sqlite' | 'postgres' = process.env.LEGALWORK_TEST_JOURNAL === 'postgres' ? 'postgres' : 'sqlite';
+
 /**
  * The journal a test app runs on: SQLite in `dir`, or, with
  * LEGALWORK_TEST_JOURNAL=postgres (the suite's second pass), PostgreSQL in a
  * schema of its own; `drop` removes what it made.
  */
 export async function testJournal(dir: string): Promise<{ journal: JournalStore; drop: () => Promise<void> }> {
-  if (process.env.LEGALWORK_TEST_JOURNAL !== 'postgres') return { journal: new SqliteJournal(dir), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  if (PASS_JOURNAL === 'sqlite') return { journal: new SqliteJournal(dir), drop: async () => rmSync(dir, { recursive: true, force: true }) };
   const schema = freshSchema();
   return { journal: await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }), drop: async () => (rmSync(dir, { recursive: true, force: true }), dropSchema(schema)) };
 }

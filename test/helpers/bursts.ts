@@ -19,10 +19,10 @@ export async function burst<A>(n: number, one: (i: number) => Promise<A>): Promi
 
 export const count = (answers: Array<{ status: number }>, status: number) => answers.filter((a) => a.status === status).length;
 
-/** A burst answered within a second fell in one window (which opened at its first request). */
+/** A burst answered within a second fell in one window (which opened at its first request); a slower one, on a loaded core, is judged by the windows it spanned (`expectAdmitted`). */
 export const oneWindow = (b: { ms: number }) => b.ms < 900;
 
-/** Waits until the window a burst opened has closed. */
+/** Waits until the window a burst opened has closed: a wait for time itself to pass, which a loaded core can lengthen, never shorten. */
 export const nextWindow = () => new Promise((r) => setTimeout(r, 1100));
 
 /**

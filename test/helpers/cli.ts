@@ -57,14 +57,8 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   return { child, out, exited };
 }
 
-/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits until a condition holds (test/helpers/wait.ts), re-exported for the CLI tests. */
+export { until } from './wait.ts';
 
 /** A loopback port that is free right now (listen on 0, read it, close). */
 export function freePort(): Promise<number> {

@@ -1,14 +1,17 @@
 /**
- * PostgreSQL for the tests: the database every machine of this project runs
- * (127.0.0.1:5432, trust auth, database `test`), or LEGALWORK_TEST_DATABASE_URL.
+ * PostgreSQL for the tests: LEGALWORK_TEST_DATABASE_URL, which `npm test`
+ * sets to the machine's own server or to one it started for the run
+ * (scripts/test-services.ts); a file run on its own without it uses the
+ * machine's (127.0.0.1:5432, trust auth, database `test`).
  * Each test makes a schema of its own and drops it, so parallel test files
  * never share state. A database that cannot be reached fails the test: it is
  * never skipped.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { DEFAULT_DATABASE_URL } from '../../scripts/test-services.ts';
 
-export const TEST_DATABASE_URL = process.env.LEGALWORK_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_DATABASE_URL = process.env.LEGALWORK_TEST_DATABASE_URL ?? DEFAULT_DATABASE_URL;
 
 export const freshSchema = () => `lw_test_${randomBytes(6).toString('hex')}`;
 

@@ -43,7 +43,7 @@ export async function expectDatabase(): Promise<void> {
     await db.connect();
     await db.query('SELECT 1');
   } catch (error) {
-    throw new Error(`PostgreSQL is unreachable at ${TEST_DATABASE_URL} (these tests need it; start it with pg_ctlcluster): ${String(error)}`);
+    throw new Error(`PostgreSQL is unreachable at ${TEST_DATABASE_URL} (these tests need it; npm test finds or starts one): ${String(error)}`);
   } finally {
     await db.end().catch(() => undefined);
   }

@@ -9,8 +9,13 @@ export class RawClient {
   readonly socket: Socket;
   /** Everything the service sent, as text. */
   received = '';
-  /** When the connection opened and closed (performance.now()); closedAt is undefined while it is open. */
-  openedAt = 0;
+  /**
+   * When the connection was asked for and when it closed (performance.now());
+   * closedAt is undefined while it is open. Taken from the connect call, not
+   * the connect event, so a lifetime measured on a loaded machine can only
+   * come out longer than the service's view of it, never shorter.
+   */
+  openedAt = performance.now();
   closedAt: number | undefined;
   readonly connected: Promise<void>;
   readonly closed: Promise<void>;
@@ -26,12 +31,7 @@ export class RawClient {
       this.received += chunk;
       this.notify();
     });
-    this.connected = new Promise((done) =>
-      this.socket.once('connect', () => {
-        this.openedAt = performance.now();
-        done();
-      }),
-    );
+    this.connected = new Promise((done) => this.socket.once('connect', () => done()));
     this.closed = new Promise((done) =>
       this.socket.once('close', () => {
         this.closedAt = performance.now();
@@ -46,7 +46,7 @@ export class RawClient {
     return this.closedAt !== undefined;
   }
 
-  /** How long the connection stayed open, ms (undefined while it is open). */
+  /** How long the connection stayed open, ms, from the connect call (undefined while it is open). */
   get lifetimeMs(): number | undefined {
     return this.closedAt === undefined ? undefined : this.closedAt - this.openedAt;
   }

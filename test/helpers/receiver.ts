@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HANG_MS } from './wait.ts';
 
 export type Behaviour = number | 'hang' | 'close';
 
@@ -40,8 +41,8 @@ export async function receiver(script: Behaviour[] = []) {
     url,
     received,
     script,
-    /** Resolves once `n` deliveries have arrived (fails after `timeoutMs`). */
-    until(n: number, timeoutMs = 10_000): Promise<void> {
+    /** Resolves once `n` deliveries have arrived (fails after `timeoutMs`, a hang). */
+    until(n: number, timeoutMs = HANG_MS): Promise<void> {
       if (received.length >= n) return Promise.resolve();
       return new Promise((ok, fail) => {
         const timer = setTimeout(() => fail(new Error(`only ${received.length} of ${n} deliveries arrived within ${timeoutMs} ms`)), timeoutMs);

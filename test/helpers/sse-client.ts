@@ -4,6 +4,7 @@
  * connection's fate.
  */
 import http from 'node:http';
+import { HANG_MS } from './wait.ts';
 
 export interface Frame {
   event?: string;
@@ -72,8 +73,8 @@ export class SseClient {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** Resolves once `predicate` holds, or fails after `ms`. */
-  async until(predicate: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+  /** Resolves once `predicate` holds (checked as each chunk arrives), or fails after `ms`, a hang. */
+  async until(predicate: () => boolean, ms = HANG_MS, what = 'condition'): Promise<void> {
     const deadline = Date.now() + ms;
     while (!predicate()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${this.frames.length} frames, ended=${this.ended}`);

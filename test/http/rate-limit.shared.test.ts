@@ -6,8 +6,9 @@
  * stops the service: the count falls back to the process's memory and goes
  * back to Redis when it answers again.
  *
- * Redis runs on 127.0.0.1:6379 on every machine of this project, CI
- * included: one that does not answer fails these tests, never skips them.
+ * Redis is the machine's own or one `npm test` started for the run
+ * (test/helpers/redis.ts): one that does not answer fails these tests,
+ * never skips them.
  * Each test counts under a Redis prefix of its own, so parallel runs never
  * share counters.
  */
@@ -18,11 +19,12 @@ import { Redis } from 'ioredis';
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
 import { expectDatabase, send } from '../helpers/processes.ts';
+import type { AppOptions } from '../../src/compose.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
-import { burst, count, expectAdmitted, nextWindow, oneWindow } from '../helpers/bursts.ts';
+import { burst, count, expectAdmitted, nextWindow, oneWindow, type Burst } from '../helpers/bursts.ts';
+import { TEST_REDIS_HOST, TEST_REDIS_PORT, TEST_REDIS_URL as REDIS_URL } from '../helpers/redis.ts';
+import { doubledWithRoom, HANG_MS, until } from '../helpers/wait.ts';
 
-const REDIS_PORT = 6379;
-const REDIS_URL = `redis://127.0.0.1:${REDIS_PORT}`;
 const LIMIT = 10;
 
 const prefixOfThisRun = () => `legalwork:test:${randomBytes(6).toString('hex')}:`;
@@ -36,7 +38,7 @@ beforeAll(async () => {
     await redis.connect();
     expect(await redis.ping()).toBe('PONG');
   } catch (error) {
-    throw new Error(`Redis is unreachable at ${REDIS_URL} (these tests need it; every machine of this project runs it): ${String(error)}`);
+    throw new Error(`Redis is unreachable at ${REDIS_URL} (these tests need it; npm test finds or starts one): ${String(error)}`);
   }
 });
 afterAll(async () => {
@@ -114,16 +116,26 @@ describe('two service processes on one PostgreSQL journal', () => {
   });
 });
 
-/** A TCP relay to Redis the test can cut and restore: an outage without touching the machine's Redis. */
-/** A burst of three times the limit, answered at once (within 2 s) and limited to it: what a process counting in memory does. */
-async function expectLimitedAtOnce(url: string): Promise<void> {
-  const started = performance.now();
-  const flood = await burst(3 * LIMIT, () => send(url, 'GET', '/pricing'));
-  expect(performance.now() - started).toBeLessThan(2000);
-  expectAdmitted(flood, count(flood.answers, 200), LIMIT);
-  expect(count(flood.answers, 429)).toBe(3 * LIMIT - count(flood.answers, 200));
+/** A burst of three times the limit: its answers, and how long they took. */
+const flood = (url: string) => burst(3 * LIMIT, () => send(url, 'GET', '/pricing'));
+
+/**
+ * A burst limited to the limit, and answered at once: what a process counting
+ * in memory does. "At once" is held to `yardstick`, the same burst answered by
+ * the same app while Redis answered, a moment before: a loaded core slows both
+ * alike. The bound, twice it and a second, leaves the Redis client's command
+ * timeout (250 ms) inside the room and catches a request held on a silent
+ * Redis for seconds (no timeout, a queue of commands waiting for it to answer,
+ * retries with backoff), or for ever.
+ */
+async function expectLimitedAtOnce(url: string, yardstick: Burst<unknown>): Promise<void> {
+  const b = await flood(url);
+  expect(b.ms, `the burst took ${b.ms.toFixed(0)} ms; answered by Redis a moment before, ${yardstick.ms.toFixed(0)} ms`).toBeLessThan(doubledWithRoom(yardstick.ms));
+  expectAdmitted(b, count(b.answers, 200), LIMIT);
+  expect(count(b.answers, 429)).toBe(3 * LIMIT - count(b.answers, 200));
 }
 
+/** A TCP relay to Redis the test can cut and restore: an outage without touching the machine's Redis. */
 async function relay(): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void>; close: () => Promise<void>; hang: () => void }> {
   const sockets = new Set<net.Socket>();
   /** Connections stay open and nothing crosses them: a Redis that hangs. */
@@ -133,7 +145,7 @@ async function relay(): Promise<{ url: string; cut: () => Promise<void>; restore
   const listen = () =>
     new Promise<void>((resolve) => {
       server = net.createServer((client) => {
-        const upstream = net.connect(REDIS_PORT, '127.0.0.1');
+        const upstream = net.connect(TEST_REDIS_PORT, TEST_REDIS_HOST);
         for (const s of [client, upstream]) {
           sockets.add(s);
           s.on('close', () => sockets.delete(s));
@@ -165,14 +177,25 @@ describe('a Redis that does not answer never stops the service (fail-open to per
   });
 
   it('starts and serves beside an unreachable Redis, and still limits each caller in its own memory', async () => {
+    /** ms to start an app with these limits, listening. */
+    const startTime = async (rateLimit: AppOptions['rateLimit']) => {
+      const started = performance.now();
+      const { app: made } = await listeningApp({ rateLimit });
+      const ms = performance.now() - started;
+      await made.close();
+      return ms;
+    };
+    // The yardstick: the same app without Redis, on this machine now (best of two: the first also loads what every start shares).
+    const withoutRedis = Math.min(await startTime({ perSecond: LIMIT }), await startTime({ perSecond: LIMIT }));
     const started = performance.now();
     const { app: made, url } = await listeningApp({ rateLimit: { perSecond: LIMIT, redisUrl: 'redis://127.0.0.1:1', redisPrefix: prefixOfThisRun() } });
     app = made;
-    // It waited at most about a second for Redis, then started anyway.
-    expect(performance.now() - started).toBeLessThan(5000);
-    const flood = await burst(3 * LIMIT, () => send(url, 'GET', '/pricing'));
-    expectAdmitted(flood, count(flood.answers, 200), LIMIT);
-    expect(count(flood.answers, 429)).toBe(3 * LIMIT - count(flood.answers, 200));
+    // It waited a second for Redis, then started anyway: never for ever, nor for the client's reconnections.
+    const ms = performance.now() - started;
+    expect(ms, `started in ${ms.toFixed(0)} ms; without Redis ${withoutRedis.toFixed(0)} ms`).toBeLessThan(1000 + doubledWithRoom(withoutRedis));
+    const b = await flood(url);
+    expectAdmitted(b, count(b.answers, 200), LIMIT);
+    expect(count(b.answers, 429)).toBe(3 * LIMIT - count(b.answers, 200));
   });
 
   it('counts in memory while Redis is cut off mid-run, and in Redis again once it answers', async () => {
@@ -185,23 +208,22 @@ describe('a Redis that does not answer never stops the service (fail-open to per
       // Counted in Redis.
       expect((await send(url, 'GET', '/pricing')).status).toBe(200);
       expect(Number(await redis.get(counter))).toBe(1);
+      await nextWindow();
+      const yardstick = await flood(url);
 
       await link.cut();
       await nextWindow();
       // Redis is gone: every request is still answered at once, and a burst is still limited (in this process).
-      await expectLimitedAtOnce(url);
+      await expectLimitedAtOnce(url, yardstick);
       expect(await redis.exists(counter)).toBe(0);
 
       await link.restore();
-      // The client reconnects on its own (within about 2 s); the count goes back to Redis.
-      let back = false;
-      for (let i = 0; i < 40 && !back; i += 1) {
-        await new Promise((r) => setTimeout(r, 250));
+      // The client reconnects on its own (its backoff is at most 2 s); the count goes back to Redis.
+      await until(async () => {
         expect((await send(url, 'GET', '/healthz')).status).toBe(200);
         await send(url, 'GET', '/pricing');
-        back = Number(await redis.get(counter)) > 0;
-      }
-      expect(back).toBe(true);
+        return Number(await redis.get(counter)) > 0;
+      }, 'the count to go back to Redis once it answers again', HANG_MS, 250);
     } finally {
       await app?.close();
       app = undefined;
@@ -218,10 +240,12 @@ describe('a Redis that does not answer never stops the service (fail-open to per
       const { app: made, url } = await listeningApp({ rateLimit: { perSecond: LIMIT, redisUrl: link.url, redisPrefix: prefix } });
       app = made;
       expect((await send(url, 'GET', '/pricing')).status).toBe(200);
+      await nextWindow();
+      const yardstick = await flood(url);
       link.hang();
       await nextWindow();
       // Held at most for the client's command timeout (250 ms), then counted here.
-      await expectLimitedAtOnce(url);
+      await expectLimitedAtOnce(url, yardstick);
     } finally {
       await app?.close();
       app = undefined;

@@ -20,8 +20,6 @@ import { ownGrainOf } from '../../src/engine/grains.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
 import { burst, count, expectAdmitted, nextWindow, oneWindow } from '../helpers/bursts.ts';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-
 interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;

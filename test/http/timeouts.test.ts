@@ -7,17 +7,30 @@
  * timeout never cuts: a request that has arrived whole, an event stream that
  * stays quiet, an idle kept-alive connection. Then the real service as a
  * child process: slow clients do not hold a SIGTERM past its drain deadline.
+ *
+ * Time on a loaded machine (docs/reliability.md, "Time in the suite"): a cut
+ * must come at the timeout, never before it (load can only delay it), and
+ * soon after, a bound with room for a loaded core that other timers closing
+ * such a connection (a minute and more away) still miss. A drain that must
+ * not wait for its deadline runs with a deadline far beyond what an exit
+ * takes on a loaded core; one that must cut at its deadline is held to the
+ * deadline plus room for the exit that follows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFUSALS } from '../../src/domain/refusals.ts';
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { listeningApp, type TestApp } from '../helpers/app.ts';
 import { rawClient, type RawClient } from '../helpers/raw-client.ts';
+import { AFTER_DEADLINE_MS, HANG_MS } from '../helpers/wait.ts';
 
 /** The test's request timeout: short, so a test waits a few of them. */
 const TIMEOUT_MS = 1000;
-/** Node checks for overdue requests every tenth of the timeout; a cut comes between the timeout and a little after it. */
-const CUT_BY_MS = TIMEOUT_MS * 4;
+/**
+ * Node checks for overdue requests every tenth of the timeout, so a cut comes between the timeout and a tenth
+ * after it; nine timeouts more are room for a loaded core. Any other timer that closes such a connection is a
+ * minute or more away (Node's own headersTimeout, 60 s; Fastify's keepAliveTimeout, 72 s).
+ */
+const CUT_BY_MS = TIMEOUT_MS * 10;
 
 let current: { app: TestApp; url: string } | undefined;
 const clients: RawClient[] = [];
@@ -54,7 +67,7 @@ async function matterIds(url: string, prefix: string): Promise<string[]> {
   return (((await res.json()) as { results?: Array<{ id: string }> }).results ?? []).map((m) => m.id);
 }
 
-/** The cut is the timeout's: not before it, and soon after it (a generous bound: it is not a performance figure). */
+/** The cut is the timeout's: not before it, and soon after it (a generous bound: it is not a performance figure). The lifetime counts from the connect call, so load only lengthens it. */
 function expectCutByTheTimeout(client: RawClient) {
   expect(client.isClosed).toBe(true);
   expect(client.lifetimeMs!).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
@@ -87,15 +100,19 @@ describe('a request that does not arrive within LEGALWORK_REQUEST_TIMEOUT_MS', (
     // Connects, sends nothing.
     const silent = await open(url);
 
-    // While they hang on, a normal request on another connection is served, more than once.
-    for (let i = 0; i < 3; i++) {
+    // While they hang on, a normal request on another connection is served, every time it is asked, until they are
+    // cut; answers that came while all three were still open are the proof (how many fit in the timeout is the machine's).
+    const slow = [slowBody, slowHeaders, silent];
+    let servedWhileTheyHang = 0;
+    for (const giveUp = performance.now() + CUT_BY_MS; !slow.some((c) => c.isClosed) && performance.now() < giveUp; ) {
       const res = await fetch(`${url}/healthz`);
       expect(res.status).toBe(200);
+      if (!slow.some((c) => c.isClosed)) servedWhileTheyHang++;
       await new Promise((r) => setTimeout(r, TIMEOUT_MS / 4));
     }
-    expect(slowBody.isClosed).toBe(false);
+    expect(servedWhileTheyHang).toBeGreaterThan(0);
 
-    await Promise.all([slowBody, slowHeaders, silent].map((c) => c.until(() => c.isClosed, CUT_BY_MS * 2, 'the service to close the connection')));
+    await Promise.all(slow.map((c) => c.until(() => c.isClosed, CUT_BY_MS, 'the service to close the connection')));
     for (const c of [slowBody, slowHeaders, silent]) expectCutByTheTimeout(c);
     expectTimeoutRefusal(slowBody);
     expectTimeoutRefusal(slowHeaders);
@@ -115,7 +132,7 @@ describe('a request that does not arrive within LEGALWORK_REQUEST_TIMEOUT_MS', (
     const cut = await open(url);
     cut.write(headersOf('POST', `${prefix}/matters`, ['Content-Type: application/json', `Content-Length: ${body.length + 30}`]) + body);
     cut.dripWrite(' '.repeat(30), 150);
-    await cut.until(() => cut.isClosed, CUT_BY_MS * 2, 'the cut');
+    await cut.until(() => cut.isClosed, CUT_BY_MS, 'the cut');
     expectTimeoutRefusal(cut);
     expect(await matterIds(url, prefix)).toEqual([]);
     expect(await app.services.journal.latestSeq(prefix.split('/')[2])).toBe(before);
@@ -132,18 +149,19 @@ describe('a request that does not arrive within LEGALWORK_REQUEST_TIMEOUT_MS', (
     const prefix = await workspace(url);
     const stream = await open(url);
     stream.write(headersOf('GET', `${prefix}/events/stream`, ['Accept: text/event-stream']));
-    await stream.until(() => stream.received.includes('keep-alive every'), 5000, 'the stream to open');
+    await stream.until(() => stream.received.includes('keep-alive every'), HANG_MS, 'the stream to open');
     // The timeout is in force meanwhile: a silent connection opened beside the stream is closed by it.
     const silent = await open(url);
-    await silent.until(() => silent.isClosed, CUT_BY_MS * 2, 'the silent connection to be closed');
+    await silent.until(() => silent.isClosed, CUT_BY_MS, 'the silent connection to be closed');
     expectCutByTheTimeout(silent);
-    // Quiet for three timeouts (no keep-alive comment in between), then an event commits.
+    // Quiet for three timeouts (no keep-alive comment in between), then an event commits. The wait proves a negative
+    // (no cut): a loaded core can only make it prove less, never fail it.
     await new Promise((r) => setTimeout(r, TIMEOUT_MS * 3));
     expect(stream.isClosed).toBe(false);
     const res = await fetch(`${url}${prefix}/matters`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"matterType":"patent_provisional"}' });
     expect(res.status).toBe(201);
     const id = ((await res.json()) as { matter: { id: string } }).matter.id;
-    await stream.until(() => stream.received.includes(id), 5000, 'the committed event on the stream');
+    await stream.until(() => stream.received.includes(id), HANG_MS, 'the committed event on the stream');
     expect(stream.received).toContain('event: grain-event');
     expect(stream.isClosed).toBe(false);
   });
@@ -153,20 +171,23 @@ describe('a request that does not arrive within LEGALWORK_REQUEST_TIMEOUT_MS', (
     expect(app.server.keepAliveTimeout).toBe(72_000);
     const client = await open(url);
     client.write(headersOf('GET', '/healthz'));
-    await client.until(() => client.response() !== undefined, 5000, 'the first answer');
+    await client.until(() => client.response() !== undefined, HANG_MS, 'the first answer');
     expect(client.response()!.status).toBe(200);
-    // Idle for three timeouts on the kept-alive connection, then a second request on it.
+    // Idle for three timeouts on the kept-alive connection (a negative, as above), then a second request on it.
     await new Promise((r) => setTimeout(r, TIMEOUT_MS * 3));
     expect(client.isClosed).toBe(false);
     client.received = '';
     client.write(headersOf('GET', '/healthz'));
-    await client.until(() => client.response() !== undefined, 5000, 'the second answer');
+    await client.until(() => client.response() !== undefined, HANG_MS, 'the second answer');
     expect(client.response()!.status).toBe(200);
   });
 });
 
 describe('SIGTERM with slow clients connected (the real service)', () => {
-  const DRAIN_SECONDS = 4;
+  /** A deadline far beyond what a drain with nothing left to wait for takes on a loaded core (well under a second quiet): only waiting for it reaches it. */
+  const LONG_DRAIN_SECONDS = 10;
+  /** A deadline the drain must keep: the test waits for it. */
+  const DRAIN_SECONDS = 2;
   let dir: string | undefined;
   let child: Child | undefined;
   afterEach(async () => {
@@ -177,9 +198,9 @@ describe('SIGTERM with slow clients connected (the real service)', () => {
     dir = undefined;
   });
 
-  async function start(): Promise<Child> {
+  async function start(drainSeconds: number): Promise<Child> {
     dir = tempDataDir('legalwork-timeouts-');
-    child = await spawnService(dir, { LEGALWORK_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), LEGALWORK_DRAIN_SECONDS: String(DRAIN_SECONDS) });
+    child = await spawnService(dir, { LEGALWORK_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), LEGALWORK_DRAIN_SECONDS: String(drainSeconds) });
     return child;
   }
 
@@ -205,22 +226,23 @@ describe('SIGTERM with slow clients connected (the real service)', () => {
   }
 
   it('has already closed the slow clients older than the timeout, so the drain does not wait for its deadline', async () => {
-    const c = await start();
+    const c = await start(LONG_DRAIN_SECONDS);
     const slow = await slowClients(c.url);
-    await Promise.all(slow.map((s) => s.until(() => s.isClosed, CUT_BY_MS * 2, 'the timeout to close a slow client')));
+    await Promise.all(slow.map((s) => s.until(() => s.isClosed, CUT_BY_MS, 'the timeout to close a slow client')));
     for (const s of slow) expectCutByTheTimeout(s);
     const { code, ms } = await terminate(c);
     expect(code).toBe(0);
     // Nothing left for the deadline to cut: well under it.
-    expect(ms).toBeLessThan(DRAIN_SECONDS * 1000);
+    expect(ms).toBeLessThan(LONG_DRAIN_SECONDS * 1000);
   });
 
   it('exits 0 within the drain deadline with slow clients still sending, and closes them', async () => {
-    const c = await start();
+    const c = await start(DRAIN_SECONDS);
     const slow = await slowClients(c.url);
     const { code, ms } = await terminate(c);
     expect(code).toBe(0);
-    expect(ms).toBeLessThan((DRAIN_SECONDS + 2) * 1000);
-    await Promise.all(slow.map((s) => s.until(() => s.isClosed, 5000, 'the slow client to be closed')));
+    // A drain stops Node's timeout checks: the slow clients (200 s of bytes each) are left to the deadline to cut.
+    expect(ms).toBeLessThan(DRAIN_SECONDS * 1000 + AFTER_DEADLINE_MS);
+    await Promise.all(slow.map((s) => s.until(() => s.isClosed, HANG_MS, 'the slow client to be closed')));
   });
 });

@@ -1,48 +1,51 @@
 /**
- * A restart over 1,000,000 events on PostgreSQL answers its first request in
- * at most 1 s (issue 16). A fresh schema is filled with a million events of
+ * A restart over 1,000,000 events on PostgreSQL does not grow with the
+ * journal (issue 16). A fresh schema is filled with a million events of
  * realistic Matter streams (`bench/lib/postgres-fill.ts`: the restart
  * benchmark's template Matters, copied under fresh ids, bulk-loaded row for
- * row as the adapter writes them), then the service is spawned on it the way
- * an operator runs it (LEGALWORK_DATABASE_URL, LEGALWORK_DATABASE_SCHEMA)
- * and timed from spawn to the first successful answer to a GET of the oldest
- * Matter and to a GET of its grain's event tail, both asked as soon as the
- * service listens. Every restart must answer both, and right.
+ * row as the adapter writes them), a second one with a tiny journal of the
+ * same streams, then the service is spawned on each the way an operator runs
+ * it (LEGALWORK_DATABASE_URL, LEGALWORK_DATABASE_SCHEMA) and timed from spawn
+ * to the first successful answer to a GET of the oldest Matter and to a GET
+ * of its grain's event tail, both asked as soon as the service listens.
+ * Every restart must answer both, and right.
  *
- * A restart must answer within 1 s: the service is restarted until one has
- * (at most five times). What is under test is that nothing the service does
- * before its first answer grows with the journal (no start-up scan, no
- * replay); a restart that misses only because the two cores were busy with
- * the other test files running beside this one is not that. The figures of
- * every restart are printed, with the CPU the process used up to its
- * answers, and the start-up on an empty journal for comparison. On the
- * project's 2-core machine, quiet, the service's own start-up is most of the
- * second (spawn -> listening about 0.8 s, on an empty journal the same).
+ * What is asserted about time holds on a busy machine (docs/reliability.md,
+ * "Time in the suite"; test/helpers/startup.ts): the restarts over the big
+ * journal and over the tiny one are taken in turn, three of each, and over
+ * the million events the least CPU the process used up to its answers must
+ * be within a CPU-second of the tiny journal's, and the best wall time within
+ * twice the tiny journal's and a second. Other work on the cores slows both
+ * alike; what this catches, a start-up that scans or replays the journal
+ * before it answers, costs a million events seconds that the tiny journal
+ * does not pay (reading and parsing every body: about three CPU-seconds; a
+ * replay: far more; a wait on the database shows in the wall time). The
+ * target itself, a first
+ * answer within 1 s of spawn, is a figure, not an assertion: the `postgres`
+ * row of `npm run bench` prints it against the target (docs/benchmarks.md).
+ * The figures of every restart are printed here too, with the CPU the
+ * process used up to its answers.
  *
- * It runs in the default pass of `npm test` only (vitest.config.ts leaves
- * it out of the second): it spawns the service on PostgreSQL whichever
- * journal the pass gives the in-process apps, so the second pass would
- * repeat it whole.
+ * It runs alone, after the two passes of `npm test` (vitest.config.ts): it
+ * spawns the service on PostgreSQL whichever journal the pass gives the
+ * in-process apps, so the second pass would repeat it whole.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { fillPostgresJournal, type FilledJournal } from '../../bench/lib/postgres-fill.ts';
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { startsCompared, startsLine } from '../helpers/startup.ts';
+import { HANG_MS } from '../helpers/wait.ts';
 
 const EVENTS = 1_000_000;
-const TARGET_MS = 1_000;
-/**
- * What a million events may add to the service's own start-up (an empty
- * journal's spawn -> listening, measured in the same run). On a machine whose
- * own start-up already takes about the target (a loaded or slow one: Node,
- * the build and the routes, before any journal is read), the target is read
- * as this: the journal's size must not show in the restart.
- */
-const JOURNAL_SHARE_MS = 400;
+/** The tiny journal: one batch of the filler's copies (2,000 Matters), enough for a full page of the tail. */
+const TINY_EVENTS = 1_000;
 const TAIL_PAGE = 100;
-const ATTEMPTS = 5;
+/** Restarts over each journal, taken in turn. */
+const ROUNDS = 3;
 
 const schema = freshSchema();
+const tinySchema = freshSchema();
 // As deployed: the reply check the suite turns on for every other service it spawns compiles a validator for each
 // schema on its first reply (100-150 ms of this first answer) and is off in production. The answers are checked here.
 const env = { LEGALWORK_DATABASE_URL: TEST_DATABASE_URL, LEGALWORK_DATABASE_SCHEMA: schema, LEGALWORK_REPLY_CHECK: '0' };
@@ -52,6 +55,7 @@ afterAll(async () => {
   for (const child of children) await child.kill();
   removeDir(dir);
   await dropSchema(schema);
+  await dropSchema(tinySchema);
 }, 60_000);
 
 interface Answer {
@@ -61,18 +65,18 @@ interface Answer {
   afterSpawn: number;
 }
 
-/** Asks until the first 2xx (a refusal while the service settles would be a missed first answer, not a failure of the probe). */
+/** Asks until the first 2xx (a refusal while the service settles would be a missed first answer, not a failure of the probe); past HANG_MS the refusal is the answer. */
 async function firstSuccess(child: Child, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   for (;;) {
     const res = await fetch(`${child.url}${path}`, { headers });
     const body = await res.json();
     const afterSpawn = performance.now() - child.spawnedAt;
-    if (res.ok || afterSpawn > 10 * TARGET_MS) return { status: res.status, body, afterSpawn };
+    if (res.ok || afterSpawn > HANG_MS) return { status: res.status, body, afterSpawn };
   }
 }
 
-async function restart(filled: FilledJournal) {
-  const child = await spawnService(dir, env);
+async function restart(filled: FilledJournal, onSchema: string) {
+  const child = await spawnService(dir, { ...env, LEGALWORK_DATABASE_SCHEMA: onSchema });
   children.push(child);
   const [matter, tail] = await Promise.all([
     firstSuccess(child, `/matters/${filled.oldest.id}`),
@@ -84,45 +88,41 @@ async function restart(filled: FilledJournal) {
 }
 
 describe('a restart on PostgreSQL', () => {
-  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) within 1 s of spawn, or, where the service's own start-up takes about that, within 400 ms of it`, async () => {
-    // Start-up on an empty journal first: the service's own start-up, and its build made once (bin/bundle.js) outside the timed runs.
-    const blankSchema = freshSchema();
-    let emptyToListening = Infinity;
-    try {
-      for (let i = 0; i < 2; i++) {
-        const blank = await spawnService(dir, { ...env, LEGALWORK_DATABASE_SCHEMA: blankSchema });
-        emptyToListening = Math.min(emptyToListening, blank.listeningAt - blank.spawnedAt);
-        await blank.stop();
-      }
-    } finally {
-      await dropSchema(blankSchema);
-    }
-    const bound = Math.max(TARGET_MS, emptyToListening + JOURNAL_SHARE_MS);
-
+  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) as soon as over a tiny journal: within a CPU-second of its CPU, and twice its time and a second, best of ${ROUNDS} each, taken in turn`, async () => {
     const filled = await fillPostgresJournal({ url: TEST_DATABASE_URL, schema, target: EVENTS });
     expect(filled.events).toBeGreaterThanOrEqual(EVENTS);
+    const tiny = await fillPostgresJournal({ url: TEST_DATABASE_URL, schema: tinySchema, target: TINY_EVENTS });
+    expect(tiny.grainEvents).toBeGreaterThanOrEqual(TAIL_PAGE);
 
-    // Each restart answers from the journal alone; up to five, until one has answered both within the target.
-    const runs: Array<Awaited<ReturnType<typeof restart>>> = [];
-    for (let i = 0; i < ATTEMPTS && !runs.some((r) => r.firstAnswers <= bound); i++) runs.push(await restart(filled));
+    // The first start also builds the service once (bin/bundle.js), outside the timed runs.
+    await (await spawnService(dir, { ...env, LEGALWORK_DATABASE_SCHEMA: tinySchema })).stop();
+    const starts = await startsCompared(ROUNDS, {
+      big: () => restart(filled, schema),
+      tiny: () => restart(tiny, tinySchema),
+    });
+    const line = (r: Awaited<ReturnType<typeof restart>>) =>
+      `spawn -> listening ${r.toListening.toFixed(0)} ms, -> GET /matters/{oldest} ${r.matter.afterSpawn.toFixed(0)} ms, -> GET /events ${r.tail.afterSpawn.toFixed(0)} ms; CPU used by then ${r.cpuSeconds.toFixed(2)} s`;
     console.log(
       [
-        `restart on PostgreSQL over ${filled.events.toLocaleString('en-US')} events (${filled.matters.toLocaleString('en-US')} Matters; ${filled.grainEvents.toLocaleString('en-US')} in their grain), loaded in ${filled.seconds.toFixed(1)} s`,
-        ...runs.map((r, i) => `  #${i + 1}: spawn -> listening ${r.toListening.toFixed(0)} ms, -> GET /matters/{oldest} ${r.matter.afterSpawn.toFixed(0)} ms, -> GET /events ${r.tail.afterSpawn.toFixed(0)} ms; CPU used by then ${r.cpuSeconds.toFixed(2)} s`),
-        `  empty journal: spawn -> listening ${emptyToListening.toFixed(0)} ms (best of 2); bound ${bound.toFixed(0)} ms`,
+        `restart on PostgreSQL over ${filled.events.toLocaleString('en-US')} events (${filled.matters.toLocaleString('en-US')} Matters; ${filled.grainEvents.toLocaleString('en-US')} in their grain), loaded in ${filled.seconds.toFixed(1)} s; beside a tiny journal of ${tiny.events.toLocaleString('en-US')} events`,
+        ...starts.big.flatMap((r, i) => [`  #${i + 1} over ${filled.events.toLocaleString('en-US')}: ${line(r)}`, `  #${i + 1} over ${tiny.events.toLocaleString('en-US')}: ${line(starts.tiny[i])}`]),
+        `  ${startsLine(starts)} (the 1 s target is a bench row: BENCH_ONLY=postgres npm run bench)`,
       ].join('\n'),
     );
 
-    const expected = filled.oldest.template.view;
-    for (const { matter, tail } of runs) {
-      expect(matter.status).toBe(200);
-      expect(matter.body.matter).toMatchObject({ id: filled.oldest.id, status: expected.status, stage: expected.stage, version: expected.version });
-      expect(tail.status).toBe(200);
-      expect(tail.body.latestSeq).toBe(filled.grainEvents);
-      expect(tail.body.results.map((e: { seq: number }) => e.seq)).toEqual(Array.from({ length: TAIL_PAGE }, (_, i) => i + 1));
-      // The oldest Matter opened its grain's tail.
-      expect(tail.body.results[0]).toMatchObject({ seq: 1, kind: 'matter.opened', subject: filled.oldest.id });
+    for (const [of, runs] of [[filled, starts.big], [tiny, starts.tiny]] as const) {
+      const expected = of.oldest.template.view;
+      for (const { matter, tail } of runs) {
+        expect(matter.status).toBe(200);
+        expect(matter.body.matter).toMatchObject({ id: of.oldest.id, status: expected.status, stage: expected.stage, version: expected.version });
+        expect(tail.status).toBe(200);
+        expect(tail.body.latestSeq).toBe(of.grainEvents);
+        expect(tail.body.results.map((e: { seq: number }) => e.seq)).toEqual(Array.from({ length: TAIL_PAGE }, (_, i) => i + 1));
+        // The oldest Matter opened its grain's tail.
+        expect(tail.body.results[0]).toMatchObject({ seq: 1, kind: 'matter.opened', subject: of.oldest.id });
+      }
     }
-    expect(Math.min(...runs.map((r) => r.firstAnswers))).toBeLessThanOrEqual(bound);
-  }, 180_000);
+    expect(starts.bestBigCpu, `CPU up to the first answers over ${filled.events} events against over ${tiny.events}: ${startsLine(starts)}`).toBeLessThanOrEqual(starts.cpuBound);
+    expect(starts.bestBig, `the first answers over ${filled.events} events against over ${tiny.events}: ${startsLine(starts)}`).toBeLessThanOrEqual(starts.bound);
+  }, 300_000);
 });

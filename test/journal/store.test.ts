@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/journal/sqlite-driver.ts';
 import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@ import { SHA256_HEX_PATTERN, sha256Hex } from '../../domain/hash.ts';
 import { IDENTIFIERS, type IdentifierKind } from '../../domain/identifiers.ts';
 import { Bool, Enum, Int, Money, Num, Opt, Sha256Hex, Str, Strict, Text } from './common.ts';
 import { Listed, Ok } from './responses.ts';
-import { CapabilityMeta, ref } from './components.ts';
+import { ActReceipt, CapabilityMeta, ref } from './components.ts';
 
 /**
  * `schema` carrying `examples: [example]`, and each of its properties (and
@@ -159,17 +159,7 @@ export const RecordResponse = Ok(
 );
 
 export const ActResponse = Ok(
-  { effect: Type.Literal('act'), gate: Type.Literal('none'), status: Type.Literal('completed'), act: Strict({ id: Str, route: Str, priceUsd: Num }), receipt: Strict({
-    id: Str,
-    registry: Str,
-    synthetic: Type.Literal(true),
-    entityName: Opt(Str),
-    entityType: Opt(Str),
-    title: Opt(Str),
-    inventors: Opt(Type.Array(Str)),
-    patentNumber: Opt(Str),
-    window: Opt(Str),
-  }, { description: 'the simulated registry\'s receipt, naming what it received' }), preview: Type.Literal(true), note: Str, meta: Meta },
+  { effect: Type.Literal('act'), gate: Type.Literal('none'), status: Type.Literal('completed'), act: Strict({ id: Str, route: Str, priceUsd: Num }), receipt: ref(ActReceipt), preview: Type.Literal(true), note: Str, meta: Meta },
   'the act, completed on the simulated registry (the preview files nothing live)',
 );
 

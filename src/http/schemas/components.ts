@@ -14,11 +14,9 @@ import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
 import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
 import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
+import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, ReminderData } from './facts.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
-
-/** A map that is truly open (journaled facts, the caller's own declarations): typed as such, never `{}`. */
-export const OpenMap = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
 /** A named component: its `$id` is its name in `#/components/schemas`. */
 const named = <T extends TSchema>(name: string, schema: T): T & { $id: string } => ({ ...schema, $id: name });
@@ -38,7 +36,7 @@ export const AssetKind = named('AssetKind', Enum(ASSET_KINDS, 'what an Asset is;
 export const GigOutcome = named('GigOutcome', Enum(GIG_OUTCOMES, 'a Signer\'s answer to a Gig'));
 export const Feed = named('Feed', Enum(FEEDS, 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor'));
 export const LadderOutcome = named('LadderOutcome', Enum(TERMINAL_OUTCOMES, 'how a ladder closes at its terminal rung'));
-export const EventKind = named('EventKind', Enum(Object.keys(EVENT_KINDS), `What a fact records, and the fields of its data:\n${Object.entries(EVENT_KINDS).map(([kind, means]) => `- \`${kind}\`: ${means}`).join('\n')}`));
+export const EventKind = named('EventKind', Enum(Object.keys(EVENT_KINDS), 'what a fact records: each kind\'s `data` is declared by its component `Fact.<kind>`'));
 export const Grant = named('Grant', Enum(ENROLLMENT_GRANTS, 'what a member grants its firm'));
 
 /** How a ladder closed: by evidence (`satisfied`), or at its terminal rung with an outcome. One object, not a union, so a nullable one is written without validating it. */
@@ -107,7 +105,7 @@ export const Refusal = named('Refusal', Strict({
   header: Opt(Str),
   window: Opt(Type.Union([Str, Strict({ window: Str, opensOn: Str, dueOn: Str, surchargeUntil: Str, state: Str })], { description: 'the maintenance window: its name, or the window itself' })),
   webhookId: Opt(Str),
-  limit: Opt(OpenMap('the mechanical limit the Gate applied')),
+  limit: Opt(Strict({ maxFeeUsd: Opt(Num), jurisdictions: Opt(Arr(Str)) }, 'on GATE_MECHANICS: the mechanical limit the Gate applied, the fee cap or the jurisdictions allowed')),
   requiresAccess: Opt(Str),
   upgrade: Opt(Strict({ tier: Str, how: Str, live: Opt(Bool) })),
   sandbox: Opt(Str),
@@ -164,17 +162,31 @@ export const Matter = named('Matter', Strict({
   version: Type.Integer({ minimum: 1, description: 'the Matter stream\'s version: it grows with every fact' }),
 }, 'a Matter: a unit of legal work driven through the six stages'));
 
-/** One fact of a journal, as a Matter's journal and an Asset's docket show it. */
-export const JournalEntry = named('JournalEntry', Strict({
+/**
+ * A journal or tail entry: its own fields, closed, and one kind's `kind` and
+ * `data` (`factUnion`: a `oneOf` of the `Fact.<kind>` components, discriminated
+ * by `kind`). Its own `data` is any value (no type: a generated client reads it
+ * as its kind's, `unknown & Fact.<kind>.data`); the branch of its kind types it.
+ * Typed loosely for the handlers, which pass facts through as journaled; the
+ * contract, and so the reply check, types `data` by kind.
+ */
+const FactEntry = <T extends Record<string, TSchema>>(properties: T, description: string, example: Record<string, unknown>) => {
+  const own = Strict({ ...properties, data: Type.Unsafe<Record<string, unknown>>({ description: 'the fact\'s data, as its kind declares it (`Fact.<kind>`)' }) });
+  return Type.Unsafe<Static<typeof own>>({ ...own, ...factUnion(), description, examples: [example] });
+};
+/** An entry's kind, typed as text for the handlers (the contract's `EventKind`). */
+const KindOf = Type.Unsafe<string>({ $ref: 'EventKind#' });
+
+/** One fact of a journal, as a Matter's journal shows it. */
+export const JournalEntry = named('JournalEntry', FactEntry({
   seq: Type.Integer({ description: 'the grain\'s global position' }),
   at: Str,
-  kind: ref(EventKind),
+  kind: KindOf,
   verb: Opt(Type.String({ description: 'the Stage Verb or terminal it records' })),
   by: Type.String({ description: 'who the fact is by: gate, agent, signer, client' }),
   actor: Opt(Type.String({ description: 'the named human, where one acted' })),
   note: Str,
-  data: OpenMap('the fact\'s journaled data; its fields, by kind, are listed under EventKind'),
-}, 'one fact of a Matter\'s append-only journal'));
+}, 'one fact of a Matter\'s append-only journal: its `data` is its kind\'s (`Fact.<kind>`)', { seq: 9, at: EXAMPLE.at, ...EXAMPLE_FACT, note: 'reserved act sign attested' }));
 
 export const Attestation = named('Attestation', Strict({
   signedBy: StrEx(EXAMPLE.signer, { description: 'the Signer\'s id' }),
@@ -294,18 +306,17 @@ export const Enrollment = named('Enrollment', Strict({
 }, 'a member\'s current standing in a firm'));
 
 // The event tail.
-export const TailEntry = named('TailEntry', Strict({
+export const TailEntry = named('TailEntry', FactEntry({
   seq: Int,
   at: At(),
-  kind: ref(EventKind),
+  kind: KindOf,
   subject: StrEx(EXAMPLE.matter, { description: 'the stream the event is about' }),
-  summary: StrEx('Matter opened in intake; Asset as_2m6n0b4v8c3x7z1l5k9j3h7g1 minted'),
+  summary: StrEx('reserved act sign attested'),
   verb: Opt(Str),
   by: Opt(Str),
   actor: Opt(Str),
   deliverTo: Opt(Type.String({ description: 'a reminder\'s addressee: the monitoring owner, or the vacancy alarm' })),
-  data: OpenMap('the event\'s journaled data; its fields, by kind, are listed under EventKind'),
-}, 'one event of a grain\'s tail'));
+}, 'one event of a grain\'s tail: its `data` is its kind\'s (`Fact.<kind>`)', { seq: 9, at: EXAMPLE.at, subject: EXAMPLE.matter, summary: 'reserved act sign attested', ...EXAMPLE_FACT }));
 
 /** An API key as `POST /keys` issues it: the only time the key itself is shown. */
 export const IssuedKey = named('IssuedKey', Strict({
@@ -352,9 +363,27 @@ export const WebhookAttempt = named('WebhookAttempt', Strict({
   position: Type.Integer({ description: 'pass as `before` for the attempts before it' }),
 }, 'one delivery attempt'));
 
+/** A firm's routing, declared field by field: the declaration in force, each opt-in with whether its countersignature is still live. */
+export const FirmRouting = named('FirmRouting', Type.Unsafe<Record<string, unknown>>(Strict(firmRoutingProperties({ countersigned: Opt(Type.Boolean({ description: 'on a read: whether the member\'s live Enrollment still grants routing' })) }), 'a firm\'s routing mechanics, as declared (merits-bearing and actor-shaped keys are refused)')));
+
+/** What a simulated registry receipts for an unreserved act of the catalog (answered by the act, journaled with it). */
+export const ActReceipt = named('ActReceipt', Strict({
+  id: StrEx('63/482,193'),
+  registry: StrEx('patent office (simulated)'),
+  synthetic: Type.Literal(true),
+  entityName: Opt(Str),
+  entityType: Opt(Str),
+  title: Opt(Str),
+  inventors: Opt(Arr(Str)),
+  patentNumber: Opt(Str),
+  window: Opt(Str),
+}, 'the simulated registry\'s receipt, naming what it received'));
+
 export const COMPONENTS = [
   WebhookEventType, WebhookEndpoint, WebhookAttempt,
   MatterStatus, Stage, ReservedAct, MatterType, Rail, ConsumerPattern, AssetKind, GigOutcome, Feed, LadderOutcome, EventKind, Grant,
   Gate, CapabilityMeta, Provenance, Refusal, Matter, JournalEntry, Attestation, DocumentRecord, Escalation, Settlement, LadderResolution, Monitoring, DeadlineLadder, Asset,
-  Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey,
+  Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey, FirmRouting, ActReceipt,
+  // Each fact kind's data (facts.ts), and the rung a reminder carries.
+  ReminderData, ...FACT_COMPONENTS,
 ];

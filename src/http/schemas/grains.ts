@@ -41,7 +41,7 @@ export const EnrollmentBody = Strict({
 }, { description: 'a member executes grants: `memberId` is a fixture member (GET /firms/{firmId}/fixtures); another is 422 UNKNOWN_MEMBER', examples: [{ memberId: 'mb_fixture_eligible', grants: ['roster', 'remittance'] }] });
 
 const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '24-hour HH:MM' });
-const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 const ParticipationWindow = Strict({ day: Enum(WEEKDAYS), from: HHMM, to: HHMM, timezone: Opt(Text(64)) });
 const MemberOptIn = Strict({ memberId: Id, matterTypes: Opt(Type.Array(Enum(MATTER_TYPES), { maxItems: MATTER_TYPES.length, uniqueItems: true })) });
 export const FirmRoutingBody = Strict({

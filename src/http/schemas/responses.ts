@@ -12,7 +12,7 @@ import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts
 import { refused, type RefusalCode } from '../declared-refusals.ts';
 import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields,
-  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, OpenMap, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
+  LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, FirmRouting, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
 } from './components.ts';
 
 const Obj = Strict;
@@ -176,7 +176,7 @@ export const TenantDoors = {
   }),
 };
 
-const FirmRouting = OpenMap('the firm\'s declared routing preferences, as declared (mechanics only: merits-bearing and actor-shaped keys are refused)');
+const Routing = ref(FirmRouting);
 export const FirmDoors = {
   open: door('Open a sandbox firm', GRAIN_OPENED('firm'), { 201: Ok({ firm: ref(Firm) }, 'the firm grain, its TTL and graduation path'), 429: BOUND }),
   get: door('Read a sandbox firm', 'The firm\'s enrollment counts, tier and TTL.', { 200: Ok({ firm: ref(Firm) }, 'enrollment counts, tier, TTL') }),
@@ -200,9 +200,9 @@ export const FirmDoors = {
     ),
   }),
   fixtures: door('List the firm\'s fixture members', 'The synthetic members a firm grain can enroll, with what each always does.', { 200: Ok({ fixtures: Arr(Obj({ name: Str, memberId: Str, promise: Str }), { minItems: 1, examples: [FIRM_FIXTURE_LISTING.slice(0, 1)] }) }, 'the fixture members') }),
-  routing: door('Read the firm\'s routing', 'The routing preferences in force, or a typed EMPTY.', { 200: Type.Union([Ok({ firmId: FirmId, routing: FirmRouting, ...Declared }), Empty({ firmId: FirmId })], { description: 'the declared routing preferences, or a typed EMPTY' }) }),
+  routing: door('Read the firm\'s routing', 'The routing preferences in force, or a typed EMPTY.', { 200: Type.Union([Ok({ firmId: FirmId, routing: Routing, ...Declared }), Empty({ firmId: FirmId })], { description: 'the declared routing preferences, or a typed EMPTY' }) }),
   declareRouting: door('Declare the firm\'s routing', 'Declares routing mechanics; merits-bearing or actor-shaped keys are refused, remittance to the firm is BLOCKED, and an opt-in needs the member\'s countersignature.', {
-    200: Ok({ firmId: FirmId, routing: FirmRouting, ...Declared }, 'the declared preferences'),
+    200: Ok({ firmId: FirmId, routing: Routing, ...Declared }, 'the declared preferences'),
     403: refused('BLOCKED: remittance to the firm', ['REMITTANCE_TO_FIRM']),
     422: refused('a merits-bearing or actor-shaped key, malformed mechanics, or an opt-in not countersigned', ['MERITS_BEARING_KEY', 'ACTOR_SHAPED_KEY', 'PERCENTAGE_PRICE', 'MALFORMED_MECHANICS', 'OPT_IN_NOT_COUNTERSIGNED']),
   }),

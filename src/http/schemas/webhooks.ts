@@ -40,7 +40,8 @@ function dataOf(type: WebhookEventType) {
     };
   }
   if (type.startsWith('reminder.')) {
-    return { type: 'object', additionalProperties: true, required: ['assetId', 'rung'], description: 'the rung as the ladder journaled it: rung, atDaysRemaining, occurrence, obligation, alarm; and the Asset it speaks of', properties: { assetId: { type: 'string' }, rung: { type: 'string' } } };
+    // The rung as the ladder journaled it (the `data` of its `reminder.*` fact), and the Asset it speaks of.
+    return { allOf: [component('ReminderData')], required: ['assetId'], properties: { assetId: { type: 'string', description: 'the Asset whose ladder crossed the rung' } }, unevaluatedProperties: false };
   }
   return { type: 'object', additionalProperties: false, required: ['matter'], properties: { matter: { ...component('Matter'), description: 'the Matter as the fact left it' } } };
 }

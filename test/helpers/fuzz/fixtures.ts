@@ -16,6 +16,7 @@ import { FIXTURE } from '../../../src/domain/fixtures.ts';
 import { sha256Hex } from '../../../src/domain/hash.ts';
 import { registeredAttestation, signed } from '../supply.ts';
 import { json } from './http.ts';
+import { until } from '../wait.ts';
 
 export type PoolName = 'matters' | 'assets' | 'gigs' | 'webhooks' | 'deliveries' | 'members' | 'offers' | 'practitioners';
 
@@ -178,18 +179,15 @@ export async function buildWorld(base: URL, agent: Agent, receiverUrl: string): 
     await call('POST', `/matters/${top.pools.matters[1]}/gig-result`, cb.payload, cb.headers);
   }
 
-  // The endpoints' deliveries (they arrive as the outbox sends them).
+  // The endpoints' deliveries (they arrive as the outbox sends them: awaited, however loaded the machine).
   for (const g of grains) {
     for (const wh of g.pools.webhooks) {
-      for (let tries = 0; tries < 100; tries++) {
+      await until(async () => {
         const listed = await call('GET', `${g.prefix}/webhooks/${wh}/deliveries?limit=10`, undefined, g.auth);
         const ids = (listed.body.results ?? []).map((d: { deliveryId: string }) => d.deliveryId);
-        if (ids.length) {
-          g.pools.deliveries.push(...ids);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 20));
-      }
+        g.pools.deliveries.push(...ids);
+        return ids.length > 0;
+      }, `a delivery to ${g.prefix}/webhooks/${wh}`);
     }
   }
   return { grains, byTail: new Map(grains.map((g) => [g.tail, g])), receiverUrl };

@@ -1,0 +1,49 @@
+/**
+ * The reply serializers write a union told apart by one field's constant by
+ * testing that field (src/http/serializers.ts `dispatchUnions`), never by
+ * validating the value against each branch: the same bytes, nothing
+ * undeclared leaves, and a value no branch names is refused as before.
+ */
+import fastJson, { type Schema } from 'fast-json-stringify';
+import { describe, expect, it } from 'vitest';
+import { COMPONENTS } from '../src/http/schemas/components.ts';
+import { EventDoors, MatterDoors } from '../src/http/schemas/responses.ts';
+import { buildSerializer, dispatchUnions, forSerializer } from '../src/http/serializers.ts';
+
+const external = Object.fromEntries(COMPONENTS.map((c) => [c.$id, c])) as unknown as Record<string, Schema>;
+const writerOf = (schema: unknown) => fastJson(dispatchUnions(schema as Record<string, unknown>, external as never) as Schema, { schema: forSerializer(external as never) });
+
+describe('a union told apart by a constant (an OK page or a typed EMPTY)', () => {
+  const listed = MatterDoors.assets.response[200];
+  const write = writerOf(listed);
+  const ok = { type: 'OK', results: [{ id: 'as_1', kind: 'patent_application', title: 'Self-folding map', lineage: ['mt_1'] }], nextAfter: null };
+  const empty = { type: 'EMPTY', results: [], message: 'no Asset here yet' };
+
+  it('is compiled as a dispatch on that field, the schemas it was given left as they were', () => {
+    const before = JSON.stringify(listed);
+    const dispatched = dispatchUnions(listed as never, external as never);
+    expect(dispatched.anyOf).toBeUndefined();
+    expect(dispatched.if).toEqual({ type: 'object', required: ['type'], properties: { type: { enum: ['OK'] } } });
+    expect(JSON.stringify(listed)).toBe(before);
+  });
+
+  it('writes each branch as JSON.stringify would, and drops what its branch does not declare', () => {
+    expect(write(ok)).toBe(JSON.stringify(ok));
+    expect(write(empty)).toBe(JSON.stringify(empty));
+    expect(write({ ...ok, results: [{ ...ok.results[0], secret: 'never sent' }] })).toBe(JSON.stringify(ok));
+  });
+
+  it('refuses a value no branch names, as the union did', () => {
+    expect(() => write({ ...empty, type: 'BLOCKED' })).toThrow();
+  });
+
+  it('writes a tail page of facts and its typed EMPTY alike', () => {
+    const tail = buildSerializer(external as never, {})({ schema: EventDoors.tail.response[200] } as never) as (value: unknown) => string;
+    const base = { appendOnly: true, feed: 'timeline', after: 0, latestSeq: 2 };
+    const page = { type: 'OK', ...base, results: [{ seq: 1, at: 'now', kind: 'gig.posted', subject: 'mt_1', summary: 's', by: 'gate', data: { reservedAct: 'sign', gigId: 'gig_1' } }], nextAfter: 1 };
+    expect(JSON.parse(tail(page))).toEqual(page);
+    expect(tail({ ...page, results: [{ ...page.results[0], data: { ...page.results[0].data, secret: 'never sent' } }] })).not.toContain('never sent');
+    const none = { type: 'EMPTY', ...base, results: [], nextAfter: 2, message: 'nothing after seq 2' };
+    expect(JSON.parse(tail(none))).toEqual(none);
+  });
+});
