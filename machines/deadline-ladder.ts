@@ -18,6 +18,7 @@
  * of the four outcomes is the only permanent closure of a recurring ladder.
  */
 import { assign, emit, enqueueActions, setup } from 'xstate';
+import { fact, type EmittedFact } from './fact.ts';
 
 /** Days remaining at which the notice rung fires. */
 export const NOTICE_RUNG_DAYS = 30;
@@ -87,17 +88,7 @@ export type LadderEvent =
 
 export type LadderEventType = LadderEvent['type'];
 
-export interface LadderFact {
-  type: 'fact';
-  kind: string;
-  by: string;
-  actor?: string;
-  note?: string;
-  data: Record<string, unknown>;
-}
-
 type Ev<T extends LadderEventType> = Extract<LadderEvent, { type: T }>;
-const fact = (f: Omit<LadderFact, 'type'>): LadderFact => ({ type: 'fact', ...f });
 const present = (s: unknown): s is string => typeof s === 'string' && s.trim() !== '';
 const isTickOf = (event: LadderEvent): event is Ev<'TICK'> => event.type === 'TICK' && Number.isInteger(event.days) && event.days >= 1;
 
@@ -138,7 +129,7 @@ export const deadlineLadderMachine = setup({
     context: {} as LadderContext,
     events: {} as LadderEvent,
     input: {} as LadderInput,
-    emitted: {} as LadderFact,
+    emitted: {} as EmittedFact,
     tags: {} as typeof TERMINAL_RUNG_TAG,
   },
   actions: {

@@ -14,6 +14,7 @@
  * Pure by construction: no I/O, no clock, no delays.
  */
 import { assign, emit, setup } from 'xstate';
+import { fact as factOf, type EmittedFact, type Fact } from './fact.ts';
 
 export const ENROLLMENT_GRANTS = ['roster', 'remittance', 'routing'] as const;
 export type Grant = (typeof ENROLLMENT_GRANTS)[number];
@@ -40,17 +41,8 @@ export type EnrollmentEvent =
   /** The member withdraws every grant: the Enrollment ends, forever. */
   | { type: 'REVOKE'; executedBy: string; reason?: string };
 
-export interface EnrollmentFact {
-  type: 'fact';
-  kind: string;
-  verb: EnrollmentStatus;
-  by: 'member';
-  actor: string;
-  note: string;
-  data: Record<string, unknown>;
-}
-
-const fact = (f: Omit<EnrollmentFact, 'type' | 'by'>): EnrollmentFact => ({ type: 'fact', by: 'member', ...f });
+/** Every Enrollment fact is an act the member executed. */
+const fact = (f: Omit<Fact, 'by'> & { verb: EnrollmentStatus; actor: string; note: string }): EmittedFact => factOf({ by: 'member', ...f });
 /** The grants an amendment adds, in the catalog's order. */
 export const addedGrants = (held: readonly Grant[], asked: readonly string[]): Grant[] => ENROLLMENT_GRANTS.filter((g) => asked.includes(g) && !held.includes(g));
 /** The grants held once `asked` is added to `held`, in the catalog's order. */
@@ -69,7 +61,7 @@ export const enrollmentMachine = setup({
     context: {} as EnrollmentContext,
     events: {} as EnrollmentEvent,
     input: {} as EnrollmentInput,
-    emitted: {} as EnrollmentFact,
+    emitted: {} as EmittedFact,
   },
   guards: {
     /** Every asked grant is in the catalog, and at least one is not already held. */

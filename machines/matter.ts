@@ -12,8 +12,8 @@
  * "From any open stage" transitions live on the compound `open` state, so the
  * four terminals are final in the graph too.
  */
-import { assign, emit, enqueueActions, setup } from 'xstate';
-import { CONSUMER_PATTERNS, type ConsumerPattern } from '../src/domain/matter-types.ts';
+import { assign, emit, enqueueActions, setup, type SnapshotFrom } from 'xstate';
+import { fact, type EmittedFact } from './fact.ts';
 
 export const STAGE_VERBS = ['intake', 'prepare', 'examine', 'review', 'sign', 'file'] as const;
 export type StageVerb = (typeof STAGE_VERBS)[number];
@@ -21,7 +21,9 @@ export const TERMINALS = ['fulfilled', 'withdrawn', 'lapsed', 'referred_out'] as
 export type Terminal = (typeof TERMINALS)[number];
 /** What a Matter's state is called: a Stage Verb, waiting on a Signer, needing the Client's direction, or a terminal. */
 export type MatterStatus = StageVerb | 'waiting_on_signer' | 'needs_client_direction' | Terminal;
-export { CONSUMER_PATTERNS, type ConsumerPattern };
+/** The agent classes a Matter is opened for (a B2A2D Matter needs the Client's consent to pass intake). */
+export const CONSUMER_PATTERNS = ['B2A', 'B2H2A', 'B2A2D'] as const;
+export type ConsumerPattern = (typeof CONSUMER_PATTERNS)[number];
 /** The stage acts the law reserves to a licensed human: they escalate as Gigs. */
 export const RESERVED_ACTS = ['sign', 'file'] as const;
 export type ReservedAct = (typeof RESERVED_ACTS)[number];
@@ -68,22 +70,6 @@ export type MatterEvent =
 
 export type MatterEventType = MatterEvent['type'];
 
-/**
- * The facts the machine emits, one per accepted event. `kind` is the journal
- * kind; `actor` names the human (or Signer) who spoke, which puts the fact on
- * the `time` feed.
- */
-export interface MatterFact {
-  type: 'fact';
-  kind: string;
-  verb?: string;
-  by: string;
-  actor?: string;
-  note?: string;
-  data: Record<string, unknown>;
-}
-
-const fact = (f: Omit<MatterFact, 'type'>): MatterFact => ({ type: 'fact', ...f });
 const NEXT_STAGE = { intake: 'prepare', prepare: 'examine', examine: 'review' } as const;
 type Ev<T extends MatterEventType> = Extract<MatterEvent, { type: T }>;
 
@@ -100,7 +86,7 @@ export const matterMachine = setup({
     context: {} as MatterContext,
     events: {} as MatterEvent,
     input: {} as MatterInput,
-    emitted: {} as MatterFact,
+    emitted: {} as EmittedFact,
     tags: {} as (typeof TAG)[keyof typeof TAG],
   },
   actions: {
@@ -253,3 +239,10 @@ export const matterMachine = setup({
     referred_out: { type: 'final' },
   },
 });
+
+/** The one name a Matter's state goes by: a leaf of `open` (a Stage Verb, or who it waits on), or a terminal. */
+export function matterStatus(snapshot: SnapshotFrom<typeof matterMachine>): MatterStatus {
+  // The machine's state names are the statuses (its top-level states, and the states inside `open`).
+  const value = snapshot.value as MatterStatus | { open: MatterStatus };
+  return typeof value === 'string' ? value : value.open;
+}

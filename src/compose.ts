@@ -14,6 +14,7 @@ import { Conflicts } from './engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from './engine/creation-bound.ts';
 import { ENROLLMENT, Firms } from './engine/firms.ts';
 import { fixturesApply } from './engine/grains.ts';
+import { CommandHandler } from './engine/handle-command.ts';
 import { IdempotencyRecords } from './engine/idempotency.ts';
 import { Keys } from './engine/keys.ts';
 import { LADDER, Ladders } from './engine/ladders.ts';
@@ -51,12 +52,13 @@ export function createServices(options: AppOptions): Services {
   const clock = options.clock ?? systemClock;
   const bus = createBus();
   const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
+  const commands = new CommandHandler(supervisor);
   const supply = options.supply ?? simulatedSupplyNetwork();
   const outbox = new Outbox(supervisor);
   const topLevelSigners = options.signers ?? registeredSigners(async () => []);
   const signersOf = (grain: string) => (fixturesApply(grain) ? fixtureSignerRegistry : topLevelSigners);
-  const matters = new Matters(supervisor, supply, outbox, signersOf);
-  const ladders = new Ladders(supervisor);
+  const matters = new Matters(supervisor, commands, supply, outbox, signersOf);
+  const ladders = new Ladders(supervisor, commands);
   // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
   matters.mintExtensions.push(ladders.mintExtension);
   const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow);
@@ -81,7 +83,7 @@ export function createServices(options: AppOptions): Services {
     // the journal's adapter, rather than through the JournalStore contract: the ledger is the limiter's state, not the journal's.
     creationBound: new CreationBound({ now: options.sandboxNow, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
     tenants,
-    firms: new Firms(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
+    firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, options.sandboxNow),
     conflicts: new Conflicts(supervisor),
     idempotency: new IdempotencyRecords(supervisor, options.sandboxNow),
     webhooks: new Webhooks(supervisor, options.webhooks),

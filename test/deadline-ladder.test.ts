@@ -4,30 +4,14 @@
  * table the ladders open from.
  */
 import { describe, expect, it } from 'vitest';
-import { initialTransition, transition, type AnyMachineSnapshot } from 'xstate';
 import { deadlineLadderMachine, rungsCrossed, TERMINAL_OUTCOMES, type LadderEvent, type LadderInput } from '../machines/deadline-ladder.ts';
 import { ACK_DUE_FIXTURE_DAYS, LADDER_RULES, ladderRuleFor, NOTICE_EVE_FIXTURE_DAYS } from '../src/domain/ladder-rules.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { emittedFacts } from './helpers/facts.ts';
+import { specOf } from './helpers/decider-spec.ts';
 import { MATTER_TYPES } from '../src/domain/matter-types.ts';
 
-type Snap = ReturnType<typeof initialTransition<typeof deadlineLadderMachine>>[0];
-
-const open = (input: Partial<LadderInput> = {}) => initialTransition(deadlineLadderMachine, { assetId: 'as_test', daysUntilDeadline: 31, recurEveryDays: null, ...input })[0];
-
-/** Sends events in order; every one must be accepted. Returns the snapshot and the facts emitted. */
-function given(snapshot: Snap, ...events: LadderEvent[]) {
-  const facts: Array<{ kind: string; actor?: string; data: Record<string, unknown> }> = [];
-  for (const event of events) {
-    expect((snapshot as AnyMachineSnapshot).can(event), `${JSON.stringify(event)} from ${JSON.stringify(snapshot.value)}`).toBe(true);
-    const [next, actions] = transition(deadlineLadderMachine, snapshot, event);
-    facts.push(...emittedFacts(actions as never));
-    snapshot = next;
-  }
-  return { snapshot, facts };
-}
-
-const refuses = (snapshot: Snap, event: LadderEvent) => !(snapshot as AnyMachineSnapshot).can(event);
+const ladder = specOf(deadlineLadderMachine, { assetId: 'as_test', daysUntilDeadline: 31, recurEveryDays: null }, 'ladder:as_test');
+const open = (input: Partial<LadderInput> = {}) => ladder.opened(input).given();
 
 describe('rung arithmetic', () => {
   it('fires the notice once, on the tick that crosses 30 from above', () => {
@@ -65,77 +49,68 @@ describe('the ladder machine', () => {
   it('opens vacant, counting, with the input length and no ack owed above the window', () => {
     const s = open({ daysUntilDeadline: 31 });
     expect(s.value).toEqual({ open: 'counting' });
-    expect(s.context).toMatchObject({ days: 31, owner: null, ackedToday: false, occurrence: 1, acks: [], satisfied: [], resolution: null });
+    expect(s.snapshot().context).toMatchObject({ days: 31, owner: null, ackedToday: false, occurrence: 1, acks: [], satisfied: [], resolution: null });
   });
 
   it('moves only by ticks, one fact per tick carrying the rungs it crossed', () => {
-    const { snapshot, facts } = given(open(), { type: 'TICK', days: 1 });
-    expect(snapshot.context.days).toBe(30);
-    expect(facts).toHaveLength(1);
-    expect(facts[0]).toMatchObject({ kind: 'ladder.ticked', data: { days: 1, from: 31, to: 30, rungs: [{ rung: 'notice', atDaysRemaining: 30 }] } });
+    const ticked = open().and({ type: 'TICK', days: 1 });
+    expect(ticked.snapshot().context.days).toBe(30);
+    expect(ticked.facts).toHaveLength(1);
+    expect(ticked.facts[0]).toMatchObject({ kind: 'ladder.ticked', data: { days: 1, from: 31, to: 30, rungs: [{ rung: 'notice', atDaysRemaining: 30 }] } });
   });
 
   it('refuses a tick that would pass the deadline, and any tick at the terminal rung', () => {
-    const s = open({ daysUntilDeadline: 5 });
-    expect(refuses(s, { type: 'TICK', days: 6 })).toBe(true);
-    expect(refuses(s, { type: 'TICK', days: 0 })).toBe(true);
-    expect(refuses(s, { type: 'TICK', days: 1.5 })).toBe(true);
-    const { snapshot } = given(s, { type: 'TICK', days: 5 });
-    expect(snapshot.value).toEqual({ open: 'terminalRung' });
-    expect(refuses(snapshot, { type: 'TICK', days: 1 })).toBe(true);
+    const s = open({ daysUntilDeadline: 5 }).refuses({ type: 'TICK', days: 6 }).refuses({ type: 'TICK', days: 0 }).refuses({ type: 'TICK', days: 1.5 });
+    const landed = s.and({ type: 'TICK', days: 5 });
+    expect(landed.value).toEqual({ open: 'terminalRung' });
+    landed.refuses({ type: 'TICK', days: 1 });
   });
 
   it('takes one named ack per day inside the window, and only there', () => {
-    expect(refuses(open({ daysUntilDeadline: 8 }), { type: 'ACK', actor: 'Dana' })).toBe(true);
-    const s = open({ daysUntilDeadline: 7 });
-    expect(refuses(s, { type: 'ACK', actor: '  ' })).toBe(true);
-    const { snapshot, facts } = given(s, { type: 'ACK', actor: 'Dana' });
-    expect(facts[0]).toMatchObject({ kind: 'ladder.acked', actor: 'Dana', data: { atDaysRemaining: 7 } });
-    expect(refuses(snapshot, { type: 'ACK', actor: 'Dana' })).toBe(true);
-    const next = given(snapshot, { type: 'TICK', days: 1 }).snapshot;
-    expect(refuses(next, { type: 'ACK', actor: 'Dana' })).toBe(false);
-    const atZero = given(next, { type: 'TICK', days: 6 }).snapshot;
-    expect(refuses(atZero, { type: 'ACK', actor: 'Dana' })).toBe(true);
+    open({ daysUntilDeadline: 8 }).refuses({ type: 'ACK', actor: 'Dana' });
+    const acked = open({ daysUntilDeadline: 7 }).refuses({ type: 'ACK', actor: '  ' }).and({ type: 'ACK', actor: 'Dana' });
+    expect(acked.facts[0]).toMatchObject({ kind: 'ladder.acked', actor: 'Dana', data: { atDaysRemaining: 7 } });
+    const next = acked.refuses({ type: 'ACK', actor: 'Dana' }).and({ type: 'TICK', days: 1 });
+    next.and({ type: 'ACK', actor: 'Dana' });
+    next.and({ type: 'TICK', days: 6 }).refuses({ type: 'ACK', actor: 'Dana' });
   });
 
   it('clears vacancy when a monitoring owner is named, and hands over to another', () => {
-    const { snapshot, facts } = given(open(), { type: 'MONITOR', signerId: 'platform' }, { type: 'MONITOR', signerId: FIXTURE.eligibleSigner });
-    expect(snapshot.context.owner).toBe(FIXTURE.eligibleSigner);
-    expect(facts.map((f) => f.data)).toEqual([{ signerId: 'platform', previous: null }, { signerId: FIXTURE.eligibleSigner, previous: 'platform' }]);
-    expect(refuses(open(), { type: 'MONITOR', signerId: ' ' })).toBe(true);
+    const handed = open().and({ type: 'MONITOR', signerId: 'platform' }, { type: 'MONITOR', signerId: FIXTURE.eligibleSigner });
+    expect(handed.snapshot().context.owner).toBe(FIXTURE.eligibleSigner);
+    expect(handed.facts.map((f) => f.data)).toEqual([{ signerId: 'platform', previous: null }, { signerId: FIXTURE.eligibleSigner, previous: 'platform' }]);
+    open().refuses({ type: 'MONITOR', signerId: ' ' });
   });
 
   it('closes a one-shot ladder forever on evidence', () => {
-    const { snapshot } = given(open({ daysUntilDeadline: 12 }), { type: 'SATISFY', evidenceRef: 'receipt-1' });
-    expect(snapshot.value).toBe('resolved');
-    expect(snapshot.status).toBe('done');
-    expect(snapshot.context.resolution).toEqual({ kind: 'satisfied', evidenceRef: 'receipt-1', occurrence: 1, atDaysRemaining: 12 });
-    expect(refuses(open(), { type: 'SATISFY', evidenceRef: '' })).toBe(true);
+    const closed = open({ daysUntilDeadline: 12 }).and({ type: 'SATISFY', evidenceRef: 'receipt-1' });
+    expect(closed.value).toBe('resolved');
+    expect(closed.snapshot().status).toBe('done');
+    expect(closed.snapshot().context.resolution).toEqual({ kind: 'satisfied', evidenceRef: 'receipt-1', occurrence: 1, atDaysRemaining: 12 });
+    open().refuses({ type: 'SATISFY', evidenceRef: '' });
   });
 
   it('rolls a recurring ladder forward one cadence on evidence, never closing it', () => {
-    const s = open({ daysUntilDeadline: 3, recurEveryDays: 365 });
-    const { snapshot, facts } = given(s, { type: 'SATISFY', evidenceRef: 'fee-paid-1' }, { type: 'TICK', days: 368 }, { type: 'SATISFY', evidenceRef: 'fee-paid-2' });
-    expect(snapshot.value).toEqual({ open: 'counting' });
-    expect(snapshot.context.days).toBe(365);
-    expect(snapshot.context.occurrence).toBe(3);
-    expect(snapshot.context.satisfied).toEqual([
+    const rolled = open({ daysUntilDeadline: 3, recurEveryDays: 365 }).and({ type: 'SATISFY', evidenceRef: 'fee-paid-1' }, { type: 'TICK', days: 368 }, { type: 'SATISFY', evidenceRef: 'fee-paid-2' });
+    expect(rolled.value).toEqual({ open: 'counting' });
+    const context = rolled.snapshot().context;
+    expect(context.days).toBe(365);
+    expect(context.occurrence).toBe(3);
+    expect(context.satisfied).toEqual([
       { occurrence: 1, kind: 'satisfied', evidenceRef: 'fee-paid-1', atDaysRemaining: 3 },
       { occurrence: 2, kind: 'satisfied', evidenceRef: 'fee-paid-2', atDaysRemaining: 0 },
     ]);
-    expect(facts.map((f) => f.data.closes ?? f.kind)).toEqual([false, 'ladder.ticked', false]);
+    expect(rolled.facts.map((f) => f.data.closes ?? f.kind)).toEqual([false, 'ladder.ticked', false]);
   });
 
   it('resolves only at the terminal rung, with a listed outcome, and then refuses everything', () => {
-    const s = open({ daysUntilDeadline: 2, recurEveryDays: 30 });
-    expect(refuses(s, { type: 'RESOLVE', outcome: 'clientNotice' })).toBe(true);
-    const atZero = given(s, { type: 'TICK', days: 2 }).snapshot;
-    expect(refuses(atZero, { type: 'RESOLVE', outcome: 'settle' as never })).toBe(true);
+    const atZero = open({ daysUntilDeadline: 2, recurEveryDays: 30 }).refuses({ type: 'RESOLVE', outcome: 'clientNotice' }).and({ type: 'TICK', days: 2 });
+    atZero.refuses({ type: 'RESOLVE', outcome: 'settle' as never });
     for (const outcome of TERMINAL_OUTCOMES) {
-      const { snapshot } = given(atZero, { type: 'RESOLVE', outcome });
-      expect(snapshot.context.resolution).toEqual({ kind: 'terminal_rung', outcome, occurrence: 1 });
+      const resolved = atZero.and({ type: 'RESOLVE', outcome });
+      expect(resolved.snapshot().context.resolution).toEqual({ kind: 'terminal_rung', outcome, occurrence: 1 });
       const every: LadderEvent[] = [{ type: 'TICK', days: 1 }, { type: 'ACK', actor: 'Dana' }, { type: 'MONITOR', signerId: 'platform' }, { type: 'SATISFY', evidenceRef: 'late' }, { type: 'RESOLVE', outcome }];
-      expect(every.filter((e) => !refuses(snapshot, e))).toEqual([]);
+      for (const event of every) resolved.refuses(event);
     }
   });
 });

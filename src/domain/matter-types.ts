@@ -10,9 +10,8 @@ export const MATTER_TYPES = [
 ] as const;
 export type MatterType = (typeof MATTER_TYPES)[number];
 
-/** The agent classes a Matter is opened for (a B2A2D Matter needs the Client's consent to pass intake). */
-export const CONSUMER_PATTERNS = ['B2A', 'B2H2A', 'B2A2D'] as const;
-export type ConsumerPattern = (typeof CONSUMER_PATTERNS)[number];
+/** The agent classes a Matter is opened for: the machine's input, defined beside it. */
+export { CONSUMER_PATTERNS, type ConsumerPattern } from '../../machines/matter.ts';
 
 /** How a Signer answers a Matter's Gig. */
 export const GIG_OUTCOMES = ['attested', 'send_back', 'declined'] as const;

@@ -4,8 +4,7 @@
  * stores a Client's name, so it cannot leak one.
  */
 import type { SnapshotFrom } from 'xstate';
-import { statusOf as statusOfSnapshot } from '../../machines/matter.decide.ts';
-import { STAGE_VERBS, TAG, TERMINALS, type matterMachine, type MatterContext, type MatterStatus, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
+import { matterStatus, STAGE_VERBS, TAG, TERMINALS, type matterMachine, type MatterContext, type MatterStatus, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { ClientFixture } from './fixtures.ts';
 import type { Guardrails, Mandates } from './gate.ts';
@@ -49,7 +48,7 @@ export const factsOf = (entity: MatterState): MatterFacts => entity.opened.data 
 export const contextOf = (entity: MatterState): MatterContext => entity.snapshot().context;
 
 /** The machine state as a status: a Stage Verb, waiting_on_signer, needs_client_direction or a terminal. */
-export const statusOf = (entity: MatterState): MatterStatus => statusOfSnapshot(entity.snapshot());
+export const statusOf = (entity: MatterState): MatterStatus => matterStatus(entity.snapshot());
 
 export const isTerminal = (status: string): status is Terminal => (TERMINALS as readonly string[]).includes(status);
 

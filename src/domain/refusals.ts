@@ -8,6 +8,7 @@
  * the HTTP edge (`src/http/errors.ts`) maps the `Refusal` it builds to the
  * wire; docs and tests walk `REFUSALS`. A refusal never writes.
  */
+import type { Refusing } from '../../machines/decision.ts';
 import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
 import { ENTITIES, PATENTS, TRADEMARKS, UCC_FILINGS } from './capabilities/dataset.ts';
 import { Refusal, type RefusalType } from './refusal.ts';
@@ -224,7 +225,11 @@ export const REFUSALS = {
   NO_GRANT: entry({ status: 422, fix: `send "grants" with at least one of ${ENROLLMENT_GRANTS.map((g) => JSON.stringify(g)).join(', ')}`, says: () => `an Enrollment executes at least one grant: ${ENROLLMENT_GRANTS.join(', ')}` }),
   UNKNOWN_GRANT: entry<{ grant: string }>({ status: 422, fix: `send in "grants" only ${ENROLLMENT_GRANTS.map((g) => JSON.stringify(g)).join(', ')}`, says: (a) => `unknown grant "${a.grant}": the grants a member may execute are ${ENROLLMENT_GRANTS.join(', ')}` }),
   UNKNOWN_MEMBER: entry<{ memberId: string; directory: string }>({ status: 422, fix: 'name a member of the sandbox directory (GET /firms/{id}/fixtures)', says: (a) => `unknown member "${a.memberId}": the sandbox member directory lists ${a.directory} (GET /firms/{id}/fixtures)` }),
-  ENROLLMENT_NOT_FOUND: entry<{ memberId: string; firmId?: string }>({ status: 404, fix: 'POST /firms/{id}/enrollments executes one', says: (a) => (a.firmId ? `${a.memberId} holds no Enrollment in firm ${a.firmId}: POST /firms/${a.firmId}/enrollments executes one` : `${a.memberId} holds no Enrollment here`) }),
+  ENROLLMENT_NOT_FOUND: entry<{ memberId: string; firmId: string } | { enrollmentId: string }>({
+    status: 404,
+    fix: 'POST /firms/{id}/enrollments executes one',
+    says: (a) => ('enrollmentId' in a ? `Enrollment ${a.enrollmentId} does not exist here` : `${a.memberId} holds no Enrollment in firm ${a.firmId}: POST /firms/${a.firmId}/enrollments executes one`),
+  }),
   NOTHING_TO_AMEND: entry<{ memberId: string; grants: string[]; held: string[] }>({ status: 409, fix: 'send in "grants" a grant the member does not hold yet', says: (a) => `${a.memberId}'s live Enrollment already holds ${a.grants.join(', ')}: an amendment must execute a grant not yet held (held: ${a.held.join(', ')})` }),
   ALREADY_REVOKED: entry<{ memberId: string; enrollmentId: string; firmId: string; at?: string }>({ status: 409, fix: 'a fresh enrollment is a new member act: POST /firms/{id}/enrollments', says: (a) => `${a.memberId}'s Enrollment ${a.enrollmentId} was already revoked${a.at ? ` at ${a.at}` : ''}; a fresh enrollment is a new member act (POST /firms/${a.firmId}/enrollments)` }),
   REMITTANCE_TO_FIRM: entry({ status: 403, type: 'BLOCKED', fix: 'use remittanceDesignation "individual"', says: () => 'remittanceDesignation "firm" is refused: a firm is an envelope, never the Merchant of Record or a payee; remittances go to each individual member (use "individual")' }),
@@ -311,4 +316,10 @@ type ArgsOf<C extends RefusalCode> = (typeof REFUSALS)[C] extends RefusalEntry<i
 export function refusal<C extends RefusalCode>(code: C, args: ArgsOf<C>, extra: Record<string, unknown> = {}): Refusal {
   const e = REFUSALS[code] as RefusalEntry<ArgsOf<C>>;
   return new Refusal(e.status, code, e.says(args), { ...(e.rule ? { rule: e.rule } : {}), ...extra, fix: 'fix' in extra ? extra.fix : e.fix }, e.type);
+}
+
+/** The refusal a decider (or the Gate) named, worded by the catalog. */
+export function refusalOf(named: Refusing): Refusal {
+  if (!(named.code in REFUSALS)) throw new Error(`a decider named ${named.code}, which the refusal catalog does not hold`);
+  return refusal(named.code as RefusalCode, named.args as never, named.extra);
 }

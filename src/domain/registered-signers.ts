@@ -12,7 +12,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { refusal } from './refusals.ts';
-import type { SignerRegistry, SignerVerdict } from './signer-registry.ts';
+import type { SignerVerdict } from '../../machines/matter.decide.ts';
+import type { SignerRegistry } from './signer-registry.ts';
 
 export interface RegisteredSigner {
   signerId: string;

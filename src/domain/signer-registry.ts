@@ -4,13 +4,8 @@
  * the fixture Signers, and any other id is unknown to it. The top level asks
  * the Signers an operator registered (`registered-signers.ts`).
  */
+import type { SignerVerdict } from '../../machines/matter.decide.ts';
 import { FIXTURE } from './fixtures.ts';
-
-export type SignerPredicate = 'eligibility' | 'standing' | 'coverage' | 'credential';
-
-export type SignerVerdict =
-  | { eligible: true; signerId: string }
-  | { eligible: false; signerId: string; predicate: SignerPredicate; error: string; cure: string };
 
 export interface SignerRegistry {
   /** Is the Signer eligible now, and (when given) is `credentialRef` the credential the registry holds for them? */

@@ -20,20 +20,8 @@
  */
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
+import type { Admission, AdmissionLedger } from '../journal/admissions.ts';
 import type { GrainKind } from './workspaces.ts';
-
-/** A ledger's answer: the slot was taken, or how many admissions the window holds and the oldest of them (ms). */
-export type Admission = { admitted: true } | { admitted: false; count: number; oldestMs: number };
-
-/**
- * Where admissions are counted. `admit` takes a slot in `key`'s rolling
- * window (admissions at instants > `nowMs - windowMs`) when fewer than
- * `limit` are in it, atomically per key: concurrent calls, from any process
- * sharing the ledger, never admit more than `limit`.
- */
-export interface AdmissionLedger {
-  admit(key: string, nowMs: number, windowMs: number, limit: number): Promise<Admission>;
-}
 
 export interface CreationBoundOptions {
   /** Grains of one kind a caller may open per window. */

@@ -36,6 +36,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
+import type { Fact } from '../../machines/fact.ts';
 import type { JournalEvent, NewEvent, SnapshotState, StreamSnapshot } from '../journal/store.ts';
 
 export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
@@ -85,17 +86,6 @@ export function openedBy(opening: JournalEvent, definition: EntityDefinition): {
   if (tag === undefined) return { machine: definition.machine.id, version: 1 };
   const match = typeof tag === 'string' ? /^(.+)@([1-9][0-9]*)$/.exec(tag) : null;
   return match ? { machine: match[1], version: Number(match[2]) } : { machine: String(tag), version: NaN };
-}
-
-export interface Fact {
-  kind: string;
-  verb?: string;
-  by: string;
-  actor?: string;
-  deliverTo?: string;
-  note?: string;
-  summary?: string;
-  data: Record<string, unknown>;
 }
 
 /** A stream whose journal the machine no longer reads as it was written. */
@@ -241,7 +231,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
   }
 
   /** The append of what `apply` emitted is durable: readers see the actor's state from now on. */
-  commit(written: JournalEvent[]): void {
+  confirm(written: JournalEvent[]): void {
     this.journal.push(...written);
     this.committed = this.actor().getSnapshot();
   }

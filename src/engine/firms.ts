@@ -20,12 +20,19 @@ import { RAIL_OF } from '../domain/matter-types.ts';
 import { POSTED_PRICES, settle } from '../domain/pricing.ts';
 import { refusal } from '../domain/refusals.ts';
 import { eachStreamHead, type JournalEvent } from '../journal/store.ts';
-import type { Entity, EntityDefinition } from './entity.ts';
+import type { Entity } from './entity.ts';
+import type { CommandHandler, DecidedEntity } from './handle-command.ts';
 import type { Supervisor } from './supervisor.ts';
-import { decideAmend, decideRevoke, isLive as enrollmentLives, type EnrollmentDecision } from '../../machines/enrollment.decide.ts';
+import { decideAmend, decideRevoke, isLive as enrollmentLives } from '../../machines/enrollment.decide.ts';
 import { SandboxGrains, type Grain } from './workspaces.ts';
 
-export const ENROLLMENT: EntityDefinition<typeof enrollmentMachine> = { openedKind: 'enrollment.opened', machine: enrollmentMachine, version: ENROLLMENT_MACHINE_VERSION };
+export const ENROLLMENT: DecidedEntity<typeof enrollmentMachine> = {
+  openedKind: 'enrollment.opened',
+  machine: enrollmentMachine,
+  version: ENROLLMENT_MACHINE_VERSION,
+  // A member's Enrollment is found by member first (`currentOf`); a command reaches it by its id.
+  notFound: (id) => refusal('ENROLLMENT_NOT_FOUND', { enrollmentId: id }, { enrollmentId: id }),
+};
 export type EnrollmentEntity = Entity<typeof enrollmentMachine>;
 
 /** The journaled instrument of one member act, as the 201 and 200 answers show it. */
@@ -90,7 +97,12 @@ export function enrollmentRow(e: EnrollmentEntity) {
 }
 
 export class Firms extends SandboxGrains {
-  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number) {
+  constructor(
+    supervisor: Supervisor,
+    private readonly commands: CommandHandler,
+    ttlSeconds?: number,
+    now?: () => number,
+  ) {
     super('firm', supervisor, ttlSeconds, now);
   }
 
@@ -153,25 +165,19 @@ export class Firms extends SandboxGrains {
       });
       const ceremony = ceremonyOf(entity.opened);
       if (!memberOf(memberId)!.revokesAfterEnrolling) return { entity, ceremony, act: 'enrolled' as const };
-      const [revocation] = await this.supervisor.dispatch(ENROLLMENT, enrollmentId, firmId, notFound(memberId), (e) =>
-        this.commit(e, decideRevoke(e.snapshot(), e.id, firmId, undefined, 'the fixture member revokes mid-scenario')),
-      );
-      return { entity, ceremony, act: 'enrolled' as const, then: ceremonyOf(revocation) };
+      const then = await this.commands.handle(ENROLLMENT, firmId, enrollmentId, {
+        decide: (e) => decideRevoke(e, { reason: 'the fixture member revokes mid-scenario' }),
+        reply: (_, [revocation]) => ceremonyOf(revocation),
+      });
+      return { entity, ceremony, act: 'enrolled' as const, then };
     });
   }
 
   private amend(firmId: string, current: EnrollmentEntity, grants: Grant[]) {
-    const memberId = contextOfEnrollment(current).memberId;
-    return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
-      const [written] = await this.commit(entity, decideAmend(entity.snapshot(), grants));
-      return { entity, ceremony: ceremonyOf(written) };
+    return this.commands.handle(ENROLLMENT, firmId, current.id, {
+      decide: (entity) => decideAmend(entity, { grants }),
+      reply: (entity, [amended]) => ({ entity, ceremony: ceremonyOf(amended) }),
     });
-  }
-
-  /** Commits what the decider said, or throws its refusal. */
-  private commit(entity: EnrollmentEntity, decision: EnrollmentDecision): Promise<JournalEvent[]> {
-    if ('refuse' in decision) throw decision.refuse;
-    return this.supervisor.commit(entity, [decision.send]);
   }
 
   /** The member withdraws every grant: the Enrollment ends. Revoking again is 409. */
@@ -180,10 +186,9 @@ export class Firms extends SandboxGrains {
       refuseUnknownMember(memberId);
       const current = await this.currentOf(firmId, memberId);
       if (!current) throw refusal('ENROLLMENT_NOT_FOUND', { memberId, firmId }, { memberId });
-      return this.supervisor.dispatch(ENROLLMENT, current.id, firmId, notFound(memberId), async (entity) => {
-        const revokedAt = entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at;
-        const [written] = await this.commit(entity, decideRevoke(entity.snapshot(), entity.id, firmId, revokedAt));
-        return { entity, revocation: ceremonyOf(written) };
+      return this.commands.handle(ENROLLMENT, firmId, current.id, {
+        decide: (entity) => decideRevoke(entity, { revokedAt: entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at }),
+        reply: (entity, [revocation]) => ({ entity, revocation: ceremonyOf(revocation) }),
       });
     });
   }
@@ -277,7 +282,6 @@ export class Firms extends SandboxGrains {
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const notFound = (memberId: string) => () => refusal('ENROLLMENT_NOT_FOUND', { memberId }, { memberId });
 
 /** The sandbox member directory's ids, read off the directory and named as a list ("a, b and c"). */
 const MEMBER_IDS = FIRM_MEMBERS.map((m) => m.memberId);

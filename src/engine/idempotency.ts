@@ -24,7 +24,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { canonicalJson, sha256Hex } from '../domain/hash.ts';
-import { RecentMap } from '../domain/recent-map.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';

@@ -18,7 +18,7 @@ import { VersionConflict, type JournalEvent } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import { asBookkeeping } from './idempotency.ts';
-import { RecentMap } from '../domain/recent-map.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 
 /** The grain the key streams are journaled in; no route resolves to it. */
 export const KEYS_GRAIN = 'keys';

@@ -11,21 +11,31 @@
  * on the `reminders` feed and the SSE wire. Those reminder events carry no
  * machine cause, so rehydration folds each tick exactly once.
  */
-import { decideAck, decideMonitor, decideResolve, decideSatisfy, decideTick, isResolved, type LadderDecision } from '../../machines/deadline-ladder.decide.ts';
+import { decideAck, decideMonitor, decideResolve, decideSatisfy, decideTick, isResolved } from '../../machines/deadline-ladder.decide.ts';
 import { ackWindow, DEADLINE_LADDER_MACHINE_VERSION, deadlineLadderMachine, NOTICE_RUNG_DAYS, TERMINAL_OUTCOMES, TERMINAL_RUNG_DAYS, type LadderContext, type LadderInput, type Rung, type TerminalOutcome } from '../../machines/deadline-ladder.ts';
+import type { Fact } from '../../machines/fact.ts';
 import { ladderRuleFor } from '../domain/ladder-rules.ts';
 import { refusal } from '../domain/refusals.ts';
-import { inFeed, type JournalEvent, type NewEvent } from '../journal/store.ts';
-import type { Entity, EntityDefinition, EntityState, Fact } from './entity.ts';
+import { inFeed, type NewEvent } from '../journal/store.ts';
+import type { Entity, EntityState } from './entity.ts';
 import { fixturesApply } from './grains.ts';
+import type { Command, CommandHandler, DecidedEntity } from './handle-command.ts';
 import type { MintExtension } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
 
-export const LADDER: EntityDefinition<typeof deadlineLadderMachine> = { openedKind: 'ladder.opened', machine: deadlineLadderMachine, version: DEADLINE_LADDER_MACHINE_VERSION };
-export type LadderEntity = Entity<typeof deadlineLadderMachine>;
+/** A ladder's stream is its Asset's id under this prefix: one ladder per Asset. */
+const STREAM_PREFIX = 'ladder:';
 
 /** The ladder's stream id. One ladder per Asset, so the Asset id names it. */
-export const ladderStreamOf = (assetId: string) => `ladder:${assetId}`;
+export const ladderStreamOf = (assetId: string) => `${STREAM_PREFIX}${assetId}`;
+
+export const LADDER: DecidedEntity<typeof deadlineLadderMachine> = {
+  openedKind: 'ladder.opened',
+  machine: deadlineLadderMachine,
+  version: DEADLINE_LADDER_MACHINE_VERSION,
+  notFound: (stream) => notFound(stream.slice(STREAM_PREFIX.length)),
+};
+export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 
 /** What a view reads of a ladder: the resident entity, or its snapshot row. */
 type LadderState = EntityState<typeof deadlineLadderMachine>;
@@ -75,7 +85,10 @@ export function ladderView(entity: LadderState) {
 export type LadderView = ReturnType<typeof ladderView>;
 
 export class Ladders {
-  constructor(private readonly supervisor: Supervisor) {}
+  constructor(
+    private readonly supervisor: Supervisor,
+    private readonly commands: CommandHandler,
+  ) {}
 
   /**
    * Opens the Asset's ladder inside the Matter's opening transaction, with the
@@ -108,60 +121,48 @@ export class Ladders {
     return state ? ladderView(state) : null;
   }
 
-  private run<T>(grain: string, assetId: string, work: (entity: LadderEntity) => Promise<T>): Promise<T> {
-    return this.supervisor.dispatch(LADDER, ladderStreamOf(assetId), grain, () => notFound(assetId), work);
+  private handle<T>(grain: string, assetId: string, command: Command<typeof deadlineLadderMachine, T>): Promise<T> {
+    return this.commands.handle(LADDER, grain, ladderStreamOf(assetId), command);
   }
 
-  /** Moves the ladder `days` closer to its deadline; the rungs crossed land on the tail. */
+  /** Moves the ladder `days` closer to its deadline; each rung crossed is journaled as its own reminder beside the tick. */
   tick(grain: string, assetId: string, days: number) {
-    return this.run(grain, assetId, async (entity) => {
-      const written = await this.commit(entity, decideTick(entity.snapshot(), days));
-      const rungs = written.filter((e) => inFeed('reminders', e)).map((e) => ({ rung: e.data.rung as string, atDaysRemaining: e.data.atDaysRemaining as number, kind: e.kind, seq: e.seq, ...(e.deliverTo ? { deliverTo: e.deliverTo } : {}) }));
-      return { entity, rungs, seq: written[0].seq };
+    return this.handle(grain, assetId, {
+      decide: (ladder) => decideTick(ladder, { days }),
+      derive: (ladder, ticked) => this.reminders(ladder, ticked),
+      reply: (ladder, written) => {
+        const rungs = written.filter((e) => inFeed('reminders', e)).map((e) => ({ rung: e.data.rung as string, atDaysRemaining: e.data.atDaysRemaining as number, kind: e.kind, seq: e.seq, ...(e.deliverTo ? { deliverTo: e.deliverTo } : {}) }));
+        return { entity: ladder, rungs, seq: written[0].seq };
+      },
     });
   }
 
   /** The daily human acknowledgment, owed from 7 days to 1 day remaining, once a day. */
   ack(grain: string, assetId: string, actor: string) {
-    return this.run(grain, assetId, async (entity) => {
-      const atDaysRemaining = contextOf(entity).days;
-      const [written] = await this.commit(entity, decideAck(entity.snapshot(), actor));
-      return { entity, atDaysRemaining, seq: written.seq };
+    return this.handle(grain, assetId, {
+      decide: (ladder) => decideAck(ladder, { actor }),
+      reply: (ladder, [acked]) => ({ entity: ladder, atDaysRemaining: acked.data.atDaysRemaining as number, seq: acked.seq }),
     });
   }
 
   /** Names the monitoring owner (a Signer id or `platform`), clearing the vacancy alarm. */
   monitor(grain: string, assetId: string, signerId: string) {
-    return this.run(grain, assetId, async (entity) => {
-      const [written] = await this.commit(entity, decideMonitor(entity.snapshot(), signerId));
-      return { entity, seq: written.seq };
-    });
+    return this.handle(grain, assetId, { decide: (ladder) => decideMonitor(ladder, { signerId }), reply: answerSeq });
   }
 
   /** Evidence closes a one-shot ladder, or rolls a recurring one forward by one cadence. */
   satisfy(grain: string, assetId: string, evidenceRef: string) {
-    return this.run(grain, assetId, async (entity) => {
-      const [written] = await this.commit(entity, decideSatisfy(entity.snapshot(), evidenceRef));
-      return { entity, seq: written.seq };
-    });
+    return this.handle(grain, assetId, { decide: (ladder) => decideSatisfy(ladder, { evidenceRef }), reply: answerSeq });
   }
 
   /** At the terminal rung, one of the four outcomes closes the ladder for good. */
   resolve(grain: string, assetId: string, outcome: TerminalOutcome) {
-    return this.run(grain, assetId, async (entity) => {
-      const [written] = await this.commit(entity, decideResolve(entity.snapshot(), outcome));
-      return { entity, seq: written.seq };
-    });
+    return this.handle(grain, assetId, { decide: (ladder) => decideResolve(ladder, { outcome }), reply: answerSeq });
   }
 
-  /** Commits what the decider said, or throws its refusal; a tick also journals a `reminder.*` event per rung it crossed. */
-  private commit(entity: LadderEntity, decision: LadderDecision): Promise<JournalEvent[]> {
-    if ('refuse' in decision) throw decision.refuse;
-    return this.supervisor.commit(entity, [decision.send], { derive: (fact) => (fact.kind === 'ladder.ticked' ? this.reminders(entity, fact) : []) });
-  }
-
-  /** One tail event per rung a tick crossed, addressed to the owner or marked vacant. */
+  /** One tail event per rung a tick crossed, addressed to the owner or marked vacant (journal-only: they carry no cause, so a fold never replays them). */
   private reminders(entity: LadderEntity, ticked: Fact): NewEvent[] {
+    if (ticked.kind !== 'ladder.ticked') return [];
     const { assetId, owner, occurrence } = contextOf(entity);
     const obligation = (entity.opened.data as { obligation: string }).obligation;
     const vacancy = owner === null ? '; no monitoring owner is named (alarm vacant): POST /deadlines/' + assetId + '/monitor' : '';
@@ -176,6 +177,9 @@ export class Ladders {
     }));
   }
 }
+
+/** The answer of a ladder write that shows the ladder: it, and the seq its fact landed at. */
+const answerSeq = (entity: LadderEntity, [written]: Array<{ seq: number }>) => ({ entity, seq: written.seq });
 
 function reminderSummary(r: Rung, assetId: string, obligation: string): string {
   switch (r.rung) {

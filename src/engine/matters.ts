@@ -1,32 +1,40 @@
 /**
- * The Matter commands. Each runs in the Matter's mailbox: the decider beside
- * the machine (`machines/matter.decide.ts`) says which events the Matter's
- * actor takes, or refuses (naming the rule) without writing; the Gate's
- * mechanics and merits and the Signer registry are asked here, where their
- * ports are, and handed to it. A reserved act's Gig is journaled as an intent
- * and posted after the commit, by the outbox.
+ * The Matter commands. Each is decided by the decider beside the machine
+ * (`machines/matter.decide.ts`) and run by the command handler
+ * (`handle-command.ts`): in the Matter's mailbox, refused without writing or
+ * committed. The Gate's mechanics and merits and the Signer registry are
+ * asked here, where their ports are, and their verdicts handed to the
+ * decider. A reserved act's Gig is journaled as an intent with the commit
+ * that escalates it, then posted by the outbox, still in the mailbox.
  */
-import { advanceable, decideAdvance, decideClientDirection, decideConsent, decideDocument, decideGigAnswer, decideTerminal, reservedActOf, type Decision, type TerminalCommand } from '../../machines/matter.decide.ts';
+import { advanceable, decideAdvance, decideClientDirection, decideConsent, decideDocument, decideGigAnswer, decideTerminal, type GigAnswer, type TerminalCommand } from '../../machines/matter.decide.ts';
 import { MATTER_MACHINE_VERSION, matterMachine, type Attestation, type ConsumerPattern, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
 import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
-import { mechanicsRefusal, meritsRefusal, type Guardrails, type Mandates } from '../domain/gate.ts';
+import { mechanicsRefusal, mechanicsVerdict, meritsVerdict, type Guardrails, type Mandates } from '../domain/gate.ts';
+import { sha256Hex } from '../domain/hash.ts';
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
 import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
-import { factsOf, stageOf, type MatterFacts, type MatterState } from '../domain/matter-view.ts';
+import { factsOf, type MatterFacts, type MatterState } from '../domain/matter-view.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type SupplyNetwork } from '../domain/supply-network.ts';
-import { eachEntityHead, VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
-import { Entity, type EntityDefinition } from './entity.ts';
+import { eachEntityHead, type JournalEvent, type StreamWrite } from '../journal/store.ts';
+import { Entity } from './entity.ts';
 import { fixturesApply } from './grains.ts';
+import type { Command, CommandHandler, DecidedEntity } from './handle-command.ts';
 import type { Attempt, Consumer, Outbox } from './outbox.ts';
-import { acceptedBefore, callbackRecord, callbackStream, type Delivery } from './supply-callbacks.ts';
-import type { CommitOptions, Supervisor } from './supervisor.ts';
-import { sha256Hex } from '../domain/hash.ts';
+import { acceptedBefore, callbackRecord, type Delivery } from './supply-callbacks.ts';
+import type { Supervisor } from './supervisor.ts';
 
-export const MATTER: EntityDefinition<typeof matterMachine> = { openedKind: 'matter.opened', machine: matterMachine, version: MATTER_MACHINE_VERSION };
+export const MATTER: DecidedEntity<typeof matterMachine> = {
+  openedKind: 'matter.opened',
+  machine: matterMachine,
+  version: MATTER_MACHINE_VERSION,
+  notFound: (id) => refusal('MATTER_NOT_FOUND', { matterId: id }, { matterId: id }),
+  versionMismatch: (id, expected, current) => refusal('VERSION_MISMATCH', { matterId: id, expected, current }, { matterId: id, currentVersion: current }),
+};
 export type MatterEntity = Entity<typeof matterMachine>;
 
 export interface MintRequest {
@@ -64,10 +72,9 @@ export interface GigResultRequest {
   receipt?: string;
 }
 
-const nameOf = (p: string | { name: string }) => (typeof p === 'string' ? p : p.name);
+type Escalated = NonNullable<AdvanceResult['escalated']>;
 
-/** The refusal of a Signer the registry does not verify eligible, by the predicate that failed. */
-const SIGNER_REFUSALS = { eligibility: 'SIGNER_ELIGIBILITY', standing: 'SIGNER_STANDING', coverage: 'SIGNER_COVERAGE', credential: 'SIGNER_CREDENTIAL' } as const;
+const nameOf = (p: string | { name: string }) => (typeof p === 'string' ? p : p.name);
 
 export class Matters {
   /** Streams other modules add to a Matter's opening transaction (a ladder per Asset). */
@@ -79,6 +86,7 @@ export class Matters {
 
   constructor(
     private readonly supervisor: Supervisor,
+    private readonly commands: CommandHandler,
     private readonly supply: SupplyNetwork,
     private readonly outbox: Outbox,
     /** The Signer registry a grain's results are verified against: the fixtures' in a sandbox, the registered Signers' at the top level. */
@@ -154,51 +162,47 @@ export class Matters {
 
   async get(grain: string, id: string): Promise<MatterEntity> {
     const entity = await this.supervisor.loadIn(MATTER, id, grain);
-    if (!entity) throw notFound(id);
+    if (!entity) throw MATTER.notFound(id);
     return entity;
-  }
-
-  /**
-   * Runs a write in the Matter's mailbox. With `expectedVersion` (the caller's
-   * If-Match), the write runs only if the Matter is still at that version:
-   * checked inside the mailbox, so it is exact under concurrency.
-   */
-  private run<T>(grain: string, id: string, expectedVersion: number | undefined, work: (entity: MatterEntity) => Promise<T>): Promise<T> {
-    return this.supervisor.dispatch(MATTER, id, grain, () => notFound(id), (entity) => {
-      if (expectedVersion !== undefined && entity.version !== expectedVersion) {
-        throw refusal('VERSION_MISMATCH', { matterId: id, expected: expectedVersion, current: entity.version }, { matterId: id, currentVersion: entity.version });
-      }
-      return work(entity);
-    });
   }
 
   /**
    * Advances to the next stage, or escalates the reserved act as a Gig: the
    * escalation is journaled with the Gig's id, then the Gig is posted from
    * the journal (the outbox) and the advance answers what that first post
-   * brought. The post runs in the Matter's mailbox, so an answer the network
-   * gives at once (a fixture Client's Signer) lands before any other
-   * command to the Matter.
+   * brought.
    */
   advance(grain: string, id: string, body: { merits?: Record<string, unknown>; note?: string; by?: string } = {}, expectedVersion?: number): Promise<AdvanceResult> {
-    return this.run(grain, id, expectedVersion, async (entity) => {
-      const facts = factsOf(entity);
-      const gate = mechanicsRefusal({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails, await this.grainGuardrails?.(grain)) ?? meritsRefusal(body.merits, facts.clientMandates);
-      const decision = decideAdvance(entity.snapshot(), id, { by: body.by ?? 'agent', note: body.note, gate });
-      if ('refuse' in decision) throw decision.refuse;
-      if ('escalate' in decision) return { entity, escalated: await this.escalate(entity, decision.escalate) };
-      await this.supervisor.commit(entity, decision.send);
-      return { entity, committed: { advanceTo: stageOf(entity), by: 'gate' } };
+    return this.commands.handle(MATTER, grain, id, {
+      expectedVersion,
+      decide: async (matter) => decideAdvance(matter, { by: body.by ?? 'agent', note: body.note, gigId: newId('gig'), gate: await this.gate(grain, matter, body.merits) }),
+      reply: async (matter, written) => {
+        const escalated = await this.escalation(matter, written);
+        // Else the commit journaled one `stage` fact, naming the stage the Gate committed.
+        return escalated ? { entity: matter, escalated } : { entity: matter, committed: { advanceTo: written[0].verb as StageVerb, by: 'gate' } };
+      },
     });
   }
 
-  /** Journals the escalation of `act` under a fresh Gig id, then posts the Gig from the journal; says how the post went. */
-  private async escalate(entity: MatterEntity, act: ReservedAct): Promise<NonNullable<AdvanceResult['escalated']>> {
-    const gigId = newId('gig');
-    const [intent] = await this.supervisor.commit(entity, [{ type: 'ESCALATE', gigId }]);
-    const attempt = (await this.outbox.deliver(intent, (i) => this.postGig(i, entity))) as Attempt<string>;
-    if (!attempt.delivered) return { reservedAct: act, gigId, pending: `the supply network has not taken the Gig yet (${attempt.reason}); it is journaled and its post is retried, and the Matter waits on its Signer meanwhile` };
-    return { reservedAct: act, gigId, ...(attempt.answer ? { answered: attempt.answer } : {}) };
+  /** The Gate's verdict on an advance: the Matter's mechanics against its own and its grain's Tenant Guardrails, then the merits proposed against its Client Mandates. */
+  private async gate(grain: string, matter: MatterState, merits: Record<string, unknown> | undefined) {
+    const facts = factsOf(matter);
+    return mechanicsVerdict({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails, await this.grainGuardrails?.(grain)) ?? meritsVerdict(merits, facts.clientMandates);
+  }
+
+  /**
+   * Posts the Gig a commit journaled (an escalation), from the journal, and
+   * says how the post went; undefined when the commit escalated nothing. The
+   * caller holds the Matter's mailbox, so an answer the network gives at
+   * once (a fixture Client's Signer) lands before any other command to it.
+   */
+  private async escalation(matter: MatterEntity, written: JournalEvent[]): Promise<Escalated | undefined> {
+    const intent = written.find((e) => e.kind === 'gig.posted');
+    if (!intent) return undefined;
+    const { reservedAct, gigId } = intent.data as { reservedAct: ReservedAct; gigId: string };
+    const attempt = (await this.outbox.deliver(intent, (i) => this.postGig(i, matter))) as Attempt<string>;
+    if (!attempt.delivered) return { reservedAct, gigId, pending: `the supply network has not taken the Gig yet (${attempt.reason}); it is journaled and its post is retried, and the Matter waits on its Signer meanwhile` };
+    return { reservedAct, gigId, ...(attempt.answer ? { answered: attempt.answer } : {}) };
   }
 
   /** The outbox's consumer of Gig intents journaled before a restart, or whose first post failed. */
@@ -230,7 +234,8 @@ export class Matters {
     if (!answer) return { delivered: true };
     const body: GigResultRequest =
       answer.outcome === 'attested' ? { gigId, outcome: 'attested', attestation: answer.attestation, receipt: answer.receipt } : { gigId, outcome: 'declined', memo: answer.memo, attestation: { signedBy: answer.signedBy } };
-    const apply = held ? this.applyAnswer(held, body) : this.run(entity.grain, entity.id, undefined, (e) => this.applyAnswer(e, body));
+    const command = this.answerCommand(entity.id, body);
+    const apply = held ? this.commands.run(MATTER, held, command) : this.commands.handle(MATTER, entity.grain, entity.id, command);
     const applied = await apply.then(
       () => true,
       (error) => (error instanceof Refusal ? false : Promise.reject(error)),
@@ -268,9 +273,10 @@ export class Matters {
   }
 
   consent(grain: string, id: string, body: { actor: string; scope: string }, expectedVersion?: number): Promise<{ entity: MatterEntity; consentSeq: number }> {
-    return this.run(grain, id, expectedVersion, async (entity) => {
-      const [written] = await this.commitDecision(entity, decideConsent(entity.snapshot(), id, body));
-      return { entity, consentSeq: written.seq };
+    return this.commands.handle(MATTER, grain, id, {
+      expectedVersion,
+      decide: (matter) => decideConsent(matter, body),
+      reply: (matter, [consent]) => ({ entity: matter, consentSeq: consent.seq }),
     });
   }
 
@@ -280,72 +286,68 @@ export class Matters {
    * the Matter as that acceptance left it (`replayed`), writing nothing.
    */
   gigResult(grain: string, id: string, body: GigResultRequest, delivery?: Delivery, expectedVersion?: number): Promise<{ entity: MatterEntity; replayed?: true }> {
-    return this.run(grain, id, expectedVersion, async (entity) => {
-      if (delivery) {
-        const answered = await acceptedBefore(this.supervisor.journal, delivery, id);
-        if (answered !== null) return { entity: asOf(entity, answered), replayed: true };
-      }
-      try {
-        await this.applyAnswer(entity, body, delivery ? { alsoWrite: (version) => [callbackRecord(this.supervisor, delivery, id, version)] } : {});
-      } catch (error) {
-        // The same callback was accepted meanwhile, in another mailbox or process: nothing of this one was written.
-        if (!(delivery && error instanceof VersionConflict && error.stream === callbackStream(delivery.webhookId))) throw error;
-        const answered = await acceptedBefore(this.supervisor.journal, delivery, id);
-        return { entity: asOf(entity, answered!), replayed: true };
-      }
-      return { entity };
-    });
+    return this.commands.handle(MATTER, grain, id, { expectedVersion, ...this.answerCommand(id, body, delivery) });
   }
 
-  /** Decides a Signer's answer and, for a Signer the registry verifies eligible (fresh at call time), commits it. */
-  private async applyAnswer(entity: MatterEntity, body: GigResultRequest, options: CommitOptions = {}): Promise<void> {
-    const decision = decideGigAnswer(entity.snapshot(), entity.id, { ...body, receipt: body.receipt ?? syntheticReceipt(factsOf(entity).rail, body.gigId) });
-    if ('refuse' in decision) throw decision.refuse;
+  /**
+   * A Signer's answer as a command: decided with the Signer registry's
+   * verdict on the Signer it names, asked fresh and only about an answer the
+   * Matter takes. A signed callback's record is written with it, and a
+   * callback already accepted is answered as it was then.
+   */
+  private answerCommand(id: string, body: GigResultRequest, delivery?: Delivery): Command<typeof matterMachine, { entity: MatterEntity; replayed?: true }> {
     const signedBy = body.attestation?.signedBy;
-    if (signedBy !== undefined) {
-      const verdict = await this.signersOf(entity.grain).verify(signedBy, body.attestation?.credentialRef);
-      if (!verdict.eligible) {
-        throw refusal(SIGNER_REFUSALS[verdict.predicate], { error: verdict.error }, { predicate: verdict.predicate, cure: verdict.cure, pendingGigId: body.gigId });
-      }
-    }
-    await this.commitDecision(entity, decision, options);
+    return {
+      ...(delivery && {
+        answered: async (matter) => {
+          const version = await acceptedBefore(this.supervisor.journal, delivery, id);
+          return version === null ? null : { entity: asOf(matter, version), replayed: true as const };
+        },
+        alsoWrite: (version) => [callbackRecord(this.supervisor, delivery, id, version)],
+      }),
+      decide: async (matter) => {
+        const answer: GigAnswer = { ...body, receipt: body.receipt ?? syntheticReceipt(factsOf(matter).rail, body.gigId) };
+        const decision = decideGigAnswer(matter, answer);
+        if (!('send' in decision) || signedBy === undefined) return decision;
+        return decideGigAnswer(matter, { ...answer, signer: await this.signersOf(matter.grain).verify(signedBy, body.attestation?.credentialRef) });
+      },
+      reply: (matter) => ({ entity: matter }),
+    };
   }
 
   /**
    * Journals the Client's direction. It is never blocked on Tenant-sourced
-   * grounds; after a Declination it reopens the Matter before the declined act
-   * and a fresh Gig is journaled and posted (`escalated`); a post the network
-   * refuses is pending and retried, and the direction stands whatever it says.
+   * grounds; after a Declination it reopens the Matter before the declined
+   * act, and a fresh Gig is journaled in the same commit and posted
+   * (`escalated`); a post the network refuses is pending and retried, and
+   * the direction stands whatever it says.
    */
-  clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }, expectedVersion?: number): Promise<{ entity: MatterEntity; directionSeq: number; escalated?: AdvanceResult['escalated'] }> {
-    return this.run(grain, id, expectedVersion, async (entity) => {
-      const decision = decideClientDirection(entity.snapshot(), id, body);
-      const [written] = await this.commitDecision(entity, decision);
-      const act = decision.reopens ? reservedActOf(entity.snapshot()) : null;
-      return { entity, directionSeq: written.seq, ...(act ? { escalated: await this.escalate(entity, act) } : {}) };
+  clientDirection(grain: string, id: string, body: { instruction: string; authorizes?: Record<string, unknown> }, expectedVersion?: number): Promise<{ entity: MatterEntity; directionSeq: number; escalated?: Escalated }> {
+    return this.commands.handle(MATTER, grain, id, {
+      expectedVersion,
+      decide: (matter) => decideClientDirection(matter, { ...body, gigId: newId('gig') }),
+      reply: async (matter, written) => {
+        const escalated = await this.escalation(matter, written);
+        return { entity: matter, directionSeq: written[0].seq, ...(escalated ? { escalated } : {}) };
+      },
     });
   }
 
   terminal(grain: string, id: string, body: TerminalCommand, expectedVersion?: number) {
-    return this.run(grain, id, expectedVersion, async (entity) => {
-      const [written] = await this.commitDecision(entity, decideTerminal(entity.snapshot(), id, body));
-      return { entity, terminal: { outcome: body.outcome, seq: written.seq, at: written.at } };
+    return this.commands.handle(MATTER, grain, id, {
+      expectedVersion,
+      decide: (matter) => decideTerminal(matter, body),
+      reply: (matter, [ended]) => ({ entity: matter, terminal: { outcome: body.outcome, seq: ended.seq, at: ended.at } }),
     });
   }
 
   recordDocument(grain: string, id: string, body: { name: string; kind: string; sha256: string }, expectedVersion?: number) {
-    return this.run(grain, id, expectedVersion, async (entity) => {
-      const document = { id: newId('doc'), matterId: id, name: body.name, kind: body.kind, sha256: body.sha256 };
-      await this.commitDecision(entity, decideDocument(entity.snapshot(), id, document));
-      return document;
+    const document = { id: newId('doc'), matterId: id, name: body.name, kind: body.kind, sha256: body.sha256 };
+    return this.commands.handle(MATTER, grain, id, {
+      expectedVersion,
+      decide: (matter) => decideDocument(matter, document),
+      reply: () => document,
     });
-  }
-
-  /** Commits what the decider said to send, or throws its refusal. */
-  private commitDecision(entity: MatterEntity, decision: Decision, options: CommitOptions = {}): Promise<JournalEvent[]> {
-    if ('refuse' in decision) throw decision.refuse;
-    if (!('send' in decision)) throw new Error(`Matter ${entity.id}: a decision to escalate reached a door that does not post Gigs`);
-    return this.supervisor.commit(entity, decision.send, options);
   }
 
   /** One page of the grain's Matters, oldest first, optionally narrowed: each Matter's state as its snapshot row holds it (one query a page). */
@@ -367,8 +369,4 @@ export class Matters {
 /** The Matter as it stood at `version` of its stream: a fold of that prefix, for answering as an earlier moment did. */
 function asOf(entity: MatterEntity, version: number): MatterEntity {
   return version === entity.version ? entity : new Entity(MATTER, entity.journal.slice(0, version));
-}
-
-function notFound(id: string) {
-  return refusal('MATTER_NOT_FOUND', { matterId: id }, { matterId: id });
 }

@@ -1,12 +1,12 @@
 /**
  * The supervisor: process-per-entity. Each Matter, Deadline Ladder and
- * Enrollment is an XState actor with its own mailbox. A command runs inside the
- * mailbox; the decider beside the machine says which events it sends (or
- * refuses); the actor takes them and emits its facts; the supervisor appends
- * them to the journal with the stream's expected version, and only once the
- * append is durable do readers see the new state and the caller get its
- * answer. A refusal writes nothing; an append that fails drops the actor,
- * which the journal rebuilds on the next touch.
+ * Enrollment is an XState actor with its own mailbox, in which the command
+ * handler (`handle-command.ts`) runs each command. A commit (`commit`) sends
+ * the decided events to the actor, which emits its facts; the supervisor
+ * appends them to the journal with the stream's expected version, and only
+ * once the append is durable do readers see the new state and the bus hear
+ * of it. An append that fails drops the actor, which the journal rebuilds on
+ * the next touch.
  *
  * Actors are rebuilt lazily, on first touch, from their stream's snapshot
  * row and the events after it, or by replaying every journaled cause when the
@@ -22,24 +22,16 @@
  * write, and a command decides on the journal as it stands.
  */
 import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom } from 'xstate';
+import type { Fact } from '../../machines/fact.ts';
 import type { Clock } from '../domain/clock.ts';
-import { RecentMap } from '../domain/recent-map.ts';
-import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
+import type { EntityHead, JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 import type { CommitBus } from './bus.ts';
-import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState, type Fact } from './entity.ts';
+import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState } from './entity.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
-import { Mailboxes } from './mailbox.ts';
-
-/**
- * How many times a command is decided first and again when other processes
- * moved its entity first. Each conflict is another command's commit, and a
- * Matter commits a bounded number of times, so a command is rarely beaten
- * this often; then it is refused 409 WRITE_CONTENDED, having written nothing.
- */
-const STALE_RETRIES = 10;
+import { Mailboxes } from '../lib/mailboxes.ts';
 
 /** How many initial states `initialState` keeps: a recently used one is kept, however many unique inputs pass between its uses. */
 const INITIAL_STATES_KEPT = 64;
@@ -63,7 +55,8 @@ export class Supervisor {
   readonly journal: JournalStore;
   readonly bus: CommitBus;
   readonly clock: Clock;
-  private readonly mailboxes = new Mailboxes();
+  /** One per entity (and per `exclusive` key): the command handler runs each command in its entity's. */
+  readonly mailboxes = new Mailboxes();
   private readonly resident = new Map<string, Entity>();
   private readonly hydrating = new Map<string, Promise<Entity | null>>();
   /**
@@ -195,31 +188,6 @@ export class Supervisor {
   }
 
   /**
-   * Runs `work` inside the entity's mailbox, strictly after every earlier
-   * command to the same entity. Throws the caller's `notFound` refusal when the
-   * entity does not exist in `grain`.
-   */
-  dispatch<M extends AnyStateMachine, T>(definition: EntityDefinition<M>, id: string, grain: string, notFound: () => Refusal, work: (entity: Entity<M>) => Promise<T>): Promise<T> {
-    return this.mailboxes.run(id, async () => {
-      for (let attempt = 1; ; attempt++) {
-        const entity = await this.loadIn(definition, id, grain);
-        if (!entity) throw notFound();
-        const loadedAt = entity.version;
-        try {
-          return await work(entity);
-        } catch (error) {
-          // Another process committed to this stream after this one loaded it: the
-          // commit dropped the stale actor and wrote nothing, so the command is
-          // decided again on the journal as it now stands (the answer a serial
-          // order gives). Not once this work has committed: a retry would repeat that.
-          const stale = error instanceof VersionConflict && error.stream === id && entity.version === loadedAt;
-          if (!stale || attempt >= STALE_RETRIES) throw error;
-        }
-      }
-    });
-  }
-
-  /**
    * Serializes work under one key, as a mailbox does for an actor: a key's
    * spend, a conflicts ledger, a grain's declarations (one live Enrollment
    * per member), an endpoint's records. On a journal other processes share,
@@ -232,12 +200,12 @@ export class Supervisor {
 
   /**
    * Commits machine events on an entity: each must be accepted by the machine
-   * (the caller's decider has said so); the actor takes them, and the facts it
-   * emits are journaled with the expected version before anyone sees the new state. `derive` may add journal-only
-   * events after a fact (they carry no cause, so a fold never replays them).
-   * `alsoWrite` adds writes to other plain streams in the same transaction,
-   * given the entity's version once the commit lands (a record of the
-   * request that caused it).
+   * (the decider has said so); the actor takes them, and the facts it emits
+   * are journaled with the expected version before anyone sees the new
+   * state. `derive` may add journal-only events after a fact (they carry no
+   * cause, so a fold never replays them). `alsoWrite` adds writes to other
+   * plain streams in the same transaction, given the entity's version once
+   * the commit lands (a record of the request that caused it).
    */
   async commit<M extends AnyStateMachine>(entity: Entity<M>, events: Array<EventFromLogic<M>>, options: CommitOptions = {}): Promise<JournalEvent[]> {
     const applied = entity.apply(events);
@@ -265,7 +233,7 @@ export class Supervisor {
       this.drop(entity);
       throw error;
     }
-    entity.commit(written.filter((e) => e.stream === entity.id));
+    entity.confirm(written.filter((e) => e.stream === entity.id));
     return written;
   }
 

@@ -10,10 +10,10 @@
  * an expiry is a real-world lifetime, not a position in a replayable run.
  */
 import { newId, type IdPrefix } from '../domain/ids.ts';
-import { RecentMap } from '../domain/recent-map.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
-import type { Fact } from './entity.ts';
+import type { Fact } from '../../machines/fact.ts';
 import type { Supervisor } from './supervisor.ts';
 
 /** 24 hours: long enough for a working session, short enough that synthetic state does not pile up. */

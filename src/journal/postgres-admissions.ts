@@ -29,7 +29,7 @@
  *   admission.
  */
 import type pg from 'pg';
-import type { Admission, AdmissionLedger } from '../engine/creation-bound.ts';
+import type { Admission, AdmissionLedger } from './admissions.ts';
 
 /**
  * Migration 2 of the PostgreSQL journal's schema (`MIGRATIONS` in

@@ -214,7 +214,7 @@ export class PostgresJournal implements JournalStore {
       while (this.pending.length) {
         const batch = this.pending;
         this.pending = [];
-        await this.commit(batch);
+        await this.writeBatch(batch);
       }
     } finally {
       this.writing = false;
@@ -222,7 +222,7 @@ export class PostgresJournal implements JournalStore {
   }
 
   /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
-  private async commit(batch: PendingAppend[]): Promise<void> {
+  private async writeBatch(batch: PendingAppend[]): Promise<void> {
     let db: pg.PoolClient | undefined;
     let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number } }>;
     try {

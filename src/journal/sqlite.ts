@@ -19,9 +19,10 @@ import { Database, SQLITE_DRIVER_PATH } from './sqlite-driver.ts';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { RecentMap } from '../domain/recent-map.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { WRITER_SOURCE, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** A snapshot rewritten outside an append, waiting for the next transaction. */
 interface PendingSnapshot {
@@ -29,6 +30,9 @@ interface PendingSnapshot {
   resolve: () => void;
   reject: (error: unknown) => void;
 }
+
+/** The intents' kinds as an SQL list: the partial index and the query that reads through it name the same ones. */
+const INTENT_KINDS_SQL = INTENT_KINDS.map((k) => `'${k}'`).join(', ');
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
@@ -51,7 +55,7 @@ DROP INDEX IF EXISTS events_by_kind;
 CREATE INDEX IF NOT EXISTS events_reminders ON events (grain, seq) WHERE kind GLOB 'reminder.*';
 CREATE INDEX IF NOT EXISTS events_with_actor ON events (grain, seq) WHERE actor IS NOT NULL;
 -- The outbox reader's intents (INTENT_KINDS in store.ts): a handful of rows, never a scan.
-CREATE INDEX IF NOT EXISTS events_intents ON events (grain, seq) WHERE kind IN ('gig.posted', 'capability.escalated');
+CREATE INDEX IF NOT EXISTS events_intents ON events (grain, seq) WHERE kind IN (${INTENT_KINDS_SQL});
 -- Each entity stream's current snapshot (store.ts, StreamSnapshot): a cache of the
 -- journal, written in the transaction of the events it reflects, and rewritten
 -- in place; so, unlike the events, it may be updated.
@@ -65,40 +69,6 @@ CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
-`;
-
-/**
- * The writer thread, as source: plain CommonJS so it loads the same way under
- * tsx, node or a bundler. It commits each batch (its event rows, then its
- * snapshot rows) in one transaction and answers `{ ok }` or `{ error }` (a
- * failed transaction wrote nothing).
- */
-const WRITER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.pragma('busy_timeout = 5000');
-const insert = db.prepare('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-const snapshot = db.prepare('INSERT INTO snapshots (stream, version, machine, state) VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state');
-const write = db.transaction(({ events, snapshots }) => {
-  for (const r of events) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
-  for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3]);
-});
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    write(message);
-    parentPort.postMessage({ ok: true });
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message || error), code: error && error.code });
-  }
-});
 `;
 
 /** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
@@ -156,13 +126,13 @@ export class SqliteJournal implements JournalStore {
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
       entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
-      intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN ('gig.posted', 'capability.escalated') AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
+      intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN (${INTENT_KINDS_SQL}) AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
-    this.writer = new Worker(WRITER, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file } });
+    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file } satisfies WriterData });
     // The writer keeps the process alive only while it holds a batch.
     this.writer.unref();
-    this.writer.on('message', (m: { ok?: true; error?: string; code?: string }) => this.settle(m));
+    this.writer.on('message', (m: WriterAnswer) => this.settle(m));
     this.writer.on('error', (error) => this.fail(error));
     this.writer.on('exit', (code) => {
       if (!this.closing) this.fail(new Error(`the journal's writer thread exited (${code})`));
@@ -265,23 +235,23 @@ export class SqliteJournal implements JournalStore {
     if (staged.length === 0 && snapshots.length === 0) return this.settled();
     this.inFlight = { staged, snapshots, versions, seqs };
     this.writer.ref();
-    this.writer.postMessage({ events: rows, snapshots: snapshotRows });
+    this.writer.postMessage({ events: rows, snapshots: snapshotRows } satisfies WriterBatch);
   }
 
   /** The writer's answer for the batch in flight. */
-  private settle(m: { ok?: true; error?: string; code?: string }): void {
+  private settle(m: WriterAnswer): void {
     const batch = this.inFlight;
     if (!batch) return;
     this.inFlight = null;
     this.writer.unref();
-    if (m.ok) {
+    if ('ok' in m) {
       for (const [s, v] of batch.versions) this.streamVersions.set(s, v);
       for (const [g, s] of batch.seqs) this.grainSeqs.set(g, s);
     }
     // The next batch goes to the writer before this one's callers run: their
     // replies then overlap its commit instead of delaying it.
     this.flush();
-    if (m.ok) {
+    if ('ok' in m) {
       for (const { p, events } of batch.staged) p.resolve(events);
       for (const s of batch.snapshots) s.resolve();
     } else {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, transition, type AnyStateMachine } from 'xstate';
 import { LADDER, ladderStreamOf } from '../../src/engine/ladders.ts';
-import { Mailboxes } from '../../src/engine/mailbox.ts';
+import { Mailboxes } from '../../src/lib/mailboxes.ts';
 import { createServices } from '../../src/compose.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { fixedClock } from '../../src/domain/clock.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RecentMap } from '../../src/domain/recent-map.ts';
+import { RecentMap } from '../../src/lib/recent-map.ts';
 
 describe('RecentMap', () => {
   it('forgets the entry set longest ago past its capacity; an entry set again is the newest', () => {
