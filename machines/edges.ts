@@ -3,7 +3,7 @@
  * machine equal to its transition table and the diagrams can be drawn from the
  * machine itself rather than from a hand-kept list.
  */
-import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, AnyTransitionDefinition, EventObject } from 'xstate';
 
 export interface Edge {
   /** Dotted path of the state that declares the transition (`open.review`). */
@@ -69,6 +69,48 @@ export function machineTransitions(machine: AnyStateMachine): MachineTransition[
 
 export function machineEdges(machine: AnyStateMachine): Edge[] {
   return machineTransitions(machine).map((t) => t.edge);
+}
+
+/**
+ * A readable, stable name for an edge: `open.review ESCALATE -> open.waiting_on_signer`
+ * (`<from> <EVENT>[ [guard]] -> <to>`; a targetless edge's target is its kind,
+ * `(stays)` or `(refuses)`). The one name the service (the inspection), the
+ * tests (coverage, decider specs) and the diagrams give an edge.
+ */
+export function edgeKey(e: Edge): string {
+  const guard = e.guard ? ` [${e.guard}]` : '';
+  const to = e.to ?? `(${edgeKind(e)})`;
+  return `${e.from} ${e.event}${guard} -> ${to}`;
+}
+
+export interface EdgeIndex {
+  /** Every edge of the machine's graph, by key, in declaration order. */
+  keys: string[];
+  /** The edges (by key) a snapshot selects for an event: what sending it exercises, or (an edge declared only to refuse) what refuses it. */
+  selected(snapshot: AnyMachineSnapshot, event: EventObject): string[];
+}
+
+const indexes = new WeakMap<AnyStateMachine, EdgeIndex>();
+
+/** Indexes a machine's transition definitions by the key of their edge (built once per machine). */
+export function edgeIndex(machine: AnyStateMachine): EdgeIndex {
+  const cached = indexes.get(machine);
+  if (cached) return cached;
+  const transitions = machineTransitions(machine);
+  const keyOf = new Map<unknown, string>(transitions.map((t) => [t.definition, edgeKey(t.edge)]));
+  const index: EdgeIndex = {
+    keys: transitions.map((t) => edgeKey(t.edge)),
+    selected(snapshot, event) {
+      const chosen = machine.getTransitionData(snapshot as never, event as never) ?? [];
+      return chosen.map((t: unknown) => {
+        const key = keyOf.get(t);
+        if (!key) throw new Error(`edge index of ${machine.id}: a selected transition is not among the machine's edges`);
+        return key;
+      });
+    },
+  };
+  indexes.set(machine, index);
+  return index;
 }
 
 /** Final states of the machine, by dotted path. */

@@ -19,10 +19,9 @@
 import { expect } from 'vitest';
 import { initialTransition, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
 import type { Decision, Subject } from '../../machines/decision.ts';
-import type { Edge } from '../../machines/edges.ts';
+import { edgeIndex, edgeKey, type Edge } from '../../machines/edges.ts';
 import type { Refusal } from '../../src/domain/refusal.ts';
 import { refusalOf, type RefusalCode } from '../../src/domain/refusals.ts';
-import { edgeIndex, edgeKey } from '../model/coverage.ts';
 import { emittedFacts } from './facts.ts';
 
 type Fact = ReturnType<typeof emittedFacts>[number];

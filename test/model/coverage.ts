@@ -1,7 +1,7 @@
 /**
  * Transition coverage of a machine's graph: which of its edges (the rows
- * `machineEdges` reads from the machine itself) a path replayed through the
- * HTTP service exercised.
+ * `machineEdges` reads from the machine itself, named by `edgeKey` in
+ * `machines/edges.ts`) a path replayed through the HTTP service exercised.
  *
  * Model runs record what they covered into `LEGALWORK_MODEL_COVERAGE` (a
  * directory) when it is set; `npm run test:model` sets it, runs the model
@@ -9,45 +9,8 @@
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AnyStateMachine, AnyMachineSnapshot, EventObject } from 'xstate';
-import { edgeKind, machineTransitions, type Edge } from '../../machines/edges.ts';
-
-/** A readable, stable name for an edge: `open.review ESCALATE -> open.waiting_on_signer`. */
-export function edgeKey(e: Edge): string {
-  const guard = e.guard ? ` [${e.guard}]` : '';
-  const to = e.to ?? `(${edgeKind(e)})`;
-  return `${e.from} ${e.event}${guard} -> ${to}`;
-}
-
-export interface EdgeIndex {
-  /** Every edge of the machine's graph, by key, in declaration order. */
-  keys: string[];
-  /** The edges (by key) a snapshot selects for an event: what sending it exercises. */
-  selected(snapshot: AnyMachineSnapshot, event: EventObject): string[];
-}
-
-const indexes = new WeakMap<AnyStateMachine, EdgeIndex>();
-
-/** Indexes a machine's transition definitions by the key of their edge. */
-export function edgeIndex(machine: AnyStateMachine): EdgeIndex {
-  const cached = indexes.get(machine);
-  if (cached) return cached;
-  const transitions = machineTransitions(machine);
-  const keyOf = new Map<unknown, string>(transitions.map((t) => [t.definition, edgeKey(t.edge)]));
-  const index: EdgeIndex = {
-    keys: transitions.map((t) => edgeKey(t.edge)),
-    selected(snapshot, event) {
-      const chosen = machine.getTransitionData(snapshot as never, event as never) ?? [];
-      return chosen.map((t: unknown) => {
-        const key = keyOf.get(t);
-        if (!key) throw new Error(`edge index of ${machine.id}: a selected transition is not among the machine's edges`);
-        return key;
-      });
-    },
-  };
-  indexes.set(machine, index);
-  return index;
-}
+import type { AnyStateMachine } from 'xstate';
+import { edgeIndex } from '../../machines/edges.ts';
 
 export const COVERAGE_ENV = 'LEGALWORK_MODEL_COVERAGE';
 

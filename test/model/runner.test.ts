@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { assign, setup, type SnapshotFrom } from 'xstate';
-import { edgeIndex } from './coverage.ts';
+import { edgeIndex } from '../../machines/edges.ts';
 import { modelPaths, runModel, type ModelAdapter, type TestApp } from './runner.ts';
 
 type Ev = { type: 'GO' } | { type: 'PING' } | { type: 'STOP'; ok: boolean } | { type: 'AUTO' };

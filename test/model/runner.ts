@@ -28,7 +28,8 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { TestApp } from '../helpers/app.ts';
-import { edgeIndex, recordCoverage } from './coverage.ts';
+import { edgeIndex } from '../../machines/edges.ts';
+import { recordCoverage } from './coverage.ts';
 
 export type { TestApp };
 export type MachineName = 'matter' | 'deadline-ladder' | 'enrollment';

@@ -12,7 +12,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PASS_JOURNAL, testApp, type TestApp } from '../helpers/app.ts';
-import { edgeIndex } from './coverage.ts';
+import { edgeIndex } from '../../machines/edges.ts';
 import { runModel, type ModelAdapter } from './runner.ts';
 
 export interface ModelSuiteOptions<M extends AnyStateMachine, H> {
