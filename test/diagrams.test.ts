@@ -9,10 +9,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { machineEdges, stateNodes } from '../machines/edges.ts';
+import { edgeKey, machineEdges, stateNodes } from '../machines/edges.ts';
 import { edgeLabel, diagramOf } from '../src/diagrams/graph.ts';
 import { generateDiagrams, OUT_DIR, type GeneratedFile } from '../src/diagrams/generate.ts';
+import { stateId, TRANSITION_TOKEN, transitionToken } from '../src/diagrams/names.ts';
 import { MACHINES } from '../src/diagrams/registry.ts';
+import { isCleanSvg } from '../src/http/pages/diagrams.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let files: GeneratedFile[];
@@ -85,6 +87,25 @@ describe.each(MACHINES.map((m) => [m.name, m] as const))('the %s diagrams', (nam
       expect(mermaid()).toContain(`${t.path.replace(/\./g, '_')} --> [*]`);
       expect(mermaid()).toMatch(new RegExp(`class [^\\n]*\\b${t.path.replace(/\./g, '_')}\\b[^\\n]* terminal`));
     }
+  });
+
+  it('name every state and every transition on its SVG element, once, and stay clean', () => {
+    /** Each `<g>`'s id and class tokens, as a browser reads them (Graphviz writes `-` as `&#45;`). */
+    const groups = [...svg().matchAll(/<g id="([^"]*)" class="([^"]*)"/g)].map((m) => ({ id: m[1].replace(/&#45;/g, '-'), classes: m[2].replace(/&#45;/g, '-').split(' ') }));
+    for (const node of stateNodes(entry.machine).filter((n) => n.path.length)) {
+      const named = groups.filter((g) => g.id === stateId(node.path.join('.')));
+      expect(named, node.path.join('.')).toHaveLength(1);
+      expect(named[0].classes).toContain('state');
+    }
+    for (const e of edges) {
+      const holders = groups.filter((g) => g.classes.includes(transitionToken(edgeKey(e))));
+      expect(holders, edgeKey(e)).toHaveLength(1);
+      expect(holders[0].classes).toContain('transition');
+      expect(decodeURIComponent(transitionToken(edgeKey(e)).slice(TRANSITION_TOKEN.length))).toBe(edgeKey(e));
+    }
+    // Ids are unique, and a class token never holds a space.
+    expect(new Set(groups.map((g) => g.id)).size).toBe(groups.length);
+    expect(isCleanSvg(svg())).toBe(true);
   });
 
   it('count every transition and state in the README', () => {

@@ -59,6 +59,8 @@ function readmeOf(entries: Array<{ entry: MachineEntry; diagram: Diagram }>): st
     '- **Loop**: a transition that keeps the state (the fact is journaled, the state does not move).',
     '- **Dashed red loop** `EVENT (refused)` (Mermaid: `/ refused`): the state declares the event only to refuse it, overriding its compound (for example, a Matter waiting on a Signer cannot be withdrawn from under the Gig).',
     '',
+    'Names (SVG): every state\'s group is `id="state:<dotted path>"` (`class="state atomic|compound|final"`), and every drawn transition carries a `t:<edge key>` class per transition it draws (the key of `machines/edges.ts`, URI-encoded), so a page marks them by name: the inspector ([docs/inspector.md](../docs/inspector.md)) does.',
+    '',
     'Coverage: `npm run test:model` replays paths through these graphs against the HTTP service and prints one line per machine, `<machine>: <covered>/<total> transitions, <n> paths`, where total is the number of transitions drawn here.',
     '',
   );

@@ -10,7 +10,7 @@
  * inside, where both renderers draw them reliably.
  */
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { edgeKind, machineEdges, pathOf, stateNodes, type Edge, type EdgeKind } from '../../machines/edges.ts';
+import { edgeKey, edgeKind, machineEdges, pathOf, stateNodes, type Edge, type EdgeKind } from '../../machines/edges.ts';
 
 export type NodeKind = 'atomic' | 'compound' | 'final';
 
@@ -29,6 +29,8 @@ export interface DiagramNode {
 }
 
 export interface DiagramEdge {
+  /** The edge's one name (`edgeKey`), which the service's inspection and the tests also give it. */
+  key: string;
   /** Dotted path of the declaring state. */
   from: string;
   /** Dotted path of the target; equals `from` for a transition that stays. */
@@ -66,6 +68,7 @@ export function diagramOf(machine: AnyStateMachine): Diagram {
     const fromCompound = compound.has(e.from);
     const to = e.to ?? e.from;
     return {
+      key: edgeKey(e),
       from: e.from,
       to,
       event: e.event,
