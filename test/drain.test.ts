@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeDir, spawnService, tempDataDir, type Child } from '../bench/lib/service.ts';
 import { REFUSALS } from '../src/domain/refusals.ts';
 import { rawClient, type RawClient } from './helpers/raw-client.ts';
-import { AFTER_DEADLINE_MS, HANG_MS, until } from './helpers/wait.ts';
+import { AFTER_DEADLINE_MS, HANG_MS, until, within } from './helpers/wait.ts';
 
 /** A deadline far beyond what a drain with nothing left to wait for takes on a loaded core (well under a second quiet): only waiting for it reaches it. */
 const LONG_DEADLINE_SECONDS = 10;
@@ -67,7 +67,7 @@ function get(agent: Agent, url: string, method = 'GET', body?: string): Promise<
 async function terminate(c: Child): Promise<{ code: number | null; ms: number }> {
   const t = performance.now();
   c.proc.kill('SIGTERM');
-  const code = await c.exited;
+  const code = await within(c.exited, 'the process to exit after SIGTERM');
   return { code, ms: performance.now() - t };
 }
 
