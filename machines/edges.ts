@@ -3,7 +3,7 @@
  * machine equal to its transition table and the diagrams can be drawn from the
  * machine itself rather than from a hand-kept list.
  */
-import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, AnyTransitionDefinition, EventObject } from 'xstate';
+import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, type EventObject } from 'xstate';
 
 export interface Edge {
   /** Dotted path of the state that declares the transition (`open.review`). */
@@ -88,6 +88,8 @@ export interface EdgeIndex {
   keys: string[];
   /** The edges (by key) a snapshot selects for an event: what sending it exercises, or (an edge declared only to refuse) what refuses it. */
   selected(snapshot: AnyMachineSnapshot, event: EventObject): string[];
+  /** The edges (by key) the snapshot's active states declare for an event type, whatever their guards say (innermost state first). */
+  declared(snapshot: AnyMachineSnapshot, eventType: string): string[];
 }
 
 const indexes = new WeakMap<AnyStateMachine, EdgeIndex>();
@@ -98,15 +100,18 @@ export function edgeIndex(machine: AnyStateMachine): EdgeIndex {
   if (cached) return cached;
   const transitions = machineTransitions(machine);
   const keyOf = new Map<unknown, string>(transitions.map((t) => [t.definition, edgeKey(t.edge)]));
+  const named = (t: unknown): string => {
+    const key = keyOf.get(t);
+    if (!key) throw new Error(`edge index of ${machine.id}: a selected transition is not among the machine's edges`);
+    return key;
+  };
   const index: EdgeIndex = {
     keys: transitions.map((t) => edgeKey(t.edge)),
     selected(snapshot, event) {
-      const chosen = machine.getTransitionData(snapshot as never, event as never) ?? [];
-      return chosen.map((t: unknown) => {
-        const key = keyOf.get(t);
-        if (!key) throw new Error(`edge index of ${machine.id}: a selected transition is not among the machine's edges`);
-        return key;
-      });
+      return (machine.getTransitionData(snapshot as never, event as never) ?? []).map(named);
+    },
+    declared(snapshot, eventType) {
+      return getNextTransitions(snapshot).filter((t) => t.eventType === eventType).map(named);
     },
   };
   indexes.set(machine, index);

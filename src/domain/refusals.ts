@@ -302,6 +302,11 @@ export const REFUSALS = {
   }),
   SERVICE_DRAINING: entry({ status: 503, fix: 'send the request again in a moment (under the same Idempotency-Key if it had one): to another process, or to this one once it has restarted', says: () => 'this process is stopping: it finishes the requests it had, runs no new one, and nothing of this one was written' }),
   INTERNAL: entry<{ requestId: string }>({ status: 500, fix: 'send the request again (under the same Idempotency-Key if it had one); if it fails again, report the request-id header of this answer', says: (a) => `internal error; quote request-id ${a.requestId} when reporting it` }),
+  INSPECTION_BEFORE_OPENING: entry<{ what: string; at: number; first: number; last: number }>({
+    status: 422,
+    fix: 'send `at` as a seq of its journal (GET …/journal, or the inspection\'s `path`), or leave it out for the answer as of now',
+    says: (a) => `${a.what} opened at seq ${a.first} (its facts run from seq ${a.first} to ${a.last}): at=${a.at} is before it opened, when it did not exist yet; ask for a seq from ${a.first} on`,
+  }),
   ENTITY_UNREADABLE: entry<{ detail: string; id: string }>({ status: 500, fix: 'report it with the request-id: the stream needs its machine to read it again', says: (a) => `${a.detail}; the service cannot answer for ${a.id} until its machine reads its journal again, and serves everything else` }),
 };
 

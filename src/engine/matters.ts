@@ -184,8 +184,8 @@ export class Matters {
     });
   }
 
-  /** The Gate's verdict on an advance: the Matter's mechanics against its own and its grain's Tenant Guardrails, then the merits proposed against its Client Mandates. */
-  private async gate(grain: string, matter: MatterState, merits: Record<string, unknown> | undefined) {
+  /** The Gate's verdict on an advance: the Matter's mechanics against its own and its grain's Tenant Guardrails, then the merits proposed against its Client Mandates. The inspection asks it too (with no merits proposed). */
+  async gate(grain: string, matter: MatterState, merits: Record<string, unknown> | undefined) {
     const facts = factsOf(matter);
     return mechanicsVerdict({ listFeeUsd: facts.listFeeUsd, jurisdiction: facts.jurisdiction }, facts.tenantGuardrails, await this.grainGuardrails?.(grain)) ?? meritsVerdict(merits, facts.clientMandates);
   }
