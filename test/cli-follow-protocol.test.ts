@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { followEvents, type FollowOutcome } from '../src/cli/follow.ts';
 import { ServiceClient } from '../src/client/service-client.ts';
+import { HANG_MS } from './helpers/wait.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, connection: number) => void;
 const servers: ReturnType<typeof createServer>[] = [];
@@ -41,7 +42,7 @@ function follow(base: string, options: { feed?: string; after?: number; idleTime
   const progress: string[] = [];
   const stop = new AbortController();
   const done: Promise<FollowOutcome> = followEvents({
-    client: new ServiceClient({ baseUrl: base, key: options.key, timeoutMs: 2_000 }),
+    client: new ServiceClient({ baseUrl: base, key: options.key, timeoutMs: HANG_MS }),
     path: '/events/stream',
     feed: options.feed,
     after: options.after,

@@ -12,6 +12,7 @@ import { FIXTURE } from '../src/domain/fixtures.ts';
 import { createMcpServer, SPEC_TOOLS } from '../src/mcp/server.ts';
 import { freePort } from './helpers/cli.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
+import { HANG_MS } from './helpers/wait.ts';
 
 let app: TestApp;
 let url: string;
@@ -20,7 +21,7 @@ const opened: Client[] = [];
 
 async function connect(options: { key?: string; baseUrl?: string } = {}) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(new ServiceClient({ baseUrl: options.baseUrl ?? url, ...(options.key ? { key: options.key } : {}), timeoutMs: 5_000 }));
+  const server = createMcpServer(new ServiceClient({ baseUrl: options.baseUrl ?? url, ...(options.key ? { key: options.key } : {}), timeoutMs: HANG_MS }));
   await server.connect(serverSide);
   const client = new Client({ name: 'legalwork-test', version: '1.0.0' });
   await client.connect(clientSide);

@@ -11,6 +11,7 @@ import { createApp } from '../../src/compose.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import { call, tempDir, testApp, workspace } from '../helpers/app.ts';
 import { rmSync } from 'node:fs';
+import { HANG_MS } from '../helpers/wait.ts';
 
 /** A network that records every post (by Gig id); `hold` keeps posts from ever returning. */
 function recordingNetwork(options: { hold?: boolean; refuseFirst?: number } = {}) {
@@ -55,7 +56,7 @@ describe('the outbox', () => {
       const app2 = await createApp({ journal: journal2, supply: second.network });
       await app2.ready();
       await second.firstPost;
-      await expect.poll(async () => journal2.streamVersion(`delivered:${gigId}`)).toBe(1);
+      await expect.poll(async () => journal2.streamVersion(`delivered:${gigId}`), { timeout: HANG_MS }).toBe(1);
       // One Gig, the one the journal names, posted once in this life under its journaled id.
       expect(second.posts.map((p) => p.gigId)).toEqual([gigId]);
       const matter = (await call(app2, 'GET', `${ws}/matters/${m}`)).body.matter;
@@ -85,7 +86,7 @@ describe('the outbox', () => {
       const escalated = await call(app, 'POST', `${ws}/matters/${m}/advance`);
       expect(escalated.body.escalated.pending).toMatch(/down for maintenance/);
       // The retry (a second later) posts the same Gig, and the fixture Signer's answer lands.
-      await expect.poll(async () => (await call(app, 'GET', `${ws}/matters/${m}`)).body.matter.status, { timeout: 5000 }).toBe('sign');
+      await expect.poll(async () => (await call(app, 'GET', `${ws}/matters/${m}`)).body.matter.status, { timeout: HANG_MS }).toBe('sign');
       expect(posts.map((p) => p.gigId)).toEqual([escalated.body.escalated.gigId, escalated.body.escalated.gigId]);
     } finally {
       await app.close();

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresJournal } from '../../src/journal/postgres.ts';
 import type { NewEvent } from '../../src/journal/store.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { HANG_MS } from '../helpers/wait.ts';
 
 const event = (kind: string): NewEvent => ({ kind, at: '2026-01-01T00:00:00.000Z', subject: 's', summary: kind, data: {} });
 
@@ -42,7 +43,7 @@ describe('the PostgreSQL journal across dropped connections', () => {
     two.shared.onLeasesLost(() => lost++);
 
     await one.append('g', [{ stream: 's', expectedVersion: 0, events: [event('a')] }]);
-    await expect.poll(() => heard).toContainEqual(['g', 1]);
+    await expect.poll(() => heard, { timeout: HANG_MS }).toContainEqual(['g', 1]);
     expect(await two.shared.tryLeases(['endpoint'])).toEqual(new Set(['endpoint']));
     expect(await one.shared.tryLeases(['endpoint'])).toEqual(new Set());
 
@@ -57,10 +58,10 @@ describe('the PostgreSQL journal across dropped connections', () => {
     expect((await one.readStream('s')).map((e) => e.kind)).toEqual(first === 'committed' ? ['a', 'b', 'c'] : ['a', 'c']);
 
     // The session was dropped: its lease went with it, and once it is back it says notices may have been missed.
-    await expect.poll(() => lost, { timeout: 5_000 }).toBeGreaterThan(0);
-    await expect.poll(() => heard, { timeout: 10_000 }).toContainEqual([null, 0]);
-    await expect.poll(async () => (await one.shared.tryLeases(['endpoint'])).has('endpoint'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => lost, { timeout: HANG_MS }).toBeGreaterThan(0);
+    await expect.poll(() => heard, { timeout: HANG_MS }).toContainEqual([null, 0]);
+    await expect.poll(async () => (await one.shared.tryLeases(['endpoint'])).has('endpoint'), { timeout: HANG_MS }).toBe(true);
     const seq = (await one.append('g', [{ stream: 't', expectedVersion: 0, events: [event('d')] }]))[0].seq;
-    await expect.poll(() => heard, { timeout: 5_000 }).toContainEqual(['g', seq]);
+    await expect.poll(() => heard, { timeout: HANG_MS }).toContainEqual(['g', seq]);
   }, 30_000);
 });
