@@ -68,6 +68,7 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   await c.hit('GET', `${P}/matters/${id}/settlement`);
   await c.hit('GET', `${P}/matters/${id}/attestations`);
   await c.hit('GET', `${P}/matters/${id}/journal`);
+  await c.hit('GET', `${P}/matters/${id}/inspect`);
 
   // A Matter a Signer answers by callback; then consent, direction, terminal.
   const plain = (await c.hit('POST', `${P}/matters`, { ...mint, consumerPattern: 'B2A2D' }, headers)).body.matter;
@@ -101,6 +102,7 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   // Outside a sandbox the fixture title is an ordinary title: tick the ladder down into its final week.
   if (ladder.body.daysUntilDeadline > 5) expect((await c.hit('POST', `${D}/tick`, { days: ladder.body.daysUntilDeadline - 5 }, headers)).status).toBe(200);
   await c.hit('GET', `${P}/deadlines/as_0000000000000000000000000`);
+  await c.hit('GET', `${D}/inspect`);
   expect((await c.hit('POST', `${D}/monitor`, { signerId: 'platform' }, headers)).status).toBe(200);
   expect((await c.hit('POST', `${D}/ack`, { actor: 'Ada Inventor' }, headers)).status).toBe(200);
   await c.hit('POST', `${D}/ack`, { actor: 'Ada Inventor' }, headers);
@@ -253,6 +255,7 @@ describe('every documented operation answers as documented', () => {
     await c.hit('POST', `${F}/enrollments`, { memberId: 'mb_nobody' });
     expect((await c.hit('POST', `${F}/enrollments/mb_fixture_suspended/revoke`, {})).status).toBe(200);
     await c.hit('POST', `${F}/enrollments/mb_fixture_suspended/revoke`, {});
+    await c.hit('GET', `${F}/enrollments/mb_fixture_suspended/inspect`);
     await c.hit('GET', `${F}/fixtures`);
     expect((await c.hit('PUT', `${F}/routing`, { remittanceDesignation: 'individual' })).status).toBe(200);
     await c.hit('PUT', `${F}/routing`, { remittanceDesignation: 'firm' });

@@ -18,6 +18,9 @@ header a { color:#cfe0ff; text-decoration:none; }
 header a[aria-current=page] { color:#fff; text-decoration:underline; }
 header .pill { color:var(--ink); }
 main { max-width:68rem; margin:0 auto; padding:1.2rem 1.2rem 3rem; }
+main.wide { max-width:120rem; }
+:focus-visible { outline:3px solid var(--accent); outline-offset:2px; }
+.visually-hidden { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
 h1 { font-size:1.7rem; margin:.6rem 0 .4rem; } h2 { font-size:1.3rem; margin-top:2rem; border-bottom:1px solid var(--line); padding-bottom:.2rem; }
 code, pre { font:13.5px/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; }
 pre { background:#f0f3f8; border:1px solid var(--line); padding:.8rem; overflow:auto; border-radius:6px; }
@@ -43,6 +46,10 @@ export interface Page {
   path: string;
   body: string;
   script?: string;
+  /** The page's own rules, after the shared ones. */
+  style?: string;
+  /** Use the window's width (a diagram beside a timeline) rather than a reading column. */
+  wide?: boolean;
 }
 
 const NAV: Array<[string, string]> = [
@@ -63,11 +70,11 @@ export function renderPage(page: Page, nonce: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)} · legalwork</title>
 <link rel="icon" href="data:,">
-<style>${STYLE}</style>
+<style>${STYLE}${page.style ?? ''}</style>
 </head>
 <body>
 <header><strong>legalwork</strong><nav style="display:flex;gap:1rem;flex-wrap:wrap">${nav}</nav><span class="pill">preview · not legal advice</span></header>
-<main>
+<main${page.wide ? ' class="wide"' : ''}>
 ${page.body}
 </main>
 ${page.script ? `<script nonce="${nonce}">\n${page.script}\n</script>` : ''}
