@@ -69,6 +69,9 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   await c.hit('GET', `${P}/matters/${id}/attestations`);
   await c.hit('GET', `${P}/matters/${id}/journal`);
   await c.hit('GET', `${P}/matters/${id}/inspect`);
+  await c.hit('GET', `${P}/matters/${id}/inspection`);
+  await c.hit('GET', `${P}/matters/${id}/inspection?at=0`);
+  await c.hit('GET', `${P}/matters/mt_0000000000000000000000000/inspection`);
 
   // A Matter a Signer answers by callback; then consent, direction, terminal.
   const plain = (await c.hit('POST', `${P}/matters`, { ...mint, consumerPattern: 'B2A2D' }, headers)).body.matter;
@@ -103,6 +106,8 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   if (ladder.body.daysUntilDeadline > 5) expect((await c.hit('POST', `${D}/tick`, { days: ladder.body.daysUntilDeadline - 5 }, headers)).status).toBe(200);
   await c.hit('GET', `${P}/deadlines/as_0000000000000000000000000`);
   await c.hit('GET', `${D}/inspect`);
+  await c.hit('GET', `${D}/inspection`);
+  await c.hit('GET', `${P}/deadlines/as_0000000000000000000000000/inspection`);
   expect((await c.hit('POST', `${D}/monitor`, { signerId: 'platform' }, headers)).status).toBe(200);
   expect((await c.hit('POST', `${D}/ack`, { actor: 'Ada Inventor' }, headers)).status).toBe(200);
   await c.hit('POST', `${D}/ack`, { actor: 'Ada Inventor' }, headers);
@@ -256,6 +261,8 @@ describe('every documented operation answers as documented', () => {
     expect((await c.hit('POST', `${F}/enrollments/mb_fixture_suspended/revoke`, {})).status).toBe(200);
     await c.hit('POST', `${F}/enrollments/mb_fixture_suspended/revoke`, {});
     await c.hit('GET', `${F}/enrollments/mb_fixture_suspended/inspect`);
+    await c.hit('GET', `${F}/enrollments/mb_fixture_suspended/inspection`);
+    await c.hit('GET', `${F}/enrollments/mb_nobody/inspection?at=0`);
     await c.hit('GET', `${F}/fixtures`);
     expect((await c.hit('PUT', `${F}/routing`, { remittanceDesignation: 'individual' })).status).toBe(200);
     await c.hit('PUT', `${F}/routing`, { remittanceDesignation: 'firm' });

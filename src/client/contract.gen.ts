@@ -267,6 +267,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matters/{id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Matter
+         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_matters_id_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/matters/{id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Matter
+         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_workspaces_workspaceId_matters_id_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/matters/{id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Matter
+         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_tenants_tenantId_matters_id_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deadlines/{assetId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Deadline Ladder
+         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_deadlines_assetId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/deadlines/{assetId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Deadline Ladder
+         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_workspaces_workspaceId_deadlines_assetId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/deadlines/{assetId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Deadline Ladder
+         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_tenants_tenantId_deadlines_assetId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/firms/{firmId}/enrollments/{memberId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Enrollment
+         * @description An HTML page: the Enrollment on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.
+         */
+        get: operations["get_firms_firmId_enrollments_memberId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs/diagrams/{file}": {
         parameters: {
             query?: never;
@@ -3239,6 +3379,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matters/{id}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a Matter on its machine
+         * @description The Matter's machine and version, its state, its path (every fact with the event that caused it, the states before and after, the edges taken, who acted, the Gig and Signer), the commands it accepts now (each with its door, method and body) and every other command with the refusal it would get. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the id is the capability.
+         */
+        get: operations["get_matters_id_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deadlines/{assetId}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a Deadline Ladder on its machine
+         * @description The Asset's ladder on its machine: its state, its path (ticks, rungs, acks, evidence), the commands it accepts now and every other with its refusal. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the Asset id is the capability.
+         */
+        get: operations["get_deadlines_assetId_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/matters/{id}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a Matter on its machine
+         * @description The Matter's machine and version, its state, its path (every fact with the event that caused it, the states before and after, the edges taken, who acted, the Gig and Signer), the commands it accepts now (each with its door, method and body) and every other command with the refusal it would get. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the id is the capability.
+         */
+        get: operations["get_workspaces_workspaceId_matters_id_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/deadlines/{assetId}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a Deadline Ladder on its machine
+         * @description The Asset's ladder on its machine: its state, its path (ticks, rungs, acks, evidence), the commands it accepts now and every other with its refusal. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the Asset id is the capability.
+         */
+        get: operations["get_workspaces_workspaceId_deadlines_assetId_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/matters/{id}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a Matter on its machine
+         * @description The Matter's machine and version, its state, its path (every fact with the event that caused it, the states before and after, the edges taken, who acted, the Gig and Signer), the commands it accepts now (each with its door, method and body) and every other command with the refusal it would get. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the id is the capability.
+         */
+        get: operations["get_tenants_tenantId_matters_id_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/deadlines/{assetId}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a Deadline Ladder on its machine
+         * @description The Asset's ladder on its machine: its state, its path (ticks, rungs, acks, evidence), the commands it accepts now and every other with its refusal. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the Asset id is the capability.
+         */
+        get: operations["get_tenants_tenantId_deadlines_assetId_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/firms/{firmId}/enrollments/{memberId}/inspection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inspect a member's Enrollment on its machine
+         * @description The member's current Enrollment on its machine: its state, its path (enrollment, amendments, revocation), the commands it accepts now and every other with its refusal. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then.
+         */
+        get: operations["get_firms_firmId_enrollments_memberId_inspection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -4244,6 +4524,19 @@ export interface components {
             openedAt: string;
             /** @description the Matter stream's version: it grows with every fact */
             version: number;
+            /** @description where to see the Matter on its machine, under its grain's prefix */
+            links: {
+                /**
+                 * @description the inspector page (HTML): the Matter on its machine's diagram, its path, its timeline, the doors open now
+                 * @example /matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect
+                 */
+                inspect: string;
+                /**
+                 * @description the same as data: the path, the state (`?at=<seq>`: as of an earlier fact), the commands open now and every other with its refusal
+                 * @example /matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection
+                 */
+                inspection: string;
+            };
         };
         /**
          * @description one fact of a Matter's append-only journal: its `data` is its kind's (`Fact.<kind>`)
@@ -5339,6 +5632,254 @@ export interface components {
                 matterId: string;
                 matterVersion: number;
             };
+        };
+        /**
+         * @description one fact of the stream on its machine: the event that caused it, the states before and after, the edges taken, who acted; its `data` is its kind's (`Fact.<kind>`)
+         * @example {
+         *       "step": 7,
+         *       "seq": 9,
+         *       "version": 7,
+         *       "at": "2026-11-26T09:00:00.000Z",
+         *       "kind": "stage",
+         *       "verb": "sign",
+         *       "by": "signer",
+         *       "actor": "sg_fixture_eligible",
+         *       "data": {
+         *         "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+         *         "act": "sign",
+         *         "attestation": {
+         *           "signedBy": "sg_fixture_eligible",
+         *           "credentialRef": "uspto-reg:70001",
+         *           "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+         *         },
+         *         "receipt": null
+         *       },
+         *       "event": "GIG_ATTESTED",
+         *       "from": "open.waiting_on_signer",
+         *       "to": "open.sign",
+         *       "transitions": [
+         *         "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+         *       ],
+         *       "note": "reserved act sign attested",
+         *       "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+         *       "signer": "sg_fixture_eligible"
+         *     }
+         */
+        InspectionStep: {
+            /** @description 1 for the opening fact, then each fact in journal order */
+            step: number;
+            /** @description the fact's seq in its grain (what `?at=` names) */
+            seq: number;
+            /** @description the stream's version once the fact landed */
+            version: number;
+            /** @example 2026-11-26T09:00:00.000Z */
+            at: string;
+            kind: components["schemas"]["EventKind"];
+            verb?: string;
+            /** @description the machine event that caused it (`xstate.init` for the opening); null for a fact journaled beside another, with no cause of its own (a rung's reminder) */
+            event: string | null;
+            /** @description the state before it, as a dotted path; null for the opening */
+            from: string | null;
+            /** @description the state after it, as a dotted path */
+            to: string;
+            /** @description the edges the machine selected for its cause (none for the opening or a fact without a cause); each edge named `<from> <EVENT>[ [guard]] -> <to>` (a targetless edge's target is `(stays)` or `(refuses)`), as the diagrams and the model tests name it */
+            transitions: string[];
+            /** @description who committed it: gate, agent, signer, client, member */
+            by: string;
+            /** @description the named human (or Signer) who spoke, where one did */
+            actor: string | null;
+            note: string;
+            /** @description the Gig the fact concerns, where one does */
+            gigId: string | null;
+            /** @description the Signer who answered, where one acted */
+            signer: string | null;
+            /** @description who asked for the fact, as the journal records it */
+            provenance?: {
+                /** @description who proposed the write the Gate committed (an advance's `by`) */
+                proposedBy?: string;
+                /** @description the caller's X-Actor, as sent (never verified) */
+                actor?: string;
+                /** @description the caller's X-Mandate, as sent (never verified) */
+                mandate?: string;
+            };
+            /** @description the fact's data, as its kind declares it (`Fact.<kind>`) */
+            data: unknown;
+        } & (components["schemas"]["Fact.workspace.opened"] | components["schemas"]["Fact.tenant.opened"] | components["schemas"]["Fact.firm.opened"] | components["schemas"]["Fact.matter.opened"] | components["schemas"]["Fact.asset.minted"] | components["schemas"]["Fact.stage"] | components["schemas"]["Fact.gig.posted"] | components["schemas"]["Fact.gig.sent_back"] | components["schemas"]["Fact.gig.declined"] | components["schemas"]["Fact.client.direction"] | components["schemas"]["Fact.consent"] | components["schemas"]["Fact.document.recorded"] | components["schemas"]["Fact.terminal"] | components["schemas"]["Fact.lifecycle"] | components["schemas"]["Fact.ladder.opened"] | components["schemas"]["Fact.ladder.ticked"] | components["schemas"]["Fact.ladder.acked"] | components["schemas"]["Fact.ladder.monitored"] | components["schemas"]["Fact.ladder.satisfied"] | components["schemas"]["Fact.ladder.resolved"] | components["schemas"]["Fact.reminder.notice"] | components["schemas"]["Fact.reminder.ack_missed"] | components["schemas"]["Fact.reminder.ack_due"] | components["schemas"]["Fact.reminder.terminal"] | components["schemas"]["Fact.enrollment.opened"] | components["schemas"]["Fact.enrollment.amended"] | components["schemas"]["Fact.enrollment.revoked"] | components["schemas"]["Fact.firm.routing.declared"] | components["schemas"]["Fact.tenant.offers.declared"] | components["schemas"]["Fact.tenant.routing.declared"] | components["schemas"]["Fact.conflicts.entry"] | components["schemas"]["Fact.capability.recorded"] | components["schemas"]["Fact.capability.acted"] | components["schemas"]["Fact.capability.escalated"] | components["schemas"]["Fact.supply.callback.accepted"]);
+        /** @description a command the decider beside the machine accepts now, with the events it sends and the edges they take */
+        InspectionDoor: {
+            /**
+             * @description a stable name: the door, and the variant where one door takes several (`terminal.withdrawn`, `gig-result.attested`, `resolve.clientNotice`)
+             * @example advance
+             */
+            command: string;
+            /** @enum {string} */
+            method: "POST";
+            /**
+             * @description the operation, as the contract names it at the top level
+             * @example /matters/{id}/advance
+             */
+            door: string;
+            /**
+             * @description where to send it for this record, under its grain's prefix
+             * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance
+             */
+            href: string;
+            /**
+             * @description the representative body the decider was asked with: what to send (the door's own schema is in the contract)
+             * @example {}
+             */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description what the door does beyond the decision, where that matters to a caller */
+            note?: string;
+            /** @description the machine events the decider sends, in order */
+            sends: string[];
+            /** @description the edges they take; each edge named `<from> <EVENT>[ [guard]] -> <to>` (a targetless edge's target is `(stays)` or `(refuses)`), as the diagrams and the model tests name it */
+            transitions: string[];
+        };
+        /** @description a command the decider refuses now, with the refusal the door would answer */
+        InspectionRefusal: {
+            /**
+             * @description a stable name: the door, and the variant where one door takes several (`terminal.withdrawn`, `gig-result.attested`, `resolve.clientNotice`)
+             * @example gig-result.attested
+             */
+            command: string;
+            /** @enum {string} */
+            method: "POST";
+            /**
+             * @description the operation, as the contract names it at the top level
+             * @example /matters/{id}/gig-result
+             */
+            door: string;
+            /**
+             * @description where to send it for this record, under its grain's prefix
+             * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result
+             */
+            href: string;
+            /**
+             * @description the representative body the decider was asked with: what to send (the door's own schema is in the contract)
+             * @example {}
+             */
+            body?: {
+                [key: string]: unknown;
+            };
+            /** @description what the door does beyond the decision, where that matters to a caller */
+            note?: string;
+            /**
+             * @description the status the door answers it with
+             * @example 409
+             */
+            status: number;
+            /**
+             * @description the refusal's code, one of the catalog's (as the door would answer it)
+             * @example NO_PENDING_GIG
+             */
+            code: string;
+            /**
+             * @description the refusal, worded as the door would word it
+             * @example Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)
+             */
+            error: string;
+            /** @description what to do instead */
+            fix?: string;
+            /** @description the rule that refuses, where the catalog names one */
+            rule?: string;
+            /** @description the edges the machine declares for the command's event from this state: one declared only to refuse it, or the one the refusal stands in front of (none when it declares none); each edge named `<from> <EVENT>[ [guard]] -> <to>` (a targetless edge's target is `(stays)` or `(refuses)`), as the diagrams and the model tests name it */
+            transitions: string[];
+        };
+        /** @description one record on its machine: its path, its state (as of now, or of an earlier fact), the commands open now and every other with its refusal */
+        Inspection: {
+            subject: {
+                /**
+                 * @description what is inspected
+                 * @enum {string}
+                 */
+                kind: "matter" | "deadline-ladder" | "enrollment";
+                /**
+                 * @description the Matter id, the Asset id of a ladder, or the Enrollment id
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                links: {
+                    /**
+                     * @description this inspection
+                     * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection
+                     */
+                    self: string;
+                    /**
+                     * @description the inspector page that draws it (HTML)
+                     * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect
+                     */
+                    page: string;
+                    /**
+                     * @description the record's own read
+                     * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                     */
+                    entity: string;
+                    /**
+                     * @description the event stream (Server-Sent Events) of the grain the record lives in: its facts arrive there as they commit (at the top level, the owner key's stream)
+                     * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream
+                     */
+                    stream: string;
+                };
+            };
+            machine: {
+                /** @example matter */
+                id: string;
+                /**
+                 * @description the machine version every fact of the stream is folded by
+                 * @example 1
+                 */
+                version: number;
+                /**
+                 * @description the machine's generated diagram (SVG), as `npm run diagrams` draws it
+                 * @example /docs/diagrams/matter.svg
+                 */
+                diagram: string;
+            };
+            at: {
+                /**
+                 * @description the fact the answer is as of
+                 * @example 8
+                 */
+                seq: number;
+                /** @example 6 */
+                version: number;
+                /** @description it is the stream's head: the answer is as of now */
+                latest: boolean;
+            };
+            /** @description the stream's head now */
+            head: {
+                /** @example 8 */
+                seq: number;
+                /** @example 6 */
+                version: number;
+            };
+            state: {
+                /**
+                 * @description the state, as a dotted path of the machine
+                 * @example open.review
+                 */
+                path: string;
+                /**
+                 * @description the state as the record's own JSON names it (a Matter's `status`, a ladder's, an Enrollment's)
+                 * @example review
+                 */
+                status: string;
+                final: boolean;
+                /** @description the state's tags (who it waits on) */
+                tags: string[];
+            };
+            matter?: components["schemas"]["Matter"];
+            ladder?: components["schemas"]["DeadlineLadder"];
+            enrollment?: components["schemas"]["Enrollment"];
+            /** @description every fact of the stream up to `at`, oldest first */
+            path: components["schemas"]["InspectionStep"][];
+            /** @description every command the decider accepts now, in the order the decider declares them */
+            open: components["schemas"]["InspectionDoor"][];
+            /** @description every other command, with the refusal the decider gives now */
+            refused: components["schemas"]["InspectionRefusal"][];
         };
     };
     responses: never;
@@ -7185,6 +7726,783 @@ export interface operations {
             };
         };
     };
+    get_matters_id_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_matters_id_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_matters_id_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_deadlines_assetId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_deadlines_assetId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_deadlines_assetId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_firms_firmId_enrollments_memberId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
+                firmId: string;
+                /**
+                 * @description the member, by id: a fixture member from GET /firms/{firmId}/fixtures
+                 * @example mb_fixture_eligible
+                 */
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
     get_docs_diagrams_file: {
         parameters: {
             query?: never;
@@ -8545,7 +9863,11 @@ export interface operations {
                      *           "signals": [],
                      *           "attestedActs": 0,
                      *           "openedAt": "2026-11-26T09:00:00.000Z",
-                     *           "version": 1
+                     *           "version": 1,
+                     *           "links": {
+                     *             "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -8761,7 +10083,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "asset": {
                      *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
@@ -8964,7 +10290,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "asset": {
                      *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
@@ -9169,7 +10499,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -9624,7 +10958,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -9844,7 +11182,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "directionSeq": 0
                      *     }
@@ -10521,7 +11863,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "terminal": {
                      *         "outcome": "withdrawn",
@@ -11111,7 +12457,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -20292,7 +21642,11 @@ export interface operations {
                      *           "signals": [],
                      *           "attestedActs": 0,
                      *           "openedAt": "2026-11-26T09:00:00.000Z",
-                     *           "version": 1
+                     *           "version": 1,
+                     *           "links": {
+                     *             "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -20495,7 +21849,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "asset": {
                      *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
@@ -20683,7 +22041,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "asset": {
                      *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
@@ -20883,7 +22245,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -21338,7 +22704,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -21553,7 +22923,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "directionSeq": 0
                      *     }
@@ -22210,7 +23584,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "terminal": {
                      *         "outcome": "withdrawn",
@@ -22784,7 +24162,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -31649,7 +33031,11 @@ export interface operations {
                      *           "signals": [],
                      *           "attestedActs": 0,
                      *           "openedAt": "2026-11-26T09:00:00.000Z",
-                     *           "version": 1
+                     *           "version": 1,
+                     *           "links": {
+                     *             "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -31867,7 +33253,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "asset": {
                      *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
@@ -32070,7 +33460,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "asset": {
                      *         "id": "as_2m6n0b4v8c3x7z1l5k9j3h7g1",
@@ -32275,7 +33669,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -32730,7 +34128,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -32950,7 +34352,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "directionSeq": 0
                      *     }
@@ -33627,7 +35033,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       },
                      *       "terminal": {
                      *         "outcome": "withdrawn",
@@ -34217,7 +35627,11 @@ export interface operations {
                      *         "signals": [],
                      *         "attestedActs": 0,
                      *         "openedAt": "2026-11-26T09:00:00.000Z",
-                     *         "version": 1
+                     *         "version": 1,
+                     *         "links": {
+                     *           "inspect": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *           "inspection": "/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *         }
                      *       }
                      *     }
                      */
@@ -37704,6 +39118,1564 @@ export interface operations {
             503: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_matters_id_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_deadlines_assetId_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_matters_id_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_deadlines_assetId_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_matters_id_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_deadlines_assetId_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_firms_firmId_enrollments_memberId_inspection: {
+        parameters: {
+            query?: {
+                /**
+                 * @description a seq of the grain (a fact's `seq` in the journal, the tail or this answer's `path`): the answer as of the record's last fact at or before it (past its head: as of now); before the record opened: 422 INSPECTION_BEFORE_OPENING
+                 * @example 1000000
+                 */
+                at?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
+                firmId: string;
+                /**
+                 * @description the member, by id: a fixture member from GET /firms/{firmId}/fixtures
+                 * @example mb_fixture_eligible
+                 */
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "inspection": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection",
+                     *             "page": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "stream": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/events/stream"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "at": {
+                     *           "seq": 8,
+                     *           "version": 6,
+                     *           "latest": false
+                     *         },
+                     *         "head": {
+                     *           "seq": 8,
+                     *           "version": 6
+                     *         },
+                     *         "state": {
+                     *           "path": "open.review",
+                     *           "status": "review",
+                     *           "final": false,
+                     *           "tags": []
+                     *         },
+                     *         "path": [
+                     *           {
+                     *             "step": 7,
+                     *             "seq": 9,
+                     *             "version": 7,
+                     *             "at": "2026-11-26T09:00:00.000Z",
+                     *             "kind": "stage",
+                     *             "verb": "sign",
+                     *             "by": "signer",
+                     *             "actor": "sg_fixture_eligible",
+                     *             "data": {
+                     *               "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *               "act": "sign",
+                     *               "attestation": {
+                     *                 "signedBy": "sg_fixture_eligible",
+                     *                 "credentialRef": "uspto-reg:70001",
+                     *                 "artifactHash": "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+                     *               },
+                     *               "receipt": null
+                     *             },
+                     *             "event": "GIG_ATTESTED",
+                     *             "from": "open.waiting_on_signer",
+                     *             "to": "open.sign",
+                     *             "transitions": [
+                     *               "open.waiting_on_signer GIG_ATTESTED [pendingActIsSign] -> open.sign"
+                     *             ],
+                     *             "note": "reserved act sign attested",
+                     *             "gigId": "gig_1x8c2v6b0n4m9q3w7e5r1t5y9",
+                     *             "signer": "sg_fixture_eligible"
+                     *           }
+                     *         ],
+                     *         "open": [
+                     *           {
+                     *             "command": "advance",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/advance",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/advance",
+                     *             "body": {},
+                     *             "sends": [
+                     *               "ESCALATE"
+                     *             ],
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "refused": [
+                     *           {
+                     *             "command": "gig-result.attested",
+                     *             "method": "POST",
+                     *             "door": "/matters/{id}/gig-result",
+                     *             "href": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/gig-result",
+                     *             "body": {},
+                     *             "status": 409,
+                     *             "code": "NO_PENDING_GIG",
+                     *             "error": "Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 holds no pending Gig (it is review)",
+                     *             "transitions": [
+                     *               "open.review ESCALATE -> open.waiting_on_signer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        inspection: components["schemas"]["Inspection"];
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the member holds no Enrollment here. Codes: ENROLLMENT_NOT_FOUND, FIRM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Enrollment's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -9,6 +9,7 @@ import type { JournalEvent } from '../journal/store.ts';
 import type { ClientFixture } from './fixtures.ts';
 import type { Guardrails, Mandates } from './gate.ts';
 import type { ConsumerPattern, MatterType, Rail } from './matter-types.ts';
+import { matterLinks } from './links.ts';
 import { settle } from './pricing.ts';
 
 /** The facts journaled when a Matter opens (`matter.opened` data). */
@@ -90,6 +91,7 @@ export function matterView(entity: MatterState) {
     ...(facts.listFeeUsd !== undefined ? { listFeeUsd: facts.listFeeUsd } : {}),
     openedAt: entity.opened.at,
     version: entity.version,
+    links: matterLinks(entity.id, entity.opened.grain),
   };
 }
 

@@ -132,10 +132,16 @@ interface Asked<E extends EventObject> {
 interface DoorSpec<M extends AnyStateMachine> {
   command: string;
   door: string;
-  /** The door below the entity's own address (`/advance`), or its own path from the grain (`/firms/{f}/enrollments`). */
-  href(links: { entity: string; base: string }): string;
+  /** Where to send it: below the record's own address (`…/matters/mt_…/advance`), or from its grain's (`/firms/fm_…/enrollments`). */
+  href(at: Addresses): string;
   note?: string;
   ask(subject: AsOf<M>, journal: JournalEvent[]): Asked<EventObject> | Promise<Asked<EventObject>>;
+}
+
+/** A record's address (`/workspaces/ws_…/matters/mt_…`) and its grain's (`/workspaces/ws_…`, `''` at the top level). */
+interface Addresses {
+  record: string;
+  base: string;
 }
 
 /** The entity as of one fact: what a decider and a view read. */
@@ -220,14 +226,14 @@ function stepOf(e: JournalEvent, step: number, event: string | null, from: strin
 }
 
 /** Asks every door's decider on the entity as of one fact: the doors open, and the others with their refusals. */
-async function doorsOf<M extends AnyStateMachine>(machine: M, specs: DoorSpec<M>[], subject: AsOf<M>, journal: JournalEvent[], links: { entity: string; base: string }): Promise<{ open: OpenDoor[]; refused: RefusedDoor[] }> {
+async function doorsOf<M extends AnyStateMachine>(machine: M, specs: DoorSpec<M>[], subject: AsOf<M>, journal: JournalEvent[], addresses: Addresses): Promise<{ open: OpenDoor[]; refused: RefusedDoor[] }> {
   const index = edgeIndex(machine);
   const snapshot = subject.snapshot() as AnyMachineSnapshot;
   const open: OpenDoor[] = [];
   const refused: RefusedDoor[] = [];
   for (const spec of specs) {
     const { body, decision, probes } = await spec.ask(subject, journal);
-    const base = { command: spec.command, method: 'POST' as const, door: spec.door, href: spec.href(links), ...(body ? { body } : {}), ...(spec.note ? { note: spec.note } : {}) };
+    const base = { command: spec.command, method: 'POST' as const, door: spec.door, href: spec.href(addresses), ...(body ? { body } : {}), ...(spec.note ? { note: spec.note } : {}) };
     if ('send' in decision) {
       const transitions: string[] = [];
       let state = snapshot;
@@ -263,7 +269,7 @@ type MatterSpec = DoorSpec<typeof matterMachine>;
 type MatterAsOf = AsOf<typeof matterMachine>;
 
 const matterSpecs = (matters: Matters): MatterSpec[] => {
-  const below = (path: string) => (l: { entity: string }) => `${l.entity}${path}`;
+  const below = (path: string) => (a: Addresses) => `${a.record}${path}`;
   const gigOf = (m: MatterAsOf) => m.snapshot().context.pendingGig?.gigId ?? PROBE_GIG;
   const answer = (outcome: 'attested' | 'send_back' | 'declined'): MatterSpec => ({
     command: `gig-result.${outcome}`,
@@ -341,7 +347,7 @@ type LadderSpec = DoorSpec<typeof deadlineLadderMachine>;
 const ladderSpec = <B extends Record<string, unknown>>(command: string, path: string, body: B, decide: (l: AsOf<typeof deadlineLadderMachine>, body: B) => Decision<EventObject>, probe: LadderEvent): LadderSpec => ({
   command,
   door: `/deadlines/{assetId}${path}`,
-  href: (l) => `${l.entity}${path}`,
+  href: (a) => `${a.record}${path}`,
   ask: (l) => ({ body, decision: decide(l, body), probes: [probe] }),
 });
 const LADDER_SPECS: LadderSpec[] = [
@@ -358,7 +364,7 @@ const ENROLLMENT_SPECS: EnrollmentSpec[] = [
   {
     command: 'amend',
     door: '/firms/{firmId}/enrollments',
-    href: (l) => `${l.base}/enrollments`,
+    href: (a) => `${a.base}/enrollments`,
     note: 'amends the member\'s live Enrollment with grants it does not hold; once the Enrollment is revoked, the same door opens a new one for the member instead',
     ask: (e) => {
       const { memberId, grants: held } = e.snapshot().context;
@@ -370,7 +376,7 @@ const ENROLLMENT_SPECS: EnrollmentSpec[] = [
   {
     command: 'revoke',
     door: '/firms/{firmId}/enrollments/{memberId}/revoke',
-    href: (l) => `${l.entity}/revoke`,
+    href: (a) => `${a.record}/revoke`,
     ask: (e, journal) => {
       const { memberId } = e.snapshot().context;
       // As the door asks it: when the Enrollment was revoked, read from its journal.
@@ -405,7 +411,7 @@ export class Inspections {
       at,
       what: `Matter ${entity.id}`,
       links: { self: `${self}/inspection`, page: `${self}/inspect`, entity: self, stream: `${base}/events/stream` },
-      base,
+      addresses: { record: self, base },
       specs: matterSpecs(this.matters),
       status: (s) => matterStatus(s),
       view: (asOf) => ({ matter: matterView(asOf) }),
@@ -426,7 +432,7 @@ export class Inspections {
       at,
       what: `the Deadline Ladder of Asset ${assetId}`,
       links: { self: `${self}/inspection`, page: `${self}/inspect`, entity: self, stream: `${base}/events/stream` },
-      base,
+      addresses: { record: self, base },
       specs: LADDER_SPECS,
       status: (s) => (isResolved(s) ? 'resolved' : 'open'),
       view: (asOf) => ({ ladder: ladderView(asOf) }),
@@ -447,7 +453,7 @@ export class Inspections {
       at,
       what: `the Enrollment ${current.id} of member ${memberId}`,
       links: { self: `${self}/inspection`, page: `${self}/inspect`, entity: `${base}/enrollments`, stream: `${base}/events/stream` },
-      base,
+      addresses: { record: self, base },
       specs: ENROLLMENT_SPECS,
       status: (s) => enrollmentStatus(s.value),
       view: (asOf) => ({ enrollment: enrollmentRow(new Entity(ENROLLMENT, current.journal.slice(0, asOf.version))) }),
@@ -462,7 +468,7 @@ export class Inspections {
     at: number | undefined;
     what: string;
     links: Inspection['subject']['links'];
-    base: string;
+    addresses: Addresses;
     specs: DoorSpec<M>[];
     status(snapshot: SnapshotFrom<M>): string;
     view(asOf: AsOf<M>): Pick<Inspection, 'matter' | 'ladder' | 'enrollment'>;
@@ -471,7 +477,7 @@ export class Inspections {
     const version = versionAt(journal, o.at, o.what);
     const { steps, snapshot } = foldPath(definition, journal, version);
     const asOf = new StoredState(journal[0], version, snapshot) as AsOf<M>;
-    const { open, refused } = await doorsOf(definition.machine, o.specs, asOf, journal.slice(0, version), { entity: o.links.entity, base: o.base });
+    const { open, refused } = await doorsOf(definition.machine, o.specs, asOf, journal.slice(0, version), o.addresses);
     const last = journal[version - 1];
     const head = journal[journal.length - 1];
     const s = snapshot as AnyMachineSnapshot;

@@ -19,6 +19,7 @@ import { eventRoutes } from './routes/events.ts';
 import { matterRoutes } from './routes/matters.ts';
 import { conflictRoutes } from './routes/conflicts.ts';
 import { firmRoutes } from './routes/firms.ts';
+import { enrollmentInspectionRoutes, inspectionRoutes } from './routes/inspection.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
@@ -135,6 +136,9 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
     await app.register(conflictRoutes, { services, prefix });
   }
   await app.register(deadlineRoutes, { services, prefix: '/tenants/:tenantId' });
+  // The inspection (one record on its machine) wherever its record's doors are: Matters and ladders, and a firm's Enrollments.
+  for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(inspectionRoutes, { services, prefix });
+  await app.register(enrollmentInspectionRoutes, { services });
   // Webhook endpoints: the calling key's at the top level, a grain's where it holds Matters.
   for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(webhookRoutes, { services, prefix });
   // Every grain has its own event tail.

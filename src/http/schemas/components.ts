@@ -15,6 +15,7 @@ import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } fro
 import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
 import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, ReminderData } from './facts.ts';
+import { INSPECTION_COMPONENTS } from './inspection.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
@@ -160,6 +161,10 @@ export const Matter = named('Matter', Strict({
   listFeeUsd: Opt(Num),
   openedAt: At(),
   version: Type.Integer({ minimum: 1, description: 'the Matter stream\'s version: it grows with every fact' }),
+  links: Strict({
+    inspect: StrEx(`/matters/${EXAMPLE.matter}/inspect`, { description: 'the inspector page (HTML): the Matter on its machine\'s diagram, its path, its timeline, the doors open now' }),
+    inspection: StrEx(`/matters/${EXAMPLE.matter}/inspection`, { description: 'the same as data: the path, the state (`?at=<seq>`: as of an earlier fact), the commands open now and every other with its refusal' }),
+  }, 'where to see the Matter on its machine, under its grain\'s prefix'),
 }, 'a Matter: a unit of legal work driven through the six stages'));
 
 /**
@@ -386,4 +391,6 @@ export const COMPONENTS = [
   Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey, FirmRouting, ActReceipt,
   // Each fact kind's data (facts.ts), and the rung a reminder carries.
   ReminderData, ...FACT_COMPONENTS,
+  // The inspection (inspection.ts).
+  ...INSPECTION_COMPONENTS,
 ];

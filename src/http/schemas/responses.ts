@@ -14,6 +14,7 @@ import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields,
   LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, FirmRouting, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
 } from './components.ts';
+import { Inspection } from './inspection.ts';
 
 const Obj = Strict;
 
@@ -332,5 +333,31 @@ export const WebhookDoors = {
     202: Ok({ redelivery: Strict({ deliveryId: StrEx(EXAMPLE.delivery), eventId: StrEx(EXAMPLE.event), type: ref(WebhookEventType) }) }, 'the redelivery, under way'),
     404: refused('no such endpoint among yours, or no such delivery of it', ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND']),
     409: refused('the endpoint is disabled', ['WEBHOOK_DISABLED']),
+  }),
+};
+
+// The inspection: one record on its machine (src/engine/inspection.ts).
+const Inspected = Ok({ inspection: ref(Inspection) }, 'the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal');
+const BEFORE_OPENING = refused('`at` names a seq before the record opened (the fix names its range)', ['INSPECTION_BEFORE_OPENING']);
+const TIME_TRAVEL = 'With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then.';
+const ASKED = 'Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog.';
+export const InspectionDoors = {
+  matter: door('Inspect a Matter on its machine', `The Matter's machine and version, its state, its path (every fact with the event that caused it, the states before and after, the edges taken, who acted, the Gig and Signer), the commands it accepts now (each with its door, method and body) and every other command with the refusal it would get. ${ASKED} ${TIME_TRAVEL} Keyless: the id is the capability.`, {
+    200: Inspected,
+    404: NO_MATTER,
+    422: BEFORE_OPENING,
+    500: UNREADABLE,
+  }),
+  ladder: door('Inspect a Deadline Ladder on its machine', `The Asset's ladder on its machine: its state, its path (ticks, rungs, acks, evidence), the commands it accepts now and every other with its refusal. ${ASKED} ${TIME_TRAVEL} Keyless: the Asset id is the capability.`, {
+    200: Inspected,
+    404: refused('no ladder for that Asset here', ['LADDER_NOT_FOUND']),
+    422: BEFORE_OPENING,
+    500: refused('the ladder\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']),
+  }),
+  enrollment: door('Inspect a member\'s Enrollment on its machine', `The member's current Enrollment on its machine: its state, its path (enrollment, amendments, revocation), the commands it accepts now and every other with its refusal. ${ASKED} ${TIME_TRAVEL}`, {
+    200: Inspected,
+    404: refused('the member holds no Enrollment here', ['ENROLLMENT_NOT_FOUND']),
+    422: BEFORE_OPENING,
+    500: refused('the Enrollment\'s stream cannot be read by today\'s machine', ['ENTITY_UNREADABLE']),
   }),
 };
