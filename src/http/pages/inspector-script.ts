@@ -151,10 +151,11 @@ function midOf(g) {
   return { x: p.x, y: p.y };
 }
 
-function badge(x, y, text, cls, anchor) {
+/** A badge over the diagram; forId names the element it belongs to (data-for). */
+function badge(x, y, text, cls, anchor, forId) {
   const w = Math.max(14, text.length * 6 + 8);
   const left = anchor === 'start' ? x : x - w / 2;
-  const g = svgEl('g', { class: 'badge ' + cls, transform: 'translate(' + left.toFixed(1) + ',' + y.toFixed(1) + ')' });
+  const g = svgEl('g', { class: 'badge ' + cls, 'data-for': forId || '', transform: 'translate(' + left.toFixed(1) + ',' + y.toFixed(1) + ')' });
   g.append(svgEl('rect', { x: 0, y: -8, width: w, height: 16, rx: 8 }), svgEl('text', { x: w / 2, y: 3.5, 'text-anchor': 'middle' }, text));
   S.index.overlay.append(g);
   return g;
@@ -236,7 +237,7 @@ function drawMarks(insp) {
       const away = (box.x1 + box.x2) / 2 > m.x ? -1 : 1;
       x = m.x + away * (Math.max(14, text.length * 6 + 8) / 2 + 3);
     }
-    badge(x, m.y, text, 'step');
+    badge(x, m.y, text, 'step', 'middle', g.id);
   }
   const current = ix.states.get(insp.state.path);
   if (current) {
@@ -247,7 +248,7 @@ function drawMarks(insp) {
     for (const pad of [4, 8]) ring.append(svgEl('rect', { x: b.x - pad, y: b.y - pad, width: b.width + 2 * pad, height: b.height + 2 * pad, rx: 6 + pad }));
     ix.overlay.append(ring);
     // A tab on the ring's top left corner: the words say which state, not only its outline.
-    badge(b.x - 10, b.y - 10, insp.at.latest ? 'now' : 'as of #' + insp.at.seq, 'now-label', 'start');
+    badge(b.x - 10, b.y - 10, insp.at.latest ? 'now' : 'as of #' + insp.at.seq, 'now-label', 'start', current.id);
   }
   revealCurrent();
 }
@@ -285,17 +286,17 @@ function renderNow(insp) {
   $('back').disabled = S.pinned === null;
   const open = $('open-list');
   open.replaceChildren(...(insp.open || []).map((o) => el('li', {},
-    el('strong', { text: o.command }), ' ', el('code', { text: o.method + ' ' + o.door }),
+    el('strong', { text: o.command }), ' ', el('code', { text: o.method + ' ' + (o.href || o.door) }),
     o.sends && o.sends.length ? el('span', { class: 'note', text: ' sends ' + o.sends.join(', ') }) : null,
     o.transitions && o.transitions.length ? el('div', { class: 'edges', text: '▶ ' + o.transitions.join('; ') }) : null,
-    o.body ? el('details', {}, el('summary', { text: 'body' }), el('pre', { text: JSON.stringify(o.body, null, 2) })) : null)));
+    o.body ? el('details', {}, el('summary', { text: 'body' }), el('pre', { tabindex: '0', text: JSON.stringify(o.body, null, 2) })) : null)));
   if (!open.children.length) open.append(el('li', { class: 'note', text: 'none: ' + (insp.state.final ? 'a terminal is forever' : 'every command is refused now') }));
   $('open-count').textContent = String((insp.open || []).length);
   const refused = $('refused-list');
   refused.replaceChildren(...(insp.refused || []).map((r) => el('li', {}, el('details', {},
     el('summary', {}, el('span', { 'aria-hidden': 'true', text: '✕ ' }), el('strong', { text: r.command }), ' ', el('code', { text: r.status + ' ' + r.code })),
     el('p', { text: r.error }), r.fix ? el('p', { class: 'note', text: 'Fix: ' + r.fix }) : null, r.rule ? el('p', { class: 'note', text: 'Rule: ' + r.rule }) : null,
-    el('p', { class: 'note' }, el('code', { text: r.method + ' ' + r.door }))))));
+    el('p', { class: 'note' }, el('code', { text: r.method + ' ' + (r.href || r.door) }))))));
   $('refused-count').textContent = String((insp.refused || []).length);
 }
 
@@ -308,7 +309,7 @@ function provenanceText(p) {
 
 function factItem(s, selected) {
   const pick = el('button', { type: 'button', class: 'pick', 'data-seq': s.seq, 'aria-pressed': selected ? 'true' : 'false', tabindex: selected ? '0' : '-1' },
-    el('span', { class: 'seq', text: '#' + s.seq }), ' ', el('span', { class: 'kind', text: s.kind }));
+    el('span', { class: 'seq', text: '#' + s.seq }), ' ', el('span', { class: 'kind', text: s.kind + (s.verb ? ' · ' + s.verb : '') }));
   const facts = el('dl', { class: 'facts' });
   const row = (label, value) => { if (value === undefined || value === null || value === '') return; facts.append(el('dt', { text: label }), el('dd', { text: String(value) })); };
   row('step', s.step + (s.event ? ' · ' + s.event : '') + (s.to ? ' → ' + s.to : ''));
@@ -317,11 +318,11 @@ function factItem(s, selected) {
   row('Gig', s.gigId);
   row('Signer', s.signer);
   row('provenance', provenanceText(s.provenance));
-  const payload = { ...(s.data !== undefined ? { data: s.data } : {}), note: s.note, transitions: s.transitions };
+  const payload = { note: s.note, transitions: s.transitions, data: s.data };
   return el('li', { class: 'fact' + (selected ? ' selected' : ''), 'data-seq': s.seq },
     el('div', { class: 'fact-head' }, pick, el('time', { datetime: s.at, text: timeOf(s.at) })),
     facts,
-    el('details', {}, el('summary', { text: 'payload' }), el('pre', { text: JSON.stringify(payload, null, 2) })));
+    el('details', {}, el('summary', { text: 'payload' }), el('pre', { tabindex: '0', text: JSON.stringify(payload, null, 2) })));
 }
 
 const allSteps = () => (S.latest ? stepsOf(S.latest) : []);
@@ -473,9 +474,12 @@ function follow() {
 // ---------------------------------------------------------------- start
 
 /** The subject's other doors, as the inspection links them (its JSON, a Matter's ladder, …). */
-function renderLinks(links) {
-  const words = { self: 'inspection (JSON)', entity: 'JSON' };
-  const shown = Object.entries(links || {}).filter(([name, href]) => typeof href === 'string' && name !== 'page' && name !== 'stream');
+function renderLinks(insp) {
+  const links = { ...(insp.subject.links || {}) };
+  // A Matter's Asset has a Deadline Ladder beside it, under the same grain.
+  if (!links.ladder && insp.matter && insp.matter.assetId) links.ladder = links.entity.replace(/\/matters\/[^/]+$/, '/deadlines/' + encodeURIComponent(insp.matter.assetId) + '/inspect');
+  const words = { self: 'inspection (JSON)', entity: 'JSON', ladder: 'its Deadline Ladder' };
+  const shown = Object.entries(links).filter(([name, href]) => typeof href === 'string' && name !== 'page' && name !== 'stream');
   if (shown.length) $('links').replaceChildren(...shown.map(([name, href]) => el('a', { href, text: words[name] || name })));
 }
 
@@ -487,7 +491,7 @@ async function start() {
     getJson(withAt(null)),
   ]);
   S.latest = latest;
-  renderLinks(latest.subject.links);
+  renderLinks(latest);
   mountDiagram(svgText);
   $('head').textContent = '#' + latest.head.seq;
   root.dataset.headSeq = String(latest.head.seq);

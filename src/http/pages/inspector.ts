@@ -31,6 +31,7 @@ export interface InspectorSubject {
  * "▶ command" tag, refused edges are faded with a "✕ refused" tag.
  */
 const STYLE = `
+.inspector code { overflow-wrap:anywhere; }
 .inspector h1 { font-size:1.35rem; margin:0 0 .2rem; overflow-wrap:anywhere; }
 .inspector h2 { font-size:1.08rem; margin:.9rem 0 .35rem; }
 .inspector h3 { font-size:.98rem; margin:.6rem 0 .2rem; }
@@ -42,6 +43,7 @@ const STYLE = `
 #follow { margin:.1rem 0; font-size:.88rem; overflow-wrap:anywhere; }
 #problem { background:#fbe1e1; color:var(--bad); border:1px solid #e6b3b3; padding:.5rem .8rem; border-radius:6px; }
 .grid { display:grid; grid-template-columns:minmax(0, 1.75fr) minmax(21rem, 1fr); gap:1rem; align-items:start; }
+.grid > * { min-width:0; }
 @media (max-width: 1000px) { .grid { grid-template-columns:minmax(0, 1fr); } }
 .diagram { overflow:auto; max-height:calc(100vh - 9rem); min-height:16rem; background:#fff; border:1px solid var(--line); border-radius:6px; }
 .diagram svg { display:block; height:auto; max-width:none; }
