@@ -227,7 +227,7 @@ describe('the inspector of a Matter', () => {
     expect(await page.locator('#open-list > li:not(.note)').count()).toBe(insp.open.length);
     expect(await page.locator('#refused-list > li').count()).toBe(insp.refused.length);
     expect(await page.locator('#timeline > li').count()).toBe(insp.path.length);
-    if (status === 'waiting_on_signer') await page.screenshot({ path: join(SHOTS, 'inspector-matter.png') });
+    if (status === 'waiting_on_signer') await page.screenshot({ path: join(SHOTS, 'inspector-matter.png'), fullPage: true });
     expect(errors).toEqual([]);
     expect(foreign).toEqual([]);
     await page.close();
@@ -362,6 +362,32 @@ describe('the inspector of a Matter', () => {
   }, 30_000);
 });
 
+describe('the ways to the inspector', () => {
+  it('opens from the sandbox page beside it, and follows each click there live; /docs says where it is', async () => {
+    const context = await browser.newContext({ viewport: WIDE });
+    const page = await context.newPage();
+    const click = async (id: string) => {
+      await page.click(`#${id}:not([disabled])`);
+      await page.waitForSelector('body[data-busy="false"]');
+    };
+    await page.goto(`${url}/sandbox`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await click('open-workspace');
+    await page.selectOption('#client', 'Ada Inventor');
+    await click('open-matter');
+    const id = (await page.textContent('#matter-id'))!;
+    const [inspector] = await Promise.all([context.waitForEvent('page'), page.click('#inspect')]);
+    await inspector.waitForSelector('#inspector[data-ready="true"]', { timeout: HANG_MS });
+    expect(new URL(inspector.url()).pathname).toMatch(new RegExp(`^/workspaces/ws_[^/]+/matters/${id}/inspect$`));
+    expect(await inspector.getAttribute('#diagram g.is-current', 'id')).toBe(stateId('open.intake'));
+    await click('advance');
+    await inspector.waitForSelector(`#diagram g.is-current[id="${stateId('open.prepare')}"]`, { timeout: HANG_MS });
+    await page.goto(`${url}/docs`);
+    expect(await page.textContent('#inspector + p')).toContain('/matters/{id}/inspect');
+    await context.close();
+  });
+});
+
 describe('the inspector of a Deadline Ladder and of an Enrollment', () => {
   it("draws the Matter's Deadline Ladder on its own machine, reached from the Matter's page", async () => {
     const m = await matter('Ada Inventor', 1);
@@ -443,6 +469,7 @@ describe('the inspector at scale and for everyone', () => {
         expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
         await page.click('#back');
         await drawnAt(page, latest.head.seq);
+        await page.evaluate(() => window.scrollTo(0, 0));
         await page.screenshot({ path: join(SHOTS, 'inspector-narrow.png') });
       }
       const ladder = await open(`${W}/deadlines/${m.assetId}/inspect`, viewport);

@@ -58,6 +58,9 @@ export function docsPage(diagrams: DiagramEntry[]): Page {
 <p class="note">Drawn from the XState machines themselves (<code>visualizations/</code>), read at request time.</p>
 ${diagramSection(diagrams)}
 
+<h2 id="inspector">Inspecting a Matter</h2>
+<p>Every Matter, Deadline Ladder and Enrollment has an inspector page beside its JSON: <code>GET /matters/{id}/inspect</code> (and under <code>/workspaces/{id}</code> and <code>/tenants/{id}</code>), <code>GET /deadlines/{assetId}/inspect</code>, <code>GET /firms/{firmId}/enrollments/{memberId}/inspect</code>. It draws the entity on the diagram above: the state it is in, the path it took numbered in order, the commands open now and the refusal every other command would get, beside its journal as a timeline. Choose a fact to see it as of that fact; new facts arrive live. A Matter's JSON links it (<code>links.inspect</code>); the data it draws is <code>GET …/inspection[?at=&lt;seq&gt;]</code>. Try it from <a href="/sandbox">the sandbox</a>: open a Matter and follow its inspector while you click.</p>
+
 <h2 id="walk-through">Walk-through: a Matter to fulfilled, in a sandbox</h2>
 <p>Sandbox workspaces run the same contract as the top level on synthetic state, keyless. With the service running (<code>npm start</code>):</p>
 <pre>${h(WALK)}</pre>

@@ -284,19 +284,21 @@ function renderNow(insp) {
   mode.textContent = insp.at.latest ? 'now' : 'time travel';
   mode.className = 'pill ' + (insp.at.latest ? 'ok' : 'warn');
   $('back').disabled = S.pinned === null;
+  // One line a door; what to send, the edges it takes and the refusal's words open beneath it.
   const open = $('open-list');
-  open.replaceChildren(...(insp.open || []).map((o) => el('li', {},
-    el('strong', { text: o.command }), ' ', el('code', { text: o.method + ' ' + (o.href || o.door) }),
-    o.sends && o.sends.length ? el('span', { class: 'note', text: ' sends ' + o.sends.join(', ') }) : null,
-    o.transitions && o.transitions.length ? el('div', { class: 'edges', text: '▶ ' + o.transitions.join('; ') }) : null,
-    o.body ? el('details', {}, el('summary', { text: 'body' }), el('pre', { tabindex: '0', text: JSON.stringify(o.body, null, 2) })) : null)));
+  open.replaceChildren(...(insp.open || []).map((o) => el('li', {}, el('details', {},
+    el('summary', {}, el('span', { 'aria-hidden': 'true', text: '▶ ' }), el('strong', { text: o.command }), ' ', el('code', { text: (o.sends || []).join(', ') })),
+    el('p', {}, el('code', { text: o.method + ' ' + (o.href || o.door) })),
+    o.note ? el('p', { class: 'note', text: o.note }) : null,
+    o.transitions && o.transitions.length ? el('p', { class: 'edges', text: o.transitions.join('; ') }) : null,
+    o.body ? el('pre', { tabindex: '0', text: JSON.stringify(o.body, null, 2) }) : null))));
   if (!open.children.length) open.append(el('li', { class: 'note', text: 'none: ' + (insp.state.final ? 'a terminal is forever' : 'every command is refused now') }));
   $('open-count').textContent = String((insp.open || []).length);
   const refused = $('refused-list');
   refused.replaceChildren(...(insp.refused || []).map((r) => el('li', {}, el('details', {},
     el('summary', {}, el('span', { 'aria-hidden': 'true', text: '✕ ' }), el('strong', { text: r.command }), ' ', el('code', { text: r.status + ' ' + r.code })),
     el('p', { text: r.error }), r.fix ? el('p', { class: 'note', text: 'Fix: ' + r.fix }) : null, r.rule ? el('p', { class: 'note', text: 'Rule: ' + r.rule }) : null,
-    el('p', { class: 'note' }, el('code', { text: r.method + ' ' + (r.href || r.door) }))))));
+    el('p', {}, el('code', { text: r.method + ' ' + (r.href || r.door) }))))));
   $('refused-count').textContent = String((insp.refused || []).length);
 }
 

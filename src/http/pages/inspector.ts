@@ -40,6 +40,7 @@ const STYLE = `
 .bar { display:flex; flex-wrap:wrap; gap:.4rem 1rem; align-items:center; background:#fff; border:1px solid var(--line); border-radius:8px; padding:.4rem .7rem; margin:.4rem 0; }
 .bar .state strong { font-size:1.08rem; }
 .bar button { padding:.3rem .7rem; }
+.bar button[aria-pressed=true] { background:var(--accent); color:#fff; }
 #follow { margin:.1rem 0; font-size:.88rem; overflow-wrap:anywhere; }
 #problem { background:#fbe1e1; color:var(--bad); border:1px solid #e6b3b3; padding:.5rem .8rem; border-radius:6px; }
 .grid { display:grid; grid-template-columns:minmax(0, 1.75fr) minmax(21rem, 1fr); gap:1rem; align-items:start; }
@@ -53,15 +54,17 @@ figure#figure[aria-busy=true] .diagram { opacity:.75; }
 .legend { display:grid; grid-template-columns:repeat(auto-fill, minmax(17rem, 1fr)); gap:.15rem 1rem; padding:0; list-style:none; font-size:.84rem; margin:.4rem 0; }
 .legend li { display:flex; gap:.4rem; align-items:center; }
 .legend svg { flex:none; }
-.doors { background:#fff; border:1px solid var(--line); border-radius:8px; padding:.2rem .8rem .5rem; }
-.doors ul { padding-left:1.1rem; margin:.2rem 0; font-size:.92rem; }
+.doors { background:#fff; border:1px solid var(--line); border-radius:8px; padding:.1rem .8rem .5rem; margin-top:.6rem; }
+.doors h2 { margin-top:.5rem; }
+.doors .columns { display:grid; grid-template-columns:repeat(auto-fit, minmax(18rem, 1fr)); gap:0 1.2rem; }
+.doors ul { list-style:none; padding-left:0; margin:.2rem 0; font-size:.9rem; }
 .doors li { margin:.2rem 0; }
 .doors details p { margin:.2rem 0 .2rem 1.2rem; }
 .doors summary { cursor:pointer; }
 .doors .edges { font:12px/1.4 ui-monospace, monospace; color:var(--ok); overflow-wrap:anywhere; }
 .pager { display:flex; flex-wrap:wrap; gap:.35rem; align-items:center; margin:.3rem 0; }
 .pager button { padding:.25rem .6rem; }
-.timeline { list-style:none; padding:0; margin:0; max-height:calc(100vh - 8rem); overflow:auto; border:1px solid var(--line); border-radius:6px; background:#fff; }
+.timeline { list-style:none; padding:0; margin:0; max-height:calc(100vh - 13rem); min-height:12rem; overflow:auto; border:1px solid var(--line); border-radius:6px; background:#fff; }
 .fact { border-bottom:1px solid var(--line); padding:.3rem .6rem; }
 .fact.selected { background:#eef3fb; box-shadow:inset 4px 0 0 var(--accent); }
 .fact-head { display:flex; flex-wrap:wrap; justify-content:space-between; gap:.2rem .6rem; align-items:baseline; }
@@ -130,36 +133,36 @@ export function inspectorPage(subject: InspectorSubject): Page {
 <p id="problem" role="alert" hidden></p>
 <p id="announce" class="visually-hidden" role="status" aria-live="polite"></p>
 <div class="grid">
-<section aria-labelledby="machine-h">
-  <h2 id="machine-h" class="visually-hidden">On its machine</h2>
-  <figure id="figure" aria-busy="true">
-    <div id="diagram" class="diagram" tabindex="0" role="region" aria-label="the ${h(subject.title)} diagram (scrolls)"></div>
-    <figcaption id="diagram-caption" class="note">The diagram generated from the machine (<code>npm run diagrams</code>), loading.</figcaption>
-  </figure>
-  <ul class="legend" aria-label="legend">${LEGEND}</ul>
-</section>
 <div>
+  <section aria-labelledby="machine-h">
+    <h2 id="machine-h" class="visually-hidden">On its machine</h2>
+    <figure id="figure" aria-busy="true">
+      <div id="diagram" class="diagram" tabindex="0" role="region" aria-label="the ${h(subject.title)} diagram (scrolls)"></div>
+      <figcaption id="diagram-caption" class="note">The diagram generated from the machine (<code>npm run diagrams</code>), loading.</figcaption>
+    </figure>
+    <ul class="legend" aria-label="legend">${LEGEND}</ul>
+  </section>
   <section class="doors" aria-labelledby="doors-h">
     <h2 id="doors-h">What it may do now</h2>
     <p class="note"><span id="state-final"></span> Tags: <span id="state-tags">…</span></p>
-    <h3>Open (<span id="open-count">…</span>)</h3>
-    <ul id="open-list"></ul>
-    <h3>Refused (<span id="refused-count">…</span>), each with its refusal</h3>
-    <ul id="refused-list"></ul>
-  </section>
-  <section aria-labelledby="timeline-h">
-    <h2 id="timeline-h">Journal</h2>
-    <p class="note">Choose a fact (click, or focus one and use the arrow keys, Home, End, Page Up, Page Down) to see the ${h(subject.title)} as of it.</p>
-    <div class="pager" role="group" aria-label="timeline pages">
-      <button type="button" id="first" class="secondary">First</button>
-      <button type="button" id="earlier" class="secondary">Earlier</button>
-      <span id="page-info"></span>
-      <button type="button" id="later" class="secondary">Later</button>
-      <button type="button" id="last" class="secondary">Latest</button>
+    <div class="columns">
+      <div><h3>Open (<span id="open-count">…</span>)</h3><ul id="open-list"></ul></div>
+      <div><h3>Refused (<span id="refused-count">…</span>), each with its refusal</h3><ul id="refused-list"></ul></div>
     </div>
-    <ol id="timeline" class="timeline" aria-labelledby="timeline-h"></ol>
   </section>
 </div>
+<section aria-labelledby="timeline-h">
+  <h2 id="timeline-h">Journal</h2>
+  <p class="note">Choose a fact to see the ${h(subject.title)} as of it: click, or focus one and use ↑ ↓ Home End Page Up Page Down.</p>
+  <div class="pager" role="group" aria-label="timeline pages">
+    <button type="button" id="first" class="secondary">First</button>
+    <button type="button" id="earlier" class="secondary">Earlier</button>
+    <span id="page-info"></span>
+    <button type="button" id="later" class="secondary">Later</button>
+    <button type="button" id="last" class="secondary">Latest</button>
+  </div>
+  <ol id="timeline" class="timeline" aria-labelledby="timeline-h"></ol>
+</section>
 </div>
 </div>
 `,

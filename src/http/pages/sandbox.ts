@@ -55,6 +55,8 @@ function showMatter(matter, note) {
   $('status').className = 'pill ' + (matter.status === 'fulfilled' ? 'ok' : TERMINALS.includes(matter.status) ? 'bad' : matter.status === 'waiting_on_signer' || matter.status === 'needs_client_direction' ? 'warn' : '');
   $('stage').textContent = matter.stage;
   $('gig').textContent = matter.pendingGigId ? matter.pendingGigId + ' (' + matter.pendingAct + ')' : 'none';
+  // The Matter's JSON links its inspector page: the diagram, its path, its doors and its journal, live.
+  $('inspect').href = matter.links && matter.links.inspect ? matter.links.inspect : state.ws + '/matters/' + matter.id + '/inspect';
   $('message').textContent = note || '';
   const open = !TERMINALS.includes(matter.status);
   allow('advance', open && matter.status !== 'waiting_on_signer' && matter.status !== 'needs_client_direction');
@@ -172,6 +174,7 @@ export function sandboxPage(): Page {
 <section class="card" id="walk-card" hidden>
 <h2>3. Walk it</h2>
 <p>Matter <code id="matter-id"></code>: status <span id="status" class="pill"></span>, stage <code id="stage"></code>, pending Gig <code id="gig">none</code></p>
+<p><a id="inspect" href="#" target="_blank" rel="noopener">Inspect this Matter on its machine</a> (opens beside this page and follows each click live)</p>
 <div class="row">
 <button id="advance" data-off="true" disabled>Advance</button>
 <button id="attest" class="secondary" data-off="true" disabled>Attest as ${FIXTURE.eligibleSigner}</button>
