@@ -35,7 +35,7 @@ import { fillPostgresJournal, type FilledJournal } from '../../bench/lib/postgre
 import { removeDir, spawnService, tempDataDir, type Child } from '../../bench/lib/service.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
 import { startsCompared, startsLine } from '../helpers/startup.ts';
-import { HANG_MS } from '../helpers/wait.ts';
+import { START_HANG_MS } from '../helpers/wait.ts';
 
 const EVENTS = 1_000_000;
 /** The tiny journal: one batch of the filler's copies (2,000 Matters), enough for a full page of the tail. */
@@ -65,13 +65,13 @@ interface Answer {
   afterSpawn: number;
 }
 
-/** Asks until the first 2xx (a refusal while the service settles would be a missed first answer, not a failure of the probe); past HANG_MS the refusal is the answer. */
+/** Asks until the first 2xx (a refusal while the service settles would be a missed first answer, not a failure of the probe); past START_HANG_MS the refusal is the answer. */
 async function firstSuccess(child: Child, path: string, headers: Record<string, string> = {}): Promise<Answer> {
   for (;;) {
     const res = await fetch(`${child.url}${path}`, { headers });
     const body = await res.json();
     const afterSpawn = performance.now() - child.spawnedAt;
-    if (res.ok || afterSpawn > HANG_MS) return { status: res.status, body, afterSpawn };
+    if (res.ok || afterSpawn > START_HANG_MS) return { status: res.status, body, afterSpawn };
   }
 }
 
