@@ -437,11 +437,13 @@ describe('crash cycles', () => {
     const tinyDir = tempDataDir('legalwork-crash-cycles-tiny-');
     let shape;
     try {
-      const tinyService = await spawnService(tinyDir, operator.env);
+      // Held in `child` while it runs, so afterAll stops it whatever fails.
+      const tinyService = (child = await spawnService(tinyDir, operator.env));
       const ws = (await (await fetch(`${tinyService.url}/workspaces`, { method: 'POST' })).json()).workspace.id as string;
       const opened = await fetch(`${tinyService.url}/workspaces/${ws}/matters`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"matterType":"patent_provisional"}' });
       const tinyPaths = ['/healthz', `/workspaces/${ws}/matters/${(await opened.json()).matter.id}`];
       await tinyService.stop();
+      child = undefined;
       const killedAfterAnswering = (on: string, paths: string[]) => async () => {
         const run = await timedStart(on, operator.env, paths);
         child = run.child;
