@@ -23,6 +23,7 @@ const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['sse', () => import('./sse.ts')],
   ['events-paging', () => import('./events-paging.ts')],
   ['rate-limit', () => import('./rate-limit.ts')],
+  ['inspector', () => import('./inspector.ts')],
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
