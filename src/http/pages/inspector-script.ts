@@ -129,7 +129,9 @@ function mountDiagram(text) {
 
 function applyZoom() {
   if (!S.svg) return;
+  // Fit shrinks a wide drawing to the box, never blows a small one up past its size.
   S.svg.style.width = S.fit ? '100%' : S.svg.dataset.naturalWidth + 'px';
+  S.svg.style.maxWidth = S.fit ? S.svg.dataset.naturalWidth + 'px' : 'none';
   $('zoom').setAttribute('aria-pressed', S.fit ? 'false' : 'true');
   revealCurrent();
 }
@@ -298,7 +300,9 @@ function renderNow(insp) {
   refused.replaceChildren(...(insp.refused || []).map((r) => el('li', {}, el('details', {},
     el('summary', {}, el('span', { 'aria-hidden': 'true', text: '✕ ' }), el('strong', { text: r.command }), ' ', el('code', { text: r.status + ' ' + r.code })),
     el('p', { text: r.error }), r.fix ? el('p', { class: 'note', text: 'Fix: ' + r.fix }) : null, r.rule ? el('p', { class: 'note', text: 'Rule: ' + r.rule }) : null,
-    el('p', {}, el('code', { text: r.method + ' ' + (r.href || r.door) }))))));
+    el('p', {}, el('code', { text: r.method + ' ' + (r.href || r.door) })),
+    r.note ? el('p', { class: 'note', text: r.note }) : null,
+    r.body ? el('pre', { tabindex: '0', text: JSON.stringify(r.body, null, 2) }) : null))));
   $('refused-count').textContent = String((insp.refused || []).length);
 }
 
