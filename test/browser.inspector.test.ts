@@ -233,6 +233,19 @@ describe('the inspector of a Matter', () => {
     await page.close();
   });
 
+  it('says so when there is no such Matter, with the refusal its inspection door answers', async () => {
+    const context = await browser.newContext({ viewport: WIDE });
+    const page = await context.newPage();
+    const missing = `${W}/matters/mt_0000000000000000000000000`;
+    const refused = await api('GET', `${missing}/inspection`);
+    expect(refused.status).toBe(404);
+    await page.goto(`${url}${missing}/inspect`);
+    await page.waitForSelector('#inspector[data-ready="failed"]', { timeout: HANG_MS });
+    expect(await page.textContent('#problem')).toContain(refused.body.error);
+    expect(await page.isVisible('#problem')).toBe(true);
+    await context.close();
+  });
+
   it('is served under the same CSP as /docs, its script by nonce, with nothing from elsewhere', async () => {
     const m = await matter('Ada Inventor', 1);
     const page = await app.inject({ url: `${m.base}/inspect` });

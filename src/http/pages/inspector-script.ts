@@ -286,6 +286,7 @@ function renderNow(insp) {
   mode.textContent = insp.at.latest ? 'now' : 'time travel';
   mode.className = 'pill ' + (insp.at.latest ? 'ok' : 'warn');
   $('back').disabled = S.pinned === null;
+  if (S.pinned === null) $('back').textContent = 'Back to now';
   // One line a door; what to send, the edges it takes and the refusal's words open beneath it.
   const open = $('open-list');
   open.replaceChildren(...(insp.open || []).map((o) => el('li', {}, el('details', {},
@@ -513,7 +514,7 @@ async function start() {
 
 $('timeline').addEventListener('click', (event) => { const pick = event.target.closest('.pick'); if (pick) void choose(Number(pick.dataset.seq)); });
 $('timeline').addEventListener('keydown', onTimelineKey);
-$('back').addEventListener('click', () => { $('back').textContent = 'Back to now'; void choose(S.latest.head.seq); });
+$('back').addEventListener('click', () => void choose(S.latest.head.seq));
 $('zoom').addEventListener('click', () => { S.fit = !S.fit; applyZoom(); });
 for (const [id, move] of [['first', () => 0], ['earlier', () => S.page - 1], ['later', () => S.page + 1], ['last', () => pages() - 1]]) {
   $(id).addEventListener('click', () => { S.page = move(); renderTimeline(); });
