@@ -17,11 +17,11 @@
  *   its serializer would write the entry without its data.
  *
  * The union costs the hottest read (GET of a Matter answers its journal)
- * almost nothing: fast-json-stringify would resolve a `oneOf` by validating
- * each entry against every branch in turn, so the serializers
- * (`src/http/serializers.ts`) compile a discriminated union into a dispatch on
- * `kind` instead, a few cheap `kind` tests per entry, each branch then written
- * by its kind's closed schema (docs/contract-and-keys.md, "Facts typed by kind").
+ * nothing: fast-json-stringify would resolve a `oneOf` by validating each
+ * entry against every branch in turn (why `data` was an open map until issue
+ * 33), so the serializers (`src/http/serializers.ts`) write an entry by its
+ * own closed fields and its `data` projected onto its kind's schema, by a
+ * projector chosen by `kind` (docs/contract-and-keys.md, "Facts typed by kind").
  */
 import { RUNGS, type RungName } from '../../machines/deadline-ladder.ts';
 

@@ -10,8 +10,9 @@
  * `TailEntry` in components.ts) is its own fields and a `oneOf` of them,
  * discriminated by `kind` (`factUnion`), so a client generated from the
  * contract narrows `data` by `kind`, and the reply check holds every fact a
- * test reads to its kind's schema. The serializer writes such a union by a
- * dispatch on `kind` (`src/http/serializers.ts`), never by trying branches.
+ * test reads to its kind's schema. The serializer never tries the branches:
+ * it writes an entry's own fields, and its `data` projected onto its kind's
+ * schema by a projector chosen by `kind` (`src/http/serializers.ts`).
  *
  * This module names the other components it points at by name (`refTo`), so
  * components.ts can import it without a cycle.
