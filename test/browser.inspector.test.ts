@@ -294,10 +294,16 @@ describe('the inspector of a Matter', () => {
     await drawnAt(page, latest.path[1].seq);
     await page.click('#back');
     await drawnAt(page, latest.head.seq);
-    // Opened at ?at=, the page draws that fact.
+    // Opened at ?at=, the page draws that fact; at a seq between two of its facts, the one at or before it.
     const again = await open(`${m.base}/inspect?at=${latest.path[2].seq}`);
     await expectDrawn(again.page, await inspection(`${m.base}/inspection?at=${latest.path[2].seq}`));
     await again.page.close();
+    const between = latest.path.findIndex((s: any, i: number) => i > 0 && s.seq - latest.path[i - 1].seq > 1);
+    expect(between, 'two facts of the Matter with another fact of the grain between them').toBeGreaterThan(0);
+    const gap = await open(`${m.base}/inspect?at=${latest.path[between].seq - 1}`);
+    await expectDrawn(gap.page, await inspection(`${m.base}/inspection?at=${latest.path[between - 1].seq}`));
+    expect(await gap.page.getAttribute('#timeline .pick[aria-pressed="true"]', 'data-seq')).toBe(String(latest.path[between - 1].seq));
+    await gap.page.close();
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -389,6 +389,12 @@ async function show(seq) {
   try {
     const insp = await viewAt(seq);
     if (seq !== S.pinned) return; // the reviewer moved on meanwhile
+    if (seq !== null && insp.at.seq !== seq) {
+      // A seq between this entity's facts (a link's ?at=) shows the fact at or before it: choose that one.
+      S.pinned = insp.at.latest ? null : insp.at.seq;
+      S.page = pageOfSeq(insp.at.seq);
+      renderTimeline();
+    }
     S.view = insp;
     drawMarks(insp);
     describe(insp);
@@ -502,7 +508,7 @@ async function start() {
   mountDiagram(svgText);
   $('head').textContent = '#' + latest.head.seq;
   root.dataset.headSeq = String(latest.head.seq);
-  const seq = at !== null && /^\d+$/.test(at) && Number(at) !== latest.head.seq ? Number(at) : null;
+  const seq = at !== null && /^\d+$/.test(at) && Number(at) < latest.head.seq ? Number(at) : null; // at or past the head: now
   S.pinned = seq;
   S.page = pageOfSeq(seq === null ? latest.head.seq : seq);
   renderTimeline();
