@@ -199,7 +199,9 @@ function planOf(schema: Node | undefined, external: Record<string, Node>, seen: 
     let items: Transform | null = null;
     for (const part of [schema, ...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) {
       const target = part.$ref ? componentOf(part.$ref, external) : part;
-      if (!target || (target !== schema && isDiscriminated(target))) continue;
+      if (!target) continue;
+      // Not met in the contract; were it, its values would be written unprojected: refuse to compile instead.
+      if (target !== schema && isDiscriminated(target)) throw new Error(`the serializer projects a discriminated union (${String(part.$ref)}) only where it stands alone, not as a branch or part of another schema`);
       for (const [name, member] of Object.entries<Node>(target.properties ?? {})) {
         const plan = planOf(member, external, seen);
         if (plan && !members.has(name)) members.set(name, plan);
