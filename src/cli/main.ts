@@ -6,6 +6,7 @@
 import { argumentUsage, columns, runCommand, type Command } from './command.ts';
 import { deadlineCommands } from './commands/deadlines.ts';
 import { eventCommands } from './commands/events.ts';
+import { inspectCommands } from './commands/inspect.ts';
 import { keyCommands } from './commands/keys.ts';
 import { matterCommands } from './commands/matters.ts';
 import { mcpCommands } from './commands/mcp.ts';
@@ -19,7 +20,7 @@ import { EXIT } from './exit-codes.ts';
 import type { Streams } from './output.ts';
 import { DEFAULT_BASE_URL } from '../client/service-client.ts';
 
-export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...webhookCommands, ...mcpCommands];
+export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...inspectCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...webhookCommands, ...mcpCommands];
 
 export function overview(): string {
   const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map(argumentUsage)].join(' '), c.summary]);
