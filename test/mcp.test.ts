@@ -79,8 +79,9 @@ describe('the tool list', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of SPEC_TOOLS) expect(byName.has(name), name).toBe(true);
     const extra = tools.map((t) => t.name).filter((n) => !(SPEC_TOOLS as readonly string[]).includes(n));
-    expect(extra.every((n) => n.startsWith('sandbox_'))).toBe(true);
-    expect(extra.sort()).toEqual(['sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder']);
+    // Beyond the six: inspect_matter (issue 35), and the sandbox rehearsal tools.
+    expect(extra.filter((n) => !n.startsWith('sandbox_'))).toEqual(['inspect_matter']);
+    expect(extra.sort()).toEqual(['inspect_matter', 'sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder']);
 
     const schema = (name: string) => byName.get(name)!.inputSchema as { properties?: Record<string, any>; required?: string[]; additionalProperties?: boolean };
     expect(Object.keys(schema('healthz').properties ?? {})).toEqual([]);
@@ -94,7 +95,7 @@ describe('the tool list', () => {
     expect(schema('file_provisional').properties!.title.type).toBe('string');
     for (const name of SPEC_TOOLS) expect(schema(name).additionalProperties, name).toBe(false);
 
-    for (const name of ['healthz', 'get', 'list_matters', 'get_matter', 'sandbox_get_matter', 'sandbox_read_events']) {
+    for (const name of ['healthz', 'get', 'list_matters', 'get_matter', 'inspect_matter', 'sandbox_get_matter', 'sandbox_read_events']) {
       expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
     }
     for (const name of ['advance_matter', 'file_provisional', 'sandbox_open_workspace', 'sandbox_create_matter', 'sandbox_advance_matter', 'sandbox_gig_result', 'sandbox_tick_ladder']) {
@@ -298,6 +299,30 @@ describe('the demand loop on the top level', () => {
       expect(result.body.error).toMatch(/cannot reach/);
       expect(result.body.fix).toMatch(/LEGALWORK_URL/);
     }
+  });
+});
+
+describe('inspect_matter', () => {
+  it('answers what a Matter may do now and why not the rest, at the top level (keyless, by id) and in a workspace; as of an earlier fact; refusals as error results', async () => {
+    const opened = await fetch(`${url}/matters`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ matterType: 'patent_provisional' }) });
+    const matter = ((await opened.json()) as any).matter;
+    const client = await connect();
+    const now = await call(client, 'inspect_matter', { matterId: matter.id });
+    expect(now.isError).toBe(false);
+    const inspection = now.body.inspection;
+    expect(inspection.state.status).toBe('intake');
+    expect(inspection.open.find((d: any) => d.command === 'advance')).toMatchObject({ method: 'POST', href: `/matters/${matter.id}/advance`, sends: ['ADVANCE'] });
+    expect(inspection.refused.find((d: any) => d.command === 'gig-result.attested')).toMatchObject({ status: 409, code: 'NO_PENDING_GIG' });
+    expect((await call(client, 'inspect_matter', { matterId: matter.id, at: inspection.path[0].seq })).body.inspection.at.seq).toBe(inspection.path[0].seq);
+    expectRefusal(await call(client, 'inspect_matter', { matterId: matter.id, at: 0 }), 422, 'INSPECTION_BEFORE_OPENING');
+
+    const ws = (await call(client, 'sandbox_open_workspace')).body.workspace.id;
+    const sandboxed = (await call(client, 'sandbox_create_matter', { workspaceId: ws, matterType: 'patent_provisional' })).body.matter;
+    const inWorkspace = await call(client, 'inspect_matter', { matterId: sandboxed.id, workspaceId: ws });
+    expect(inWorkspace.isError).toBe(false);
+    expect(inWorkspace.body.inspection.subject.links.self).toBe(`/workspaces/${ws}/matters/${sandboxed.id}/inspection`);
+    expectRefusal(await call(client, 'inspect_matter', { matterId: sandboxed.id }), 404, 'MATTER_NOT_FOUND');
+    expectInvalidArguments(await call(client, 'inspect_matter', { matterId: matter.id, at: -1 }), /at/);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * The legalwork MCP server: the specification's six tools plus the sandbox
- * rehearsal tools, each a thin call to a running legalwork service. The
+ * The legalwork MCP server: the specification's six tools, `inspect_matter`
+ * (what a Matter may do now, and why not the rest) and the sandbox rehearsal
+ * tools, each a thin call to a running legalwork service. The
  * server holds no state of its own; the service is the truth.
  */
 import { readFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServiceClient } from '../client/service-client.ts';
 import type { Log } from './call.ts';
+import { registerInspectTools } from './inspect-tools.ts';
 import { toolRegistrar } from './register.ts';
 import { registerSandboxTools } from './sandbox-tools.ts';
 import { registerSpecTools } from './spec-tools.ts';
@@ -28,6 +30,7 @@ export function createMcpServer(client: ServiceClient, log: Log = () => {}): Mcp
         // Said up front when missing, so an agent asks for a key before it reads an empty list as "no Matters".
         ...(client.key ? [] : ['No key is set: top-level lists answer EMPTY and top-level writes are refused, each naming the fix; a person issues a key with POST /keys (form field email) or `legalwork keys create --email <address>` and restarts this server with LEGALWORK_KEY.']),
         'A reserved act (sign, file) is never performed in-band: advancing into one answers waiting_on_signer.',
+        'Before acting on a Matter, inspect_matter says which commands it accepts now (with the body to send) and the refusal each other one would get: ask it instead of trying.',
         'Refusals of the service come back as error results carrying its worded reason.',
         'Rehearse first in a sandbox: sandbox_open_workspace, then the sandbox_* tools with its workspaceId.',
       ].join(' '),
@@ -35,6 +38,7 @@ export function createMcpServer(client: ServiceClient, log: Log = () => {}): Mcp
   );
   const tool = toolRegistrar(server, client, log);
   registerSpecTools(tool);
+  registerInspectTools(tool);
   registerSandboxTools(tool);
   return server;
 }
