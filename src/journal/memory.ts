@@ -1,10 +1,14 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
-import { inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { edgeCounts, enteredOf, snapshotOf, snapshotRow, statesOf, type PopulationRow, type SnapshotRow } from './population-rows.ts';
+import { inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
   private readonly streams = new Map<string, JournalEvent[]>();
-  private readonly snapshots = new Map<string, StreamSnapshot>();
+  /** Each entity stream's snapshot row, as the SQL adapters keep it (population-rows.ts). */
+  private readonly snapshots = new Map<string, SnapshotRow>();
+  private readonly ledgers = new Map<string, PopulationLedger>();
+  private readonly edges = new Map<string, Map<string, number>>();
 
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
     for (const w of writes) {
@@ -18,13 +22,23 @@ export class MemoryJournal implements JournalStore {
       this.grains.set(into, tail);
       const stream = this.streams.get(w.stream) ?? [];
       this.streams.set(w.stream, stream);
+      const first = written.length;
       for (const e of w.events) {
         const event = structuredClone({ ...e, grain: into, seq: tail.length + 1, stream: w.stream, version: stream.length + 1 });
         tail.push(event);
         stream.push(event);
         written.push(event);
       }
-      if (w.snapshot) this.snapshots.set(w.stream, { version: stream.length, ...w.snapshot });
+      if (w.snapshot) {
+        this.snapshots.set(w.stream, snapshotRow(w.stream, stream.length, into, structuredClone(w.snapshot), enteredOf(w.snapshot, written.slice(first))));
+        const key = `${into}\n${w.snapshot.machine}`;
+        const ledger = this.ledgers.get(key) ?? { streams: 0, events: 0, transitions: 0 };
+        const transitions = w.transitions ?? [];
+        this.ledgers.set(key, { streams: ledger.streams + (w.expectedVersion === 0 ? 1 : 0), events: ledger.events + w.events.length, transitions: ledger.transitions + transitions.length });
+        const edges = this.edges.get(key) ?? new Map<string, number>();
+        this.edges.set(key, edges);
+        for (const [edge, n] of edgeCounts(transitions)) edges.set(edge, (edges.get(edge) ?? 0) + n);
+      }
     }
     return structuredClone(written);
   }
@@ -34,7 +48,14 @@ export class MemoryJournal implements JournalStore {
   }
 
   async readSnapshot(stream: string) {
-    return structuredClone(this.snapshots.get(stream) ?? null);
+    return this.snapshotOf(stream);
+  }
+
+  private snapshotOf(stream: string): StreamSnapshot | null {
+    const row = this.snapshots.get(stream);
+    if (!row) return null;
+    const [, version, machine, state, , path, facets, since_seq, since] = row;
+    return snapshotOf({ version, machine, state, path, facets, since_seq, since });
   }
 
   async readHead(stream: string) {
@@ -44,13 +65,56 @@ export class MemoryJournal implements JournalStore {
 
   /** The opening event with the stream's snapshot, joined only while it reflects the stream's head (as the SQL adapters join it). */
   private headOf(opened: JournalEvent) {
-    const snapshot = this.snapshots.get(opened.stream);
+    const snapshot = this.snapshotOf(opened.stream);
     const current = snapshot && snapshot.version === this.streams.get(opened.stream)!.length;
-    return { opened: structuredClone(opened), snapshot: current ? structuredClone(snapshot) : null };
+    return { opened: structuredClone(opened), snapshot: current ? snapshot : null };
   }
 
   async putSnapshot(stream: string, snapshot: StreamSnapshot) {
-    this.snapshots.set(stream, structuredClone(snapshot));
+    const row = this.snapshots.get(stream);
+    const head = this.streams.get(stream)?.length ?? 0;
+    // As the SQL adapters: never over a later version the stream has reached.
+    if (row && row[1] > snapshot.version && row[1] <= head) return;
+    const entered = snapshot.standing && enteredOf(snapshot, []);
+    this.snapshots.set(stream, snapshotRow(stream, snapshot.version, this.streams.get(stream)?.[0]?.grain ?? null, structuredClone(snapshot), entered ?? null));
+  }
+
+  async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {
+    const mine = [...this.snapshots.values()].filter((r) => r[4] === grain && r[2] === machine.tag);
+    const rows: PopulationRow[] = [];
+    for (const path of [...new Set(mine.map((r) => r[5]))].sort()) {
+      const group = mine.filter((r) => r[5] === path);
+      const first = group.reduce<SnapshotRow | null>((least, r) => (r[7] !== null && (least === null || r[7] < least[7]!) ? r : least), null);
+      const facets = Array.from({ length: machine.facets }, (_, i) => group.filter((r) => r[6] !== null && ((r[6] >> i) & 1) === 1).length);
+      rows.push([path, group.length, group.reduce((n, r) => n + r[1], 0), first?.[0] ?? null, first?.[7] ?? null, first?.[8] ?? null, first?.[3] ?? null, ...facets]);
+    }
+    const key = `${grain}\n${machine.tag}`;
+    const ledger = this.ledgers.get(key);
+    return {
+      states: statesOf(rows),
+      ledger: ledger ? { ...ledger } : null,
+      transitions: [...(this.edges.get(key) ?? [])].sort(([a], [b]) => (a < b ? -1 : 1)).map(([edge, count]) => ({ edge, count })),
+    };
+  }
+
+  async streamsInState(grain: string, tag: string, path: string, after: number, limit: number) {
+    return [...this.snapshots.values()]
+      .filter((r) => r[4] === grain && r[2] === tag && r[5] === path && r[7] !== null && r[7] > after)
+      .sort((a, b) => a[7]! - b[7]!)
+      .slice(0, limit)
+      .map(([stream, version, , state, , , , seq, at]) => ({ stream, seq: seq!, at: at!, version, state }));
+  }
+
+  async resetPopulation(grain: string, machine: PopulationMachine, atSeq: number, counts: PopulationCounts) {
+    if ((this.grains.get(grain)?.length ?? 0) !== atSeq) return false;
+    const ofMachine = (tag: string) => tag.startsWith(`${machine.id}@`);
+    for (const key of [...this.ledgers.keys()]) if (key.startsWith(`${grain}\n`) && ofMachine(key.slice(grain.length + 1))) this.ledgers.delete(key);
+    for (const key of [...this.edges.keys()]) if (key.startsWith(`${grain}\n`) && ofMachine(key.slice(grain.length + 1))) this.edges.delete(key);
+    for (const [stream, row] of this.snapshots) if (row[4] === grain && ofMachine(row[2]) && row[2] !== machine.tag) this.snapshots.delete(stream);
+    const key = `${grain}\n${machine.tag}`;
+    this.ledgers.set(key, { ...counts.ledger });
+    this.edges.set(key, new Map(counts.transitions.map((t) => [t.edge, t.count])));
+    return true;
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {

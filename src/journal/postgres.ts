@@ -28,11 +28,15 @@
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
 import { PostgresSession } from './postgres-session.ts';
+import { IN_STATE_SELECT, inStateOf, ledgerOf, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/** A snapshot row's columns set from the row offered (`excluded`). */
+const SNAPSHOT_UPDATE = SNAPSHOT_COLUMNS.split(', ').slice(1).map((c) => `${c} = excluded.${c}`).join(', ');
 
 const MIGRATIONS: Record<number, string> = {
   1: `
@@ -58,7 +62,7 @@ CREATE FUNCTION journal_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION journal_is_append_only();
-${appendBatch(false)}
+${appendBatch(1)}
 `,
   // The creation bound's admissions, shared by every process on this database.
   2: ADMISSIONS_MIGRATION,
@@ -66,9 +70,20 @@ ${appendBatch(false)}
   // that produced it: a cache of the journal, so, unlike the events, updated in place.
   3: `
 CREATE TABLE snapshots (stream text PRIMARY KEY, version integer NOT NULL, machine text NOT NULL, state text NOT NULL);
-${appendBatch(true)}
+${appendBatch(3)}
+`,
+  // The population (population-rows.ts): each snapshot row's standing as indexed columns (null on the
+  // rows schema 3 wrote: the engine folds those streams again and rewrites them), and the ledger and
+  // transition counts every entity write adds to in its subtransaction.
+  4: `
+ALTER TABLE snapshots ADD COLUMN grain text, ADD COLUMN path text, ADD COLUMN facets integer, ADD COLUMN since_seq bigint, ADD COLUMN since text;
+CREATE INDEX snapshots_population ON snapshots (grain, machine, path, since_seq) INCLUDE (version, facets);
+CREATE TABLE population_ledger (grain text, machine text, streams bigint NOT NULL, events bigint NOT NULL, transitions bigint NOT NULL, PRIMARY KEY (grain, machine));
+CREATE TABLE transition_counts (grain text, machine text, edge text, n bigint NOT NULL, PRIMARY KEY (grain, machine, edge));
+${appendBatch(4)}
 `,
 };
+
 
 
 
@@ -79,9 +94,16 @@ ${appendBatch(true)}
  * it writes, its seqs taken from its grains' heads, which the batch locks
  * first in name order. Answers, per append, its rows' positions or the
  * conflict that refused it. From schema 3 it also keeps each write's
- * snapshot, in the same subtransaction as its events.
+ * snapshot, in the same subtransaction as its events; from schema 4 the
+ * snapshot's standing (the entering fact's seq and instant, given or taken
+ * from the event the standing names) and the write's share of its grain's
+ * population ledger and transition counts. Those rows are only ever written
+ * under the grain's head lock (here, and by `resetPopulation`), so they add
+ * no lock order of their own. Each version's text is kept as it was applied.
  */
-function appendBatch(snapshots: boolean): string {
+function appendBatch(schema: 1 | 3 | 4): string {
+  const snapshots = schema >= 3;
+  const standing = schema >= 4;
   return `
 CREATE ${snapshots ? 'OR REPLACE ' : ''}FUNCTION journal_append_batch(batch jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -93,7 +115,12 @@ DECLARE
   grain_name text;
   actual integer;
   position_seq bigint;
-  position_version integer;
+  position_version integer;${standing ? `
+  s jsonb;
+  i integer;
+  entered_event integer;
+  entered_seq bigint;
+  entered_at text;` : ''}
 BEGIN
   INSERT INTO grain_heads (grain, seq)
     SELECT DISTINCT coalesce(x->>'grain', a->>'grain'), 0 FROM jsonb_array_elements(batch) a, jsonb_array_elements(a->'writes') x
@@ -108,17 +135,37 @@ BEGIN
           RAISE EXCEPTION USING MESSAGE = json_build_object('stream', w->>'stream', 'expected', (w->>'expectedVersion')::integer, 'actual', actual)::text, ERRCODE = 'P0409';
         END IF;
         grain_name := coalesce(w->>'grain', app->>'grain');
-        position_version := actual;
+        position_version := actual;${standing ? `
+        s := w->'snapshot';
+        entered_event := (s->'standing'->'entered'->>'event')::integer;
+        entered_seq := (s->'standing'->'entered'->>'seq')::bigint;
+        entered_at := s->'standing'->'entered'->>'at';
+        i := 0;` : ''}
         FOR e IN SELECT value FROM jsonb_array_elements(w->'events') LOOP
           UPDATE grain_heads SET seq = seq + 1 WHERE grain = grain_name RETURNING seq INTO position_seq;
           position_version := position_version + 1;
           INSERT INTO events (grain, seq, stream, version, at, kind, actor, body)
-            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body');
+            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body');${standing ? `
+          IF i = entered_event THEN entered_seq := position_seq; entered_at := e->>'at'; END IF;
+          i := i + 1;` : ''}
           positions := positions || jsonb_build_array(jsonb_build_array(grain_name, position_seq, position_version));
-        END LOOP;${snapshots ? `
+        END LOOP;${snapshots && !standing ? `
         IF w ? 'snapshot' THEN
           INSERT INTO snapshots (stream, version, machine, state) VALUES (w->>'stream', position_version, w->'snapshot'->>'machine', w->'snapshot'->>'state')
             ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state;
+        END IF;` : ''}${standing ? `
+        IF s IS NOT NULL THEN
+          INSERT INTO snapshots (${SNAPSHOT_COLUMNS})
+            VALUES (w->>'stream', position_version, s->>'machine', s->>'state', grain_name,
+                    CASE WHEN entered_seq IS NULL THEN NULL ELSE s->'standing'->>'path' END,
+                    CASE WHEN entered_seq IS NULL THEN NULL ELSE (s->'standing'->>'facets')::integer END, entered_seq, entered_at)
+            ON CONFLICT (stream) DO UPDATE SET ${SNAPSHOT_UPDATE};
+          INSERT INTO population_ledger (grain, machine, streams, events, transitions)
+            VALUES (grain_name, s->>'machine', CASE WHEN actual = 0 THEN 1 ELSE 0 END, jsonb_array_length(w->'events'), jsonb_array_length(coalesce(w->'transitions', '[]')))
+            ON CONFLICT (grain, machine) DO UPDATE SET streams = population_ledger.streams + excluded.streams, events = population_ledger.events + excluded.events, transitions = population_ledger.transitions + excluded.transitions;
+          INSERT INTO transition_counts (grain, machine, edge, n)
+            SELECT grain_name, s->>'machine', t, count(*) FROM jsonb_array_elements_text(coalesce(w->'transitions', '[]')) t GROUP BY t
+            ON CONFLICT (grain, machine, edge) DO UPDATE SET n = transition_counts.n + excluded.n;
         END IF;` : ''}
       END LOOP;
       answers := answers || jsonb_build_array(jsonb_build_object('positions', positions));
@@ -230,7 +277,7 @@ export class PostgresJournal implements JournalStore {
       await db.query('BEGIN');
       const payload = batch.map((p) => ({
         grain: p.grain,
-        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf), ...(w.snapshot ? { snapshot: w.snapshot } : {}) })),
+        writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf), ...(w.snapshot ? { snapshot: w.snapshot } : {}), ...(w.transitions?.length ? { transitions: w.transitions } : {}) })),
       }));
       answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
       // The notices go out with the COMMIT, in the same round trip, and are delivered only if it commits.
@@ -293,8 +340,8 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readSnapshot(stream: string) {
-    const { rows } = await this.pool.query<StreamSnapshot>('SELECT version, machine, state FROM snapshots WHERE stream = $1', [stream]);
-    return rows[0] ?? null;
+    const { rows } = await this.pool.query<Parameters<typeof snapshotOf>[0]>(`${SNAPSHOT_SELECT} WHERE stream = $1`, [stream]);
+    return rows[0] ? snapshotOf(rows[0]) : null;
   }
 
   async readHead(stream: string) {
@@ -302,9 +349,16 @@ export class PostgresJournal implements JournalStore {
     return row ? headOf(row) : null;
   }
 
-  putSnapshot(stream: string, { version, machine, state }: StreamSnapshot): Promise<void> {
+  putSnapshot(stream: string, { version, machine, state, standing }: StreamSnapshot): Promise<void> {
     if (this.closing) return Promise.reject(new Error('the journal is closed'));
-    const put = this.pool.query('INSERT INTO snapshots (stream, version, machine, state) VALUES ($1, $2, $3, $4) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state', [stream, version, machine, state]).then(() => undefined);
+    // The grain is the stream's own; one statement, one row: it waits on no lock while holding another.
+    const entered = standing && 'seq' in standing.entered ? standing.entered : null;
+    const put = this.pool.query(
+      `INSERT INTO snapshots (${SNAPSHOT_COLUMNS}) VALUES ($1, $2, $3, $4, (SELECT grain FROM events WHERE stream = $1 AND version = 1), $5, $6, $7, $8)
+       ON CONFLICT (stream) DO UPDATE SET ${SNAPSHOT_UPDATE}
+       WHERE excluded.version >= snapshots.version OR snapshots.version > (SELECT max(version) FROM events WHERE stream = excluded.stream)`,
+      [stream, version, machine, state, entered ? standing!.path : null, entered ? standing!.facets : null, entered?.seq ?? null, entered?.at ?? null],
+    ).then(() => undefined);
     // A close waits for the rewrites under way, as it does for the appends.
     this.puts.add(put);
     void put.catch(() => undefined).finally(() => this.puts.delete(put));
@@ -340,6 +394,56 @@ export class PostgresJournal implements JournalStore {
 
   async readIntents(after: IntentCursor | null, limit: number) {
     return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(eventOf);
+  }
+
+  async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {
+    // One statement, so the rows, the ledger and the counts are read as of one snapshot: read apart,
+    // a commit between them would fail the checks and rebuild the grain for nothing.
+    const columns = ['path', 'n', 'versions', 'stream', 'since_seq', 'since', 'state', ...Array.from({ length: machine.facets }, (_, i) => `f${i}`)].map((c) => `p.${c}`).join(', ');
+    const { rows } = await this.pool.query<{ states: PopulationRow[]; ledger: Parameters<typeof ledgerOf>[0] | null; edges: Array<[string, number]> }>(
+      `SELECT (SELECT coalesce(json_agg(json_build_array(${columns})), '[]') FROM (${populationSelect((name) => (name === 'grain' ? '$1' : '$2'), machine.facets)}) p) AS states,
+              (SELECT row_to_json(l) FROM (SELECT streams, events, transitions FROM population_ledger WHERE grain = $1 AND machine = $2) l) AS ledger,
+              (SELECT coalesce(json_agg(json_build_array(edge, n) ORDER BY edge), '[]') FROM transition_counts WHERE grain = $1 AND machine = $2) AS edges`,
+      [grain, machine.tag],
+    );
+    const [{ states, ledger, edges }] = rows;
+    return { states: statesOf(states), ledger: ledgerOf(ledger ?? undefined), transitions: edges.map(([edge, n]) => ({ edge, count: Number(n) })) };
+  }
+
+  async streamsInState(grain: string, tag: string, path: string, after: number, limit: number) {
+    const { rows } = await this.pool.query<Parameters<typeof inStateOf>[0]>(`${IN_STATE_SELECT} WHERE grain = $1 AND machine = $2 AND path = $3 AND since_seq > $4 ORDER BY since_seq LIMIT $5`, [grain, tag, path, after, limit]);
+    return rows.map(inStateOf);
+  }
+
+  /**
+   * Under the grain's head lock, the lock every append to the grain holds
+   * while it adds to these counts: an append waits for the reset, or the
+   * reset finds the grain moved on and writes nothing.
+   */
+  async resetPopulation(grain: string, machine: PopulationMachine, atSeq: number, { ledger, transitions }: PopulationCounts): Promise<boolean> {
+    const db = await this.pool.connect();
+    try {
+      await db.query('BEGIN');
+      await db.query('INSERT INTO grain_heads (grain, seq) VALUES ($1, 0) ON CONFLICT DO NOTHING', [grain]);
+      const { rows } = await db.query<{ seq: string }>('SELECT seq FROM grain_heads WHERE grain = $1 FOR UPDATE', [grain]);
+      if (Number(rows[0].seq) !== atSeq) {
+        await db.query('ROLLBACK');
+        return false;
+      }
+      const prefix = `${machine.id}@`;
+      await db.query('DELETE FROM population_ledger WHERE grain = $1 AND left(machine, length($2)) = $2', [grain, prefix]);
+      await db.query('DELETE FROM transition_counts WHERE grain = $1 AND left(machine, length($2)) = $2', [grain, prefix]);
+      await db.query('DELETE FROM snapshots WHERE grain = $1 AND left(machine, length($2)) = $2 AND machine <> $3', [grain, prefix, machine.tag]);
+      await db.query('INSERT INTO population_ledger (grain, machine, streams, events, transitions) VALUES ($1, $2, $3, $4, $5)', [grain, machine.tag, ledger.streams, ledger.events, ledger.transitions]);
+      await db.query('INSERT INTO transition_counts (grain, machine, edge, n) SELECT $1, $2, e, n FROM unnest($3::text[], $4::bigint[]) AS t (e, n)', [grain, machine.tag, transitions.map((t) => t.edge), transitions.map((t) => t.count)]);
+      await db.query('COMMIT');
+      return true;
+    } catch (error) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      db.release();
+    }
   }
 
   /** The creation bound's admissions, counted in this database so every process on it counts the same ones. */

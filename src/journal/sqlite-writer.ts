@@ -1,6 +1,7 @@
 /**
  * The embedded journal's writer thread (`sqlite.ts` hands it each batch): it
- * commits a batch (its event rows, then its snapshot rows) in one
+ * commits a batch (rebuilt population counts, rewritten snapshot rows, the
+ * appends' event rows, their snapshot rows and their population counts) in one
  * transaction on a connection of its own and answers `{ ok }` or
  * `{ error, code }` (a failed transaction wrote nothing).
  *
@@ -12,10 +13,28 @@
  */
 import type Database from 'better-sqlite3';
 
-/** A batch as the event loop stages it: rows in the column order of the inserts below. */
+/** A batch as the event loop stages it: rows in the column order of the statements below, applied in this order. */
 export interface WriterBatch {
+  /** Rebuilt population counts (`PopulationReset`), first: the appends of the batch add to them. */
+  resets: PopulationReset[];
+  /** Snapshot rows rewritten outside an append (`SNAPSHOT_COLUMNS`, the grain read from the stream): never over a later version the stream has reached. */
+  rewrites: unknown[][];
   events: unknown[][];
+  /** The snapshot rows the appends wrote (`SNAPSHOT_COLUMNS`): each is its stream's newest. */
   snapshots: unknown[][];
+  /** What the appends add to the population's ledger (grain, machine, streams, events, transitions) and transition counts (grain, machine, edge, n). */
+  ledger: unknown[][];
+  edges: unknown[][];
+}
+
+/** A machine's population counts in a grain, rebuilt: every build's counts and other builds' rows are replaced. */
+export interface PopulationReset {
+  grain: string;
+  /** `<machine id>@`: what every build's tag begins with. */
+  prefix: string;
+  tag: string;
+  ledger: [streams: number, events: number, transitions: number];
+  edges: Array<[edge: string, n: number]>;
 }
 
 export type WriterAnswer = { ok: true } | { error: string; code?: string };
@@ -36,10 +55,32 @@ export function writerThread(load: (id: string) => unknown): void {
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   const insert = db.prepare('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  const snapshot = db.prepare('INSERT INTO snapshots (stream, version, machine, state) VALUES (?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET version = excluded.version, machine = excluded.machine, state = excluded.state');
-  const write = db.transaction(({ events, snapshots }: WriterBatch) => {
+  const columns = 'stream, version, machine, state, grain, path, facets, since_seq, since';
+  const update = 'version = excluded.version, machine = excluded.machine, state = excluded.state, grain = excluded.grain, path = excluded.path, facets = excluded.facets, since_seq = excluded.since_seq, since = excluded.since';
+  const snapshot = db.prepare(`INSERT INTO snapshots (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET ${update}`);
+  // A rewrite replaces a row of an earlier (or the same) version, or one ahead of its stream (damage); never a later one.
+  const rewrite = db.prepare(`INSERT INTO snapshots (${columns}) VALUES (@stream, @version, @machine, @state, (SELECT grain FROM events WHERE stream = @stream AND version = 1), @path, @facets, @sinceSeq, @since)
+    ON CONFLICT (stream) DO UPDATE SET ${update}
+    WHERE excluded.version >= snapshots.version OR snapshots.version > (SELECT max(version) FROM events WHERE stream = excluded.stream)`);
+  const ledger = db.prepare('INSERT INTO population_ledger (grain, machine, streams, events, transitions) VALUES (?, ?, ?, ?, ?) ON CONFLICT (grain, machine) DO UPDATE SET streams = streams + excluded.streams, events = events + excluded.events, transitions = transitions + excluded.transitions');
+  const edge = db.prepare('INSERT INTO transition_counts (grain, machine, edge, n) VALUES (?, ?, ?, ?) ON CONFLICT (grain, machine, edge) DO UPDATE SET n = n + excluded.n');
+  const dropLedger = db.prepare('DELETE FROM population_ledger WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
+  const dropEdges = db.prepare('DELETE FROM transition_counts WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
+  const dropForeignRows = db.prepare('DELETE FROM snapshots WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix AND machine <> @tag');
+  const write = db.transaction(({ resets, rewrites, events, snapshots, ledger: deltas, edges }: WriterBatch) => {
+    for (const r of resets) {
+      const named = { grain: r.grain, prefix: r.prefix };
+      dropLedger.run(named);
+      dropEdges.run(named);
+      dropForeignRows.run({ ...named, tag: r.tag });
+      ledger.run(r.grain, r.tag, r.ledger[0], r.ledger[1], r.ledger[2]);
+      for (const [name, n] of r.edges) edge.run(r.grain, r.tag, name, n);
+    }
+    for (const r of rewrites) rewrite.run({ stream: r[0], version: r[1], machine: r[2], state: r[3], path: r[5], facets: r[6], sinceSeq: r[7], since: r[8] });
     for (const r of events) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
-    for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3]);
+    for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
+    for (const r of deltas) ledger.run(r[0], r[1], r[2], r[3], r[4]);
+    for (const r of edges) edge.run(r[0], r[1], r[2], r[3]);
   });
   parentPort!.on('message', (message: WriterBatch | 'close') => {
     if (message === 'close') {

@@ -20,16 +20,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
+import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { WRITER_SOURCE, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { WRITER_SOURCE, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
-/** A snapshot rewritten outside an append, waiting for the next transaction. */
-interface PendingSnapshot {
-  row: unknown[];
-  resolve: () => void;
+/** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, or a rebuilt population's counts. */
+type PendingWork = ({ rewrite: unknown[] } | { reset: PopulationReset; atSeq: number }) & {
+  resolve: (done: boolean) => void;
   reject: (error: unknown) => void;
-}
+};
 
 /** The intents' kinds as an SQL list: the partial index and the query that reads through it name the same ones. */
 const INTENT_KINDS_SQL = INTENT_KINDS.map((k) => `'${k}'`).join(', ');
@@ -63,13 +63,44 @@ CREATE TABLE IF NOT EXISTS snapshots (
   stream  TEXT    PRIMARY KEY,
   version INTEGER NOT NULL,
   machine TEXT    NOT NULL,
-  state   TEXT    NOT NULL
+  state   TEXT    NOT NULL,
+  grain     TEXT,
+  path      TEXT,
+  facets    INTEGER,
+  since_seq INTEGER,
+  since     TEXT
+) WITHOUT ROWID;
+-- The population (population-rows.ts): the snapshot rows' standing under one index,
+-- and the ledger and transition counts every entity write adds to. Caches of the
+-- journal too, rebuilt from it by src/engine/population.ts.
+CREATE TABLE IF NOT EXISTS population_ledger (
+  grain       TEXT    NOT NULL,
+  machine     TEXT    NOT NULL,
+  streams     INTEGER NOT NULL,
+  events      INTEGER NOT NULL,
+  transitions INTEGER NOT NULL,
+  PRIMARY KEY (grain, machine)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS transition_counts (
+  grain   TEXT    NOT NULL,
+  machine TEXT    NOT NULL,
+  edge    TEXT    NOT NULL,
+  n       INTEGER NOT NULL,
+  PRIMARY KEY (grain, machine, edge)
 ) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
 `;
+
+/**
+ * The standing's columns, added to a snapshots table an earlier build made
+ * (its rows keep them null: an entity folds again and rewrites its row, and
+ * the population rebuilds its grain's), then the index the population reads.
+ */
+const STANDING_COLUMNS: Array<[name: string, type: string]> = [['grain', 'TEXT'], ['path', 'TEXT'], ['facets', 'INTEGER'], ['since_seq', 'INTEGER'], ['since', 'TEXT']];
+const POPULATION_INDEX = 'CREATE INDEX IF NOT EXISTS snapshots_population ON snapshots (grain, machine, path, since_seq, version, facets)';
 
 /** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
 export const HEAD_CACHE_SIZE = 100_000;
@@ -91,10 +122,10 @@ export class SqliteJournal implements JournalStore {
   private readonly streamVersions: RecentMap<string, number>;
   private readonly grainSeqs: RecentMap<string, number>;
   private pending: PendingAppend[] = [];
-  private pendingSnapshots: PendingSnapshot[] = [];
+  private pendingWork: PendingWork[] = [];
   private flushScheduled = false;
   /** The batch the writer is committing, with what it will make true once committed. */
-  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; snapshots: PendingSnapshot[]; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
+  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; work: Array<{ w: PendingWork; done: boolean }>; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
   /** The writer thread died: nothing more can be made durable. */
   private broken: Error | null = null;
   private closing: Promise<void> | null = null;
@@ -110,12 +141,15 @@ export class SqliteJournal implements JournalStore {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    const has = new Set((this.db.prepare('SELECT name FROM pragma_table_info(\'snapshots\')').pluck().all() as string[]));
+    for (const [name, type] of STANDING_COLUMNS) if (!has.has(name)) this.db.exec(`ALTER TABLE snapshots ADD COLUMN ${name} ${type}`);
+    this.db.exec(POPULATION_INDEX);
     // Rows are read as arrays (`EventRow`), in the column order the selects name.
     this.stmt = {
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
       grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
       readStream: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? ORDER BY version`).raw(),
-      readSnapshot: this.db.prepare('SELECT version, machine, state FROM snapshots WHERE stream = ?'),
+      readSnapshot: this.db.prepare(`${SNAPSHOT_SELECT} WHERE stream = ?`),
       readHead: this.db.prepare(`${HEAD_SELECT} WHERE e.stream = ? AND e.version = 1`).raw(),
       // One statement per feed; the sparse ones state `inFeed`'s predicates in SQL.
       readTail: {
@@ -127,6 +161,9 @@ export class SqliteJournal implements JournalStore {
       entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
       intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN (${INTENT_KINDS_SQL}) AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
+      ledger: this.db.prepare(`${LEDGER_SELECT} WHERE grain = ? AND machine = ?`),
+      edges: this.db.prepare('SELECT edge, n FROM transition_counts WHERE grain = ? AND machine = ? ORDER BY edge'),
+      inState: this.db.prepare(`${IN_STATE_SELECT} INDEXED BY snapshots_population WHERE grain = ? AND machine = ? AND path = ? AND since_seq > ? ORDER BY since_seq LIMIT ?`),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
     this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file } satisfies WriterData });
@@ -148,17 +185,28 @@ export class SqliteJournal implements JournalStore {
     });
   }
 
-  putSnapshot(stream: string, { version, machine, state }: StreamSnapshot): Promise<void> {
+  putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void> {
+    // The grain is the stream's own, read as the row is written.
+    const entered = snapshot.standing && enteredOf(snapshot, []);
+    return this.work({ rewrite: snapshotRow(stream, snapshot.version, null, snapshot, entered ?? null) }).then(() => undefined);
+  }
+
+  resetPopulation(grain: string, machine: PopulationMachine, atSeq: number, { ledger, transitions }: PopulationCounts): Promise<boolean> {
+    const reset: PopulationReset = { grain, prefix: `${machine.id}@`, tag: machine.tag, ledger: [ledger.streams, ledger.events, ledger.transitions], edges: transitions.map((t) => [t.edge, t.count]) };
+    return this.work({ reset, atSeq });
+  }
+
+  private work(item: { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number }): Promise<boolean> {
     return new Promise((resolve, reject) => {
       if (this.broken) return reject(this.broken);
       if (this.closing) return reject(new Error('the journal is closed'));
-      this.pendingSnapshots.push({ row: [stream, version, machine, state], resolve, reject });
+      this.pendingWork.push({ ...item, resolve, reject });
       this.scheduleFlush();
     });
   }
 
   private get waiting(): boolean {
-    return this.pending.length > 0 || this.pendingSnapshots.length > 0;
+    return this.pending.length > 0 || this.pendingWork.length > 0;
   }
 
   /** A flush runs on the next turn, and only once the previous batch is committed. */
@@ -183,7 +231,7 @@ export class SqliteJournal implements JournalStore {
    * expected version is checked first, so a refused append stages nothing and
    * an accepted one is written whole.
    */
-  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], snapshotRows: unknown[][]): JournalEvent[] {
+  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges'>): JournalEvent[] {
     const local = new Map<string, number>();
     for (const w of p.writes) {
       const actual = local.get(w.stream) ?? this.version(w.stream, versions);
@@ -195,6 +243,7 @@ export class SqliteJournal implements JournalStore {
       const grain = w.grain ?? p.grain;
       let seq = this.seq(grain, seqs);
       let version = w.expectedVersion;
+      const first = events.length;
       for (const e of w.events) {
         seq += 1;
         version += 1;
@@ -204,7 +253,12 @@ export class SqliteJournal implements JournalStore {
         events.push(eventOf(row));
       }
       seqs.set(grain, seq);
-      if (w.snapshot) snapshotRows.push([w.stream, version, w.snapshot.machine, w.snapshot.state]);
+      if (w.snapshot) {
+        out.snapshots.push(snapshotRow(w.stream, version, grain, w.snapshot, enteredOf(w.snapshot, events.slice(first))));
+        const transitions = w.transitions ?? [];
+        out.ledger.push([grain, w.snapshot.machine, w.expectedVersion === 0 ? 1 : 0, w.events.length, transitions.length]);
+        for (const [edge, n] of edgeCounts(transitions)) out.edges.push([grain, w.snapshot.machine, edge, n]);
+      }
     }
     for (const [s, v] of local) versions.set(s, v);
     return events;
@@ -217,25 +271,35 @@ export class SqliteJournal implements JournalStore {
     // Nothing is pending once the writer broke: `fail` rejected it, and `append` refuses.
     const batch = this.pending;
     this.pending = [];
-    const snapshots = this.pendingSnapshots;
-    this.pendingSnapshots = [];
+    const pendingWork = this.pendingWork;
+    this.pendingWork = [];
     const versions = new Map<string, number>();
     const seqs = new Map<string, number>();
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
-    // The snapshots rewritten outside an append go first: one an append of this batch writes for the same stream is newer.
-    const snapshotRows = snapshots.map((s) => s.row);
+    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [] };
+    // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
+    // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
+    const work: Array<{ w: PendingWork; done: boolean }> = [];
+    for (const w of pendingWork) {
+      if ('rewrite' in w) out.rewrites.push(w.rewrite);
+      else if (this.seq(w.reset.grain, seqs) !== w.atSeq) {
+        w.resolve(false);
+        continue;
+      } else out.resets.push(w.reset);
+      work.push({ w, done: true });
+    }
     for (const p of batch) {
       try {
-        staged.push({ p, events: this.stage(p, versions, seqs, rows, snapshotRows) });
+        staged.push({ p, events: this.stage(p, versions, seqs, rows, out) });
       } catch (error) {
         p.reject(error);
       }
     }
-    if (staged.length === 0 && snapshots.length === 0) return this.settled();
-    this.inFlight = { staged, snapshots, versions, seqs };
+    if (staged.length === 0 && work.length === 0) return this.settled();
+    this.inFlight = { staged, work, versions, seqs };
     this.writer.ref();
-    this.writer.postMessage({ events: rows, snapshots: snapshotRows } satisfies WriterBatch);
+    this.writer.postMessage(out);
   }
 
   /** The writer's answer for the batch in flight. */
@@ -253,12 +317,12 @@ export class SqliteJournal implements JournalStore {
     this.flush();
     if ('ok' in m) {
       for (const { p, events } of batch.staged) p.resolve(events);
-      for (const s of batch.snapshots) s.resolve();
+      for (const { w, done } of batch.work) w.resolve(done);
     } else {
       // The whole transaction failed (disk full, I/O error): nothing was written.
       const error = Object.assign(new Error(m.error), { code: m.code });
       for (const { p } of batch.staged) p.reject(error);
-      for (const s of batch.snapshots) s.reject(error);
+      for (const { w } of batch.work) w.reject(error);
     }
     this.settled();
   }
@@ -273,9 +337,9 @@ export class SqliteJournal implements JournalStore {
     const batch = this.inFlight;
     this.inFlight = null;
     for (const { p } of batch?.staged ?? []) p.reject(this.broken);
-    for (const s of batch?.snapshots ?? []) s.reject(this.broken);
+    for (const { w } of batch?.work ?? []) w.reject(this.broken);
     for (const p of this.pending.splice(0)) p.reject(this.broken);
-    for (const s of this.pendingSnapshots.splice(0)) s.reject(this.broken);
+    for (const w of this.pendingWork.splice(0)) w.reject(this.broken);
     for (const done of this.idle.splice(0)) done();
   }
 
@@ -284,7 +348,8 @@ export class SqliteJournal implements JournalStore {
   }
 
   async readSnapshot(stream: string) {
-    return (this.stmt.readSnapshot.get(stream) as StreamSnapshot | undefined) ?? null;
+    const row = this.stmt.readSnapshot.get(stream) as Parameters<typeof snapshotOf>[0] | undefined;
+    return row ? snapshotOf(row) : null;
   }
 
   async readHead(stream: string) {
@@ -319,6 +384,40 @@ export class SqliteJournal implements JournalStore {
 
   async readIntents(after: IntentCursor | null, limit: number) {
     return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(eventOf);
+  }
+
+  /**
+   * In one read transaction, so the rows, the ledger and the counts are read
+   * as of one commit: read apart, a commit the writer lands between them
+   * would fail the checks and rebuild the grain for nothing.
+   */
+  async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {
+    return this.db.transaction(() => this.readPopulation(grain, machine))();
+  }
+
+  private readPopulation(grain: string, machine: PopulationMachine): PopulationRows {
+    const rows = this.populationStatement(machine.facets).all({ grain, tag: machine.tag }) as PopulationRow[];
+    const edges = this.stmt.edges.all(grain, machine.tag) as Array<{ edge: string; n: number }>;
+    return {
+      states: statesOf(rows),
+      ledger: ledgerOf(this.stmt.ledger.get(grain, machine.tag) as Parameters<typeof ledgerOf>[0]),
+      transitions: edges.map(({ edge, n }) => ({ edge, count: n })),
+    };
+  }
+
+  /** The population's aggregate, one statement per number of facets (prepared once). */
+  private readonly populationStatements = new Map<number, ReturnType<Database['prepare']>>();
+  private populationStatement(facets: number) {
+    let statement = this.populationStatements.get(facets);
+    if (!statement) {
+      statement = this.db.prepare(populationSelect((name) => `@${name}`, facets)).raw();
+      this.populationStatements.set(facets, statement);
+    }
+    return statement;
+  }
+
+  async streamsInState(grain: string, tag: string, path: string, after: number, limit: number) {
+    return (this.stmt.inState.all(grain, tag, path, after, limit) as Array<Parameters<typeof inStateOf>[0]>).map(inStateOf);
   }
 
   /** Commits what is pending, stops the writer, then closes. */

@@ -52,6 +52,13 @@ export interface StreamWrite {
    * the same transaction. Only entity streams (those a machine folds) carry one.
    */
   snapshot?: SnapshotState;
+  /**
+   * The machine's transitions these events took (`edgeKey`s, one per
+   * transition each time it was taken): an entity write's share of its
+   * grain's transition counts, added in the same transaction (the population,
+   * `src/engine/population.ts`).
+   */
+  transitions?: string[];
 }
 
 /** An entity's persisted state, as a machine wrote it. */
@@ -60,7 +67,31 @@ export interface SnapshotState {
   machine: string;
   /** XState's persisted snapshot, as JSON text. */
   state: string;
+  /**
+   * Where the entity stands, kept beside the state as indexed columns so a
+   * grain's population is counted by one aggregate over an index, never by
+   * folding (`src/engine/population.ts`). Absent on a row an earlier build
+   * wrote: such a row is folded again and rewritten, like any unusable one.
+   */
+  standing?: Standing;
 }
+
+/** Where an entity stands on its machine: what the population counts. */
+export interface Standing {
+  /** Its state, as a dotted path of the machine (`open.waiting_on_signer`). */
+  path: string;
+  /** The population facets it shows (bit i: its machine's facet i), e.g. a ladder that is vacant. */
+  facets: number;
+  /** The fact that entered the state: what its age there is counted from. */
+  entered: Entered;
+}
+
+/**
+ * A fact that entered a state: one journaled already (its seq in the grain
+ * and its instant), or, in a write, one of that write's own events (its
+ * index in `events`), whose seq the journal gives it as it appends.
+ */
+export type Entered = { seq: number; at: string } | { event: number };
 
 /**
  * An entity stream's snapshot: its state as of `version`, what a read of an
@@ -70,6 +101,52 @@ export interface SnapshotState {
  */
 export interface StreamSnapshot extends SnapshotState {
   version: number;
+}
+
+/** A machine, as the population reads its rows: the tag its rows are written under, its id, and how many facets it counts. */
+export interface PopulationMachine {
+  /** The snapshot tag of today's machine (`matter@1#3fa9…`): rows and counts of any other tag are another build's, and stale. */
+  tag: string;
+  /** The machine's id (`matter`): the tags of its every build begin `<id>@`. */
+  id: string;
+  facets: number;
+}
+
+/** What the journal keeps about one machine's streams in one grain: read in one aggregate over an index, and checked against its ledger. */
+export interface PopulationRows {
+  /** The rows of today's tag, by state path (null: a row with no standing). */
+  states: Array<{
+    path: string | null;
+    count: number;
+    /** The sum of the rows' versions: with the ledger's `events`, it says no row is behind or ahead of its stream. */
+    versions: number;
+    /** How many of them show each facet of the machine. */
+    facets: number[];
+    /** The stream that entered this state first (least seq), with that fact's seq and instant. */
+    oldest: { stream: string; seq: number; at: string; state: string } | null;
+  }>;
+  /**
+   * The totals every entity write adds to in its transaction: streams
+   * opened, events appended to them, transitions taken. Null: none kept.
+   */
+  ledger: PopulationLedger | null;
+  transitions: Array<{ edge: string; count: number }>;
+}
+
+export interface PopulationLedger {
+  streams: number;
+  events: number;
+  transitions: number;
+}
+
+/** One stream in a state, as a page of them lists it (oldest first). */
+export interface StreamInState {
+  stream: string;
+  /** The seq and instant of the fact that entered the state. */
+  seq: number;
+  at: string;
+  version: number;
+  state: string;
 }
 
 export type Feed = 'timeline' | 'reminders' | 'time';
@@ -108,9 +185,11 @@ export interface JournalStore {
   readHead(stream: string): Promise<EntityHead | null>;
   /**
    * Writes a stream's snapshot outside an append: one rebuilt by folding the
-   * stream, in place of one that was missing or unreadable. It replaces
-   * whatever row is there (a cache: a row older than its stream only costs
-   * the fold of the events after it).
+   * stream, in place of one that was missing or unreadable. It replaces the
+   * row there unless that row is of a later version the stream has reached:
+   * a rewrite that races a commit never takes the row (and the population
+   * its standing counts) back. A row ahead of its stream is damage, and is
+   * replaced.
    */
   putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
@@ -128,9 +207,26 @@ export interface JournalStore {
    * reader resumes from.
    */
   readIntents(after: IntentCursor | null, limit: number): Promise<JournalEvent[]>;
+  /** The population of one machine's streams in a grain: its rows by state, its ledger and its transition counts (`PopulationRows`). */
+  population(grain: string, machine: PopulationMachine): Promise<PopulationRows>;
+  /** The streams of a grain in one state of a machine (rows of its tag), oldest first (by the seq that entered it), after seq `after`. */
+  streamsInState(grain: string, tag: string, path: string, after: number, limit: number): Promise<StreamInState[]>;
+  /**
+   * Replaces the grain's ledger and transition counts of the machine (every
+   * build of it) with `counts`, and removes its rows of other builds, when
+   * the grain's last seq is still `atSeq`: counts folded from the journal up
+   * to there (a rebuild). False, writing nothing, when the grain has moved on.
+   */
+  resetPopulation(grain: string, machine: PopulationMachine, atSeq: number, counts: PopulationCounts): Promise<boolean>;
   /** Present when other processes write this journal too (PostgreSQL); absent, this process is its only writer. */
   readonly shared?: SharedJournal;
   close(): Promise<void>;
+}
+
+/** A machine's ledger and transition counts in a grain, as a rebuild folded them. */
+export interface PopulationCounts {
+  ledger: PopulationLedger;
+  transitions: Array<{ edge: string; count: number }>;
 }
 
 /** What a journal several processes share adds: their commits announced, and leases. */

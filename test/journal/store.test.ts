@@ -119,9 +119,16 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     expect((await j.readSnapshot('m1'))?.version).toBe(3);
     expect((await j.readHead('m1'))?.snapshot).toBeNull();
     expect((await j.entityHeads('g', 'matter.opened', 0, 10))[0].snapshot).toBeNull();
-    // A rewrite replaces the row, whatever it held.
-    await j.putSnapshot('m1', { version: 4, machine: 'm@1#h', state: 'four' });
-    expect((await j.readHead('m1'))?.snapshot).toEqual({ version: 4, machine: 'm@1#h', state: 'four' });
+    // A rewrite replaces the row, whatever machine wrote it...
+    await j.putSnapshot('m1', { version: 4, machine: 'other', state: 'four' });
+    expect((await j.readHead('m1'))?.snapshot).toEqual({ version: 4, machine: 'other', state: 'four' });
+    await j.putSnapshot('m1', { version: 4, machine: 'm@1#h', state: 'four again' });
+    expect((await j.readHead('m1'))?.snapshot).toEqual({ version: 4, machine: 'm@1#h', state: 'four again' });
+    // ...but never with an older version than the row's, which the stream has reached: a rewrite racing a commit never takes the row back.
+    await j.putSnapshot('m1', { version: 2, machine: 'm@1#h', state: 'older' });
+    expect(await j.readSnapshot('m1')).toEqual({ version: 4, machine: 'm@1#h', state: 'four again' });
+    // A row ahead of its stream is damage: any rewrite replaces it.
+    await j.putSnapshot('m1', { version: 9, machine: 'm@1#h', state: 'ahead' });
     await j.putSnapshot('m1', { version: 2, machine: 'other', state: 'older' });
     expect(await j.readSnapshot('m1')).toEqual({ version: 2, machine: 'other', state: 'older' });
     expect(await j.readHead('nope')).toBeNull();
