@@ -10,8 +10,11 @@
  * Performance timeline, its first contentful paint (the shell, before any
  * data) and the `inspector:marked` mark the page sets once the diagram is
  * drawn with its marks and the timeline rendered (two more requests: the SVG
- * and the inspection). The GET is timed from this process (fetch, loopback,
- * one at a time after a warm-up). Medians. Figures only, never asserted.
+ * and the inspection). The GET, the inspection (`GET …/inspection`: the
+ * journal folded through the machine, every decider asked) and the
+ * inspection as of the Matter's middle fact (`?at=`) are timed from this
+ * process (fetch, loopback, one at a time after a warm-up). Medians. Figures
+ * only, never asserted.
  *
  * Runs inside `npm run bench` (`bench()`), or alone: `node --import tsx bench/inspector.ts`.
  * BENCH_INSPECTOR_ROUNDS (default 10) tunes it.
@@ -55,14 +58,21 @@ export async function bench(): Promise<string[]> {
     for (const [label, id] of [['fulfilled, 9 facts', fulfilled], ['1,000 facts', long]] as const) {
       const path = `${W}/matters/${id}`;
       const facts = (await json(`${service.url}${path}/inspection`)).inspection.path.length;
-      // The plain GET of the same Matter: what an agent waits for.
-      for (let i = 0; i < 5; i++) await json(`${service.url}${path}`);
-      const gets: number[] = [];
-      for (let i = 0; i < ROUNDS * 5; i++) {
-        const t = performance.now();
-        await json(`${service.url}${path}`);
-        gets.push(performance.now() - t);
-      }
+      // The plain GET of the same Matter: what an agent waits for; and the inspection the page draws, as of now and as of its middle fact (time travel).
+      const middle = (await json(`${service.url}${path}/journal`)).events[Math.floor(facts / 2)].seq as number;
+      const timed = async (url: string) => {
+        for (let i = 0; i < 5; i++) await json(url);
+        const times: number[] = [];
+        for (let i = 0; i < ROUNDS * 5; i++) {
+          const t = performance.now();
+          await json(url);
+          times.push(performance.now() - t);
+        }
+        return times;
+      };
+      const gets = await timed(`${service.url}${path}`);
+      const inspections = await timed(`${service.url}${path}/inspection`);
+      const travels = await timed(`${service.url}${path}/inspection?at=${middle}`);
       const paints: number[] = [];
       const drawn: number[] = [];
       for (let round = 0; round <= ROUNDS; round++) {
@@ -80,11 +90,11 @@ export async function bench(): Promise<string[]> {
         paints.push(t.fcp);
         drawn.push(t.marked);
       }
-      rows.push([label, String(facts), ms(median(gets)), ms(median(paints)), ms(median(drawn))]);
+      rows.push([label, String(facts), ms(median(gets)), ms(median(inspections)), ms(median(travels)), ms(median(paints)), ms(median(drawn))]);
     }
     return [
-      `the inspector page in headless chromium (1280x800, a fresh context a round, ${ROUNDS} rounds, medians) beside GET /matters/{id} of the same Matter (${ROUNDS * 5} sequential fetches)`,
-      ...table(['Matter', 'facts', 'GET /matters/{id}', 'page: first contentful paint', 'page: diagram marked (inspector:marked)'], rows),
+      `the inspector page in headless chromium (1280x800, a fresh context a round, ${ROUNDS} rounds, medians) beside GET /matters/{id} and its inspection (GET …/inspection, and ?at= its middle fact) of the same Matter (${ROUNDS * 5} sequential fetches each)`,
+      ...table(['Matter', 'facts', 'GET /matters/{id}', 'GET …/inspection', 'GET …/inspection?at=', 'page: first contentful paint', 'page: diagram marked (inspector:marked)'], rows),
     ];
   } finally {
     await browser.close();
