@@ -3,7 +3,7 @@
  * machine equal to its transition table and the diagrams can be drawn from the
  * machine itself rather than from a hand-kept list.
  */
-import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, type EventObject } from 'xstate';
+import { getNextTransitions, type AnyMachineSnapshot, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, type EventObject, type StateValue } from 'xstate';
 
 export interface Edge {
   /** Dotted path of the state that declares the transition (`open.review`). */
@@ -23,6 +23,14 @@ export const edgeKind = (e: Edge): EdgeKind => (e.to === null ? (e.refuses ? 're
 
 /** A state node's dotted path (`open.review`; `''` for the root). */
 export const pathOf = (node: AnyStateNode): string => node.path.join('.');
+
+/** The state a snapshot is in, as the dotted path of its state node (`open.waiting_on_signer`); parallel regions joined by commas. */
+export function statePath(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([key, inner]) => (inner === undefined || (typeof inner === 'object' && Object.keys(inner).length === 0) ? key : `${key}.${statePath(inner as StateValue)}`))
+    .join(',');
+}
 
 function guardName(guard: unknown): string | null {
   if (!guard) return null;

@@ -36,8 +36,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createActor, type Actor, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type InputFrom, type SnapshotFrom } from 'xstate';
+import { edgeIndex, statePath } from '../../machines/edges.ts';
 import type { Fact } from '../../machines/fact.ts';
-import type { JournalEvent, NewEvent, SnapshotState, StreamSnapshot } from '../journal/store.ts';
+import type { Entered, JournalEvent, NewEvent, SnapshotState, StreamSnapshot } from '../journal/store.ts';
+import { facetsOf, standingOf } from './standing.ts';
 
 export interface EntityDefinition<M extends AnyStateMachine = AnyStateMachine> {
   /** Journal kind of the stream's first event; its `cause.input` is the machine input. */
@@ -62,14 +64,17 @@ const hashes = new WeakMap<EntityDefinition, string>();
  * action in it (`matter@1#3fa92c…`). Any change to the machine's code, even
  * one that keeps its version, makes the rows it wrote unreadable to the new
  * code, which folds the journal instead: a snapshot is never read by a
- * machine that might reach another state from the same events.
+ * machine that might reach another state from the same events. The facets
+ * a row's standing counts (`standing.ts`) are hashed with it: a changed
+ * facet makes the rows (and the population counts kept under their tag)
+ * another build's, rebuilt from the journal.
  */
 export function snapshotMachine(definition: EntityDefinition): string {
   let tag = hashes.get(definition);
   if (!tag) {
     const { machine } = definition;
     const source = (_key: string, value: unknown) => (typeof value === 'function' ? String(value) : value);
-    const code = JSON.stringify([machine.config, machine.implementations], source);
+    const code = JSON.stringify([machine.config, machine.implementations, facetsOf(machine)], source);
     tag = `${machineTag(definition)}#${createHash('sha256').update(code).digest('hex').slice(0, 16)}`;
     hashes.set(definition, tag);
   }
@@ -148,6 +153,22 @@ export class StoredState<M extends AnyStateMachine = AnyStateMachine> implements
   }
 }
 
+/** A snapshot's standing as the journal placed it: a write's `{event}` resolved to the seq and instant of that event among `events` (the write's own, in order). */
+export function placed(snapshot: SnapshotState, events: readonly JournalEvent[]): SnapshotState {
+  const entered = snapshot.standing?.entered;
+  if (!entered || !('event' in entered)) return snapshot;
+  const event = events[entered.event];
+  return { ...snapshot, standing: { ...snapshot.standing!, entered: { seq: event.seq, at: event.at } } };
+}
+
+/** What a command's events did on the machine: the facts each emitted, the transitions they took, and which event (if any) moved it to another state last. */
+export interface Applied {
+  facts: Fact[][];
+  transitions: string[];
+  /** The index of the last event after which the state's path differed from before it; null when none moved it. */
+  entered: number | null;
+}
+
 export class Entity<M extends AnyStateMachine = AnyStateMachine> implements EntityState<M> {
   /** The stream's id, as its opening event names it. */
   readonly id: string;
@@ -163,6 +184,8 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
   /** The facts the actor emitted since they were last taken. */
   private emitted: Fact[] = [];
   private committed: SnapshotFrom<M>;
+  /** The journaled fact that entered the committed state: where its age there counts from (the population's). */
+  private entered: { seq: number; at: string };
   /** Started on the first command (or a fold): an entity only read never needs one. */
   private live: Actor<M> | null = null;
 
@@ -182,8 +205,11 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
       // No state before the opening: none is named (undefined leaves the refusal's `state` out).
       throw new UnreadableEntity(journal[0].stream, journal[0].seq, 'xstate.init', undefined, `that opened it is ${what}, and this code folds only ${machineTag(definition)}`);
     }
-    const restored = restoredState(definition, stored, journal.length);
+    // A row without its standing (an earlier build's) says not when its state was entered: folded instead.
+    const entered = stored?.standing?.entered;
+    const restored = entered && 'seq' in entered ? restoredState(definition, stored, journal.length) : null;
     this.resumedAt = restored ? stored!.version : 0;
+    this.entered = restored ? (entered as { seq: number; at: string }) : { seq: journal[0].seq, at: journal[0].at };
     if (restored) {
       this.committed = restored;
       // Only the events the snapshot does not reflect are replayed (none, when it is current).
@@ -206,34 +232,51 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
     return this.committed;
   }
 
-  /** The state as its snapshot row keeps it, at `version`: the committed one, or (between `apply` and its commit) the actor's. */
-  persisted(): SnapshotState {
-    const snapshot = this.live ? this.live.getPersistedSnapshot() : this.definition.machine.getPersistedSnapshot(this.committed);
-    return { machine: snapshotMachine(this.definition), state: JSON.stringify(snapshot) };
+  /**
+   * The state as its snapshot row keeps it, at `version`: the committed one,
+   * or (between `apply` and its commit) the actor's, with its standing.
+   * `entered` names the fact that entered it when the commit under way moved
+   * it (one of the write's events); otherwise it is the one already journaled.
+   */
+  persisted(entered: Entered = this.entered): SnapshotState {
+    const machine = this.definition.machine;
+    const snapshot = this.live ? (this.live.getSnapshot() as AnyMachineSnapshot) : (this.committed as AnyMachineSnapshot);
+    return { machine: snapshotMachine(this.definition), state: JSON.stringify(machine.getPersistedSnapshot(snapshot)), standing: { ...standingOf(machine, snapshot), entered } };
   }
 
   /**
    * Sends the events to the actor, each after asking the machine whether it
-   * takes it; returns the facts each emitted, or the index of the first
-   * event refused. Refusing the first moves nothing; refusing a later one
-   * leaves the actor ahead of the journal, which the caller must drop the
-   * entity for.
+   * takes it; returns what they did (the facts each emitted, the
+   * transitions they took, the last that moved the state), or the index of
+   * the first event refused. Refusing the first moves nothing; refusing a
+   * later one leaves the actor ahead of the journal, which the caller must
+   * drop the entity for.
    */
-  apply(events: Array<EventFromLogic<M>>): { facts: Fact[][] } | { refusedAt: number } {
+  apply(events: Array<EventFromLogic<M>>): Applied | { refusedAt: number } {
     const actor = this.actor();
-    const facts: Fact[][] = [];
+    const index = edgeIndex(this.definition.machine);
+    const applied: Applied = { facts: [], transitions: [], entered: null };
     for (const [i, event] of events.entries()) {
-      if (!(actor.getSnapshot() as AnyMachineSnapshot).can(event)) return { refusedAt: i };
+      const before = actor.getSnapshot() as AnyMachineSnapshot;
+      if (!before.can(event)) return { refusedAt: i };
+      // About a microsecond an event (measured on the Matter machine): the edges the population counts.
+      applied.transitions.push(...index.selected(before, event));
       actor.send(event);
-      facts.push(this.emitted.splice(0));
+      applied.facts.push(this.emitted.splice(0));
+      if (statePath((actor.getSnapshot() as AnyMachineSnapshot).value) !== statePath(before.value)) applied.entered = i;
     }
-    return { facts };
+    return applied;
   }
 
-  /** The append of what `apply` emitted is durable: readers see the actor's state from now on. */
-  confirm(written: JournalEvent[]): void {
+  /**
+   * The append of what `apply` emitted is durable: readers see the actor's
+   * state from now on. `entered`: which of the written events entered that
+   * state, when the commit moved it.
+   */
+  confirm(written: JournalEvent[], entered: number | null = null): void {
     this.journal.push(...written);
     this.committed = this.actor().getSnapshot();
+    if (entered !== null) this.entered = { seq: written[entered].seq, at: written[entered].at };
   }
 
   /** Passivation, or a crash: the actor stops; the journal can always rebuild it. */
@@ -271,6 +314,7 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
       const before = actor.getSnapshot() as AnyMachineSnapshot;
       if (!before.can(cause)) throw new UnreadableEntity(recorded.stream, recorded.seq, cause.type, before.value, 'refuses the recorded event');
       actor.send(cause);
+      if (statePath((actor.getSnapshot() as AnyMachineSnapshot).value) !== statePath(before.value)) this.entered = { seq: recorded.seq, at: recorded.at };
       const [fact, ...more] = this.emitted.splice(0);
       if (!fact || more.length || fact.kind !== recorded.kind || (fact.verb ?? null) !== (recorded.verb ?? null)) {
         const now = fact ? `${fact.kind}${fact.verb ? ` ${fact.verb}` : ''}` : 'no fact';

@@ -28,7 +28,8 @@ import { refusal } from '../domain/refusals.ts';
 import type { EntityHead, JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import type { CommitBus } from './bus.ts';
-import { Entity, factToEvent, machineTag, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState } from './entity.ts';
+import { Entity, factToEvent, machineTag, placed, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState } from './entity.ts';
+import { standingOf } from './standing.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from '../lib/mailboxes.ts';
@@ -44,6 +45,12 @@ export interface SupervisorOptions {
   residentActors?: number;
   /** The kinds of entity whose streams are actors (Matters, Deadline Ladders, Enrollments). */
   entities: EntityDefinition[];
+}
+
+/** An initial state as a snapshot row holds it, and where it stands. */
+interface InitialState {
+  state: string;
+  standing: { path: string; facets: number };
 }
 
 export interface CommitOptions {
@@ -67,7 +74,7 @@ export class Supervisor {
    */
   private readonly stored: RecentMap<string, StoredState>;
   /** Initial states by machine and input, the most recently used last (`initialState`). */
-  private readonly initialStates = new RecentMap<string, string>(INITIAL_STATES_KEPT);
+  private readonly initialStates = new RecentMap<string, InitialState>(INITIAL_STATES_KEPT);
   /** Appends this process has made: a state read across one of them is not kept (it may be older than the append). */
   private appends = 0;
   private readonly capacity: number;
@@ -216,15 +223,18 @@ export class Supervisor {
     }
     const { facts } = applied;
     const newEvents: NewEvent[] = [];
+    // Which of the new events is the fact of the event that last moved the state (its seq is the journal's to give).
+    let entered: number | null = null;
     events.forEach((event, i) => {
+      if (i === applied.entered) entered = newEvents.length;
       for (const fact of facts[i]) {
         // A stream keeps the subject it opened with (a ladder speaks of its Asset).
         newEvents.push(factToEvent(fact, entity.opened.subject, this.clock.stamp(), event));
         if (options.derive) newEvents.push(...options.derive(fact));
       }
     });
-    // The state the actor reached is the stream's snapshot once these events land.
-    const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents, snapshot: entity.persisted() };
+    // The state the actor reached is the stream's snapshot once these events land, with the transitions they took.
+    const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents, snapshot: entity.persisted(entered === null ? undefined : { event: entered }), transitions: applied.transitions };
     let written: JournalEvent[];
     try {
       written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])]);
@@ -233,7 +243,7 @@ export class Supervisor {
       this.drop(entity);
       throw error;
     }
-    entity.confirm(written.filter((e) => e.stream === entity.id));
+    entity.confirm(written.filter((e) => e.stream === entity.id), entered);
     return written;
   }
 
@@ -264,24 +274,28 @@ export class Supervisor {
    */
   openingWrite<M extends AnyStateMachine>(definition: EntityDefinition<M>, stream: string, subject: string, input: InputFrom<M>, opened: Fact): StreamWrite {
     const event = factToEvent({ ...opened, kind: definition.openedKind }, subject, this.clock.stamp(), { type: 'xstate.init', input, machine: machineTag(definition) });
-    return { stream, expectedVersion: 0, events: [event], snapshot: { machine: snapshotMachine(definition), state: this.initialState(definition, input) } };
+    const { state, standing } = this.initialState(definition, input);
+    // The opening fact enters the initial state.
+    return { stream, expectedVersion: 0, events: [event], snapshot: { machine: snapshotMachine(definition), state, standing: { ...standing, entered: { event: 0 } } } };
   }
 
   /**
-   * The machine's initial state from this input, as a snapshot row holds it:
-   * computed by an actor never started (nothing runs), about 40 µs. A
-   * machine is pure, so an input opens the same state every time; the last
-   * few are kept, which serves the inputs that repeat (a Matter's is its
-   * consumer pattern) and lets the unique ones (a ladder's names its Asset) pass through.
+   * The machine's initial state from this input, as a snapshot row holds it
+   * (and where it stands): computed by an actor never started (nothing
+   * runs), about 40 µs. A machine is pure, so an input opens the same state
+   * every time; the last few are kept, which serves the inputs that repeat
+   * (a Matter's is its consumer pattern) and lets the unique ones (a
+   * ladder's names its Asset) pass through.
    */
-  private initialState(definition: EntityDefinition, input: unknown): string {
+  private initialState(definition: EntityDefinition, input: unknown): InitialState {
     const key = `${definition.openedKind} ${JSON.stringify(input)}`;
-    let state = this.initialStates.use(key);
-    if (state === undefined) {
-      state = JSON.stringify(createActor(definition.machine, { input } as never).getPersistedSnapshot());
-      this.initialStates.set(key, state);
+    let initial = this.initialStates.use(key);
+    if (initial === undefined) {
+      const actor = createActor(definition.machine, { input } as never);
+      initial = { state: JSON.stringify(actor.getPersistedSnapshot()), standing: standingOf(definition.machine, actor.getSnapshot()) };
+      this.initialStates.set(key, initial);
     }
-    return state;
+    return initial;
   }
 
   /**
@@ -320,7 +334,7 @@ export class Supervisor {
       const definition = write.expectedVersion === 0 ? this.definitions.get(write.events[0]?.kind) : undefined;
       if (!definition) continue;
       const events = written.filter((w) => w.stream === write.stream);
-      this.keep(new Entity(definition, events, write.snapshot && { version: events.length, ...write.snapshot }));
+      this.keep(new Entity(definition, events, write.snapshot && { version: events.length, ...placed(write.snapshot, events) }));
     }
   }
 
