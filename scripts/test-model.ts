@@ -9,15 +9,20 @@
  * runner recorded them. Exits non-zero if a test failed or any machine is
  * below 100%; the failing output and the uncovered transitions go to stderr.
  * Naming machines (`npm run test:model -- matter`) runs only those.
+ *
+ * After a passing run it writes, per machine run, `visualizations/<machine>.coverage.json`:
+ * every transition with how many paths of each set walked it (refusing edges
+ * among them), deterministic from run to run (test/model/coverage.ts). A
+ * failing run writes nothing: a file is only ever what a whole passing run walked.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { MACHINES } from '../src/diagrams/registry.ts';
 import { PACKAGE_ROOT as root } from '../src/paths.ts';
-import { COVERAGE_ENV, coverageLine, readCoverage, summarize } from '../test/model/coverage.ts';
+import { COVERAGE_ENV, coverageFile, coverageLine, coveragePath, readCoverage, serializeCoverage, summarize } from '../test/model/coverage.ts';
 
 const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'legalwork-model-coverage-'));
@@ -54,6 +59,16 @@ try {
     if (coverage.covered < coverage.total) {
       failed = true;
       for (const edge of coverage.missing) console.error(`  ${name}: not exercised: ${edge}`);
+    }
+  }
+  if (failed) console.error(`the run failed: ${machines.map((m) => coveragePath(m.name)).join(', ')} left as they were`);
+  else {
+    for (const { name, machine } of machines) {
+      const target = join(root, coveragePath(name));
+      const content = serializeCoverage(coverageFile(name, machine, records));
+      const current = existsSync(target) ? readFileSync(target, 'utf8') : null;
+      if (current !== content) writeFileSync(target, content);
+      console.error(`${current === content ? 'unchanged' : current === null ? 'wrote' : 'updated'} ${coveragePath(name)}`);
     }
   }
 } finally {

@@ -92,6 +92,8 @@ export interface RunOptions {
 export interface RunResult {
   /** Edge keys (see `edgeKey`) that a replayed path exercised through HTTP. */
   covered: Set<string>;
+  /** For each edge exercised: how many replayed paths walked it (what `visualizations/<machine>.coverage.json` records). */
+  walks: Map<string, number>;
   /** Every edge of the machine's graph. */
   total: number;
   /** Paths replayed. */
@@ -293,11 +295,13 @@ async function pool<T>(items: T[], width: number, work: (item: T, i: number) => 
 export async function runModel<M extends AnyStateMachine, H>(adapter: ModelAdapter<M, H>, app: TestApp, options: RunOptions): Promise<RunResult> {
   const total = edgeIndex(adapter.machine).keys.length;
   const covered = new Set<string>();
+  const walks = new Map<string, number>();
   let replayed = 0;
   for (const variant of adapter.variants) {
     const paths = spread(modelPaths(adapter, variant, options.paths), options.maxPaths);
     const probed = new Set<string>();
     const variantCovered = new Set<string>();
+    const variantWalks = new Map<string, number>();
     await pool(paths, options.concurrency ?? 4, async (path, i) => {
       const label = `[model ${adapter.name}/${variant.name}/${options.paths} path ${i + 1}/${paths.length}: ${path.events.map(describeEvent).join(' → ') || '(initial)'}]`;
       const replay = await new Replay(adapter, app, variant, label).open();
@@ -313,11 +317,17 @@ export async function runModel<M extends AnyStateMachine, H>(adapter: ModelAdapt
       }
       await probeOnce();
       if (replay.key() !== replay.key(path.state)) fail(label, `replay ended in ${replay.key()}, the graph says ${replay.key(path.state)}`);
-      for (const edge of replay.covered) variantCovered.add(edge);
+      // A path counts once for each edge it walked, however many times it walked it (a count of paths, not of steps).
+      for (const edge of replay.covered) {
+        variantCovered.add(edge);
+        variantWalks.set(edge, (variantWalks.get(edge) ?? 0) + 1);
+      }
     });
     replayed += paths.length;
     for (const edge of variantCovered) covered.add(edge);
-    recordCoverage({ machine: adapter.name, variant: variant.name, mode: options.paths, covered: [...variantCovered].sort(), total, paths: paths.length });
+    for (const [edge, n] of variantWalks) walks.set(edge, (walks.get(edge) ?? 0) + n);
+    const sorted = [...variantWalks].sort(([a], [b]) => (a < b ? -1 : 1));
+    recordCoverage({ machine: adapter.name, variant: variant.name, mode: options.paths, covered: sorted.map(([edge]) => edge), walks: Object.fromEntries(sorted), total, paths: paths.length });
   }
-  return { covered, total, paths: replayed };
+  return { covered, walks, total, paths: replayed };
 }

@@ -8,11 +8,17 @@
  * that journal) and the long simple-path walk does not: it would repeat the
  * SQLite pass's walk step for step, and the adapters' conformance suite
  * (test/journal/store.test.ts) already holds the two journals alike.
+ *
+ * Each walk is also held to `visualizations/<machine>.coverage.json` (the
+ * paths that walked each transition, written by `npm run test:model`): a run
+ * that walks otherwise fails, naming the transitions, so the drawn coverage
+ * never goes stale. The PostgreSQL pass holds its shortest paths to it.
  */
 import type { AnyStateMachine } from 'xstate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PASS_JOURNAL, testApp, type TestApp } from '../helpers/app.ts';
 import { edgeIndex } from '../../machines/edges.ts';
+import { staleCoverage } from './coverage.ts';
 import { runModel, type ModelAdapter } from './runner.ts';
 
 export interface ModelSuiteOptions<M extends AnyStateMachine, H> {
@@ -39,12 +45,14 @@ export function modelSuite<M extends AnyStateMachine, H>(machine: M, adapter: Mo
     const missing = edgeIndex(machine).keys.filter((k) => !result.covered.has(k));
     expect(missing).toEqual([]);
     expect(result.covered.size).toBe(result.total);
+    expect(staleCoverage(adapter.name, machine, 'shortest', result.walks, result.paths)).toEqual([]);
   }, timeout);
 
   if (PASS_JOURNAL === 'sqlite') {
     it('every simple path agrees with the machine at every step', async () => {
       const result = await runModel(options.simple ?? adapter, app, { paths: 'simple' });
       expect(result.paths).toBeGreaterThan(options.minSimplePaths ?? 0);
+      expect(staleCoverage(adapter.name, machine, 'simple', result.walks, result.paths)).toEqual([]);
     }, timeout);
   }
 
