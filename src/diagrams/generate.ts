@@ -18,6 +18,9 @@ export interface GeneratedFile {
 }
 
 export const OUT_DIR = 'visualizations';
+/** What `npm run diagrams -- --against <ref>` writes for a review (`<machine>.diff.svg`, `machines.diff.md`): never committed. */
+export const DIFF_ARTEFACT = /\.diff\.[a-z]+$/;
+const GITIGNORE = ['# Review artefacts of `npm run diagrams -- --against <ref>` (a machine change against a git ref): written for a review, never committed.', '*.diff.svg', '*.diff.md', ''].join('\n');
 const NOTICE = 'Generated from the machine by `npm run diagrams`; do not edit by hand (a test holds this file equal to the machine).';
 
 function counts(d: Diagram) {
@@ -61,7 +64,9 @@ function readmeOf(entries: Array<{ entry: MachineEntry; diagram: Diagram }>): st
     '',
     'Names (SVG): every state\'s group is `id="state:<dotted path>"` (`class="state atomic|compound|final"`), and every drawn transition carries a `t:<edge key>` class per transition it draws (the key of `machines/edges.ts`, URI-encoded), so a page marks them by name: the inspector ([docs/inspector.md](../docs/inspector.md)) does.',
     '',
-    'Coverage: `npm run test:model` replays paths through these graphs against the HTTP service and prints one line per machine, `<machine>: <covered>/<total> transitions, <n> paths`, where total is the number of transitions drawn here.',
+    'Coverage: `npm run test:model` replays paths through these graphs against the HTTP service, prints one line per machine (`<machine>: <covered>/<total> transitions, <n> paths`, total being the transitions drawn here) and writes `<machine>.coverage.json`: every transition, refusing edges included, with how many paths walked it. The docs page and the inspector draw it on these diagrams, walked and unwalked edges apart.',
+    '',
+    'Reviewing a machine change: `npm run diagrams -- --against <git ref>` compares each machine with the same machine at the ref, built from the ref\'s own sources, and writes `<machine>.diff.svg` (this drawing with the states and transitions added, removed and changed marked, and a legend) and `machines.diff.md`, the report a reviewer pastes ([docs/diagrams-and-model-tests.md](../docs/diagrams-and-model-tests.md#reviewing-a-machine-change)). Neither is committed.',
     '',
   );
   return lines.join('\n');
@@ -79,5 +84,6 @@ export async function generateDiagrams(entries: readonly MachineEntry[] = MACHIN
     files.push({ path: `${OUT_DIR}/${entry.name}.svg`, content: await renderSvg(toDot(diagram)) });
   }
   files.push({ path: `${OUT_DIR}/README.md`, content: readmeOf(diagrams) });
+  files.push({ path: `${OUT_DIR}/.gitignore`, content: GITIGNORE });
   return files;
 }

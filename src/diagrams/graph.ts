@@ -9,8 +9,9 @@
  * compound's border, and its in-place and into-a-child transitions stay
  * inside, where both renderers draw them reliably.
  */
-import type { AnyStateMachine, AnyStateNode } from 'xstate';
-import { edgeKey, edgeKind, machineEdges, pathOf, stateNodes, type Edge, type EdgeKind } from '../../machines/edges.ts';
+import type { AnyStateMachine } from 'xstate';
+import type { EdgeKind } from '../../machines/edges.ts';
+import { modelOf, type MachineModel } from './model.ts';
 
 export type NodeKind = 'atomic' | 'compound' | 'final';
 
@@ -52,44 +53,43 @@ export interface Diagram {
   edges: DiagramEdge[];
 }
 
-const initialOf = (n: AnyStateNode): string | null => {
-  const target = (n.initial as { target?: readonly AnyStateNode[] } | undefined)?.target?.[0];
-  return target ? pathOf(target) : null;
-};
-
 export function edgeLabel(e: Pick<DiagramEdge, 'event' | 'guard' | 'kind'>): string {
   return `${e.event}${e.guard ? ` [${e.guard}]` : ''}${e.kind === 'refuses' ? ' / refused' : ''}`;
 }
 
-export function diagramOf(machine: AnyStateMachine): Diagram {
-  const all = stateNodes(machine).filter((n) => n.path.length > 0);
-  const compound = new Set(all.filter((n) => n.type === 'compound' || n.type === 'parallel').map(pathOf));
-  const edges: DiagramEdge[] = machineEdges(machine).map((e: Edge) => {
+export const diagramOf = (machine: AnyStateMachine): Diagram => diagramFrom(modelOf(machine));
+
+/**
+ * The diagram of a machine's rows (`model.ts`): the machine as it is now, or
+ * as another git ref had it, or both at once for a review of a change.
+ */
+export function diagramFrom(model: Pick<MachineModel, 'id' | 'initial' | 'states' | 'transitions'>): Diagram {
+  const compound = new Set(model.states.filter((n) => n.type === 'compound' || n.type === 'parallel').map((n) => n.path));
+  const edges: DiagramEdge[] = model.transitions.map((e) => {
     const fromCompound = compound.has(e.from);
     const to = e.to ?? e.from;
     return {
-      key: edgeKey(e),
+      key: e.key,
       from: e.from,
       to,
       event: e.event,
       guard: e.guard,
-      kind: edgeKind(e),
+      kind: e.kind,
       fromCompound,
       exits: fromCompound && !to.startsWith(`${e.from}.`) && to !== e.from,
     };
   });
   const declaring = new Set(edges.filter((e) => e.fromCompound).map((e) => e.from));
-  const nodes: DiagramNode[] = all.map((n) => ({
-    path: pathOf(n),
-    name: n.key,
-    kind: n.type === 'final' ? 'final' : compound.has(pathOf(n)) ? 'compound' : 'atomic',
-    parent: n.path.length > 1 ? n.path.slice(0, -1).join('.') : null,
-    initial: compound.has(pathOf(n)) ? initialOf(n) : null,
-    hasAny: declaring.has(pathOf(n)),
+  const nodes: DiagramNode[] = model.states.map((n) => ({
+    path: n.path,
+    name: n.name,
+    kind: n.type === 'final' ? 'final' : compound.has(n.path) ? 'compound' : 'atomic',
+    parent: n.path.includes('.') ? n.path.slice(0, n.path.lastIndexOf('.')) : null,
+    initial: compound.has(n.path) ? n.initial : null,
+    hasAny: declaring.has(n.path),
   }));
-  const initial = initialOf(machine.root);
-  if (!initial) throw new Error(`machine ${machine.id} has no initial state`);
-  return { id: machine.id, initial, nodes, edges };
+  if (!model.initial) throw new Error(`machine ${model.id} has no initial state`);
+  return { id: model.id, initial: model.initial, nodes, edges };
 }
 
 export const childrenOf = (d: Diagram, parent: string | null) => d.nodes.filter((n) => n.parent === parent);
