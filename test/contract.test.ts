@@ -120,6 +120,15 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   expect((await c.hit('POST', `${P}/deadlines/${other}/satisfy`, { evidenceRef: 'docket entry 12' }, headers)).status).toBe(200);
   await c.hit('POST', `${P}/deadlines/${other}/tick`, { days: 0 }, headers);
 
+  // Where Matters and ladders gather: the grain's, a state's page, a state the machine lacks; keyless at the top level, EMPTY naming the fix.
+  await c.hit('GET', `${P}/inspection/matters`, undefined, headers);
+  await c.hit('GET', `${P}/inspection/matters`);
+  await c.hit('GET', `${P}/inspection/matters/states/fulfilled?limit=1`, undefined, headers);
+  await c.hit('GET', `${P}/inspection/matters/states/open.intake`, undefined, headers);
+  await c.hit('GET', `${P}/inspection/matters/states/nowhere`, undefined, headers);
+  await c.hit('GET', `${P}/inspection/deadlines`, undefined, headers);
+  await c.hit('GET', `${P}/inspection/deadlines/states/open.terminalRung`, undefined, headers);
+
   await c.hit('GET', `${P}/events`);
   await c.hit('GET', `${P}/events?feed=time&after=100000`);
   await c.hit('GET', `${P}/events?feed=nope`);
@@ -252,7 +261,7 @@ describe('every documented operation answers as documented', () => {
     const F = `/firms/${fm.body.firm.id}`;
     await c.hit('GET', F);
     await c.hit('GET', '/firms/fm_0000000000000000000000000');
-    for (const path of ['enrollments', 'roster', 'routing', 'remittances', 'conflicts']) await c.hit('GET', `${F}/${path}`);
+    for (const path of ['enrollments', 'roster', 'routing', 'remittances', 'conflicts', 'inspection/enrollments']) await c.hit('GET', `${F}/${path}`);
     expect((await c.hit('POST', `${F}/enrollments`, { memberId: 'mb_fixture_eligible', grants: ['roster', 'remittance', 'routing'] })).status).toBe(201);
     expect((await c.hit('POST', `${F}/enrollments`, { memberId: 'mb_fixture_suspended', grants: ['roster'] })).status).toBe(201);
     await c.hit('POST', `${F}/enrollments`, { memberId: 'mb_nobody' });
@@ -261,6 +270,9 @@ describe('every documented operation answers as documented', () => {
     await c.hit('GET', `${F}/enrollments/mb_fixture_suspended/inspect`);
     await c.hit('GET', `${F}/enrollments/mb_fixture_suspended/inspection`);
     await c.hit('GET', `${F}/enrollments/mb_nobody/inspection?at=0`);
+    await c.hit('GET', `${F}/inspection/enrollments`);
+    await c.hit('GET', `${F}/inspection/enrollments/states/revoked`);
+    await c.hit('GET', `${F}/inspection/enrollments/states/live.amended`);
     await c.hit('GET', `${F}/fixtures`);
     expect((await c.hit('PUT', `${F}/routing`, { remittanceDesignation: 'individual' })).status).toBe(200);
     await c.hit('PUT', `${F}/routing`, { remittanceDesignation: 'firm' });

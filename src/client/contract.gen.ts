@@ -3519,6 +3519,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inspection/matters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Matters gather
+         * @description The grain's Matters on the Matter machine: per state, how many are in it and the one there longest (its age, its inspector); per transition, how many times Matters took it. States by dotted path and transitions by edge, as the machine's diagram (`machine.diagram`) and the inspection name them. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_inspection_matters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inspection/matters/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Matters in one state
+         * @description The grain's Matters in one state of the Matter machine, each with its age there and its inspector. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_inspection_matters_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inspection/deadlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Deadline Ladders gather
+         * @description The grain's Deadline Ladders on their machine (`open.counting`, `open.terminalRung`, `resolved`), and beside the states its facets: how many open ladders have crossed the notice rung, are vacant (no monitoring owner) and recur. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_inspection_deadlines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inspection/deadlines/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Deadline Ladders in one state
+         * @description The grain's Deadline Ladders in one state, each by its Asset id, with its age there and its inspector. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_inspection_deadlines_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/inspection/matters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Matters gather
+         * @description The grain's Matters on the Matter machine: per state, how many are in it and the one there longest (its age, its inspector); per transition, how many times Matters took it. States by dotted path and transitions by edge, as the machine's diagram (`machine.diagram`) and the inspection name them. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_workspaces_workspaceId_inspection_matters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/inspection/matters/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Matters in one state
+         * @description The grain's Matters in one state of the Matter machine, each with its age there and its inspector. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_workspaces_workspaceId_inspection_matters_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/inspection/deadlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Deadline Ladders gather
+         * @description The grain's Deadline Ladders on their machine (`open.counting`, `open.terminalRung`, `resolved`), and beside the states its facets: how many open ladders have crossed the notice rung, are vacant (no monitoring owner) and recur. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_workspaces_workspaceId_inspection_deadlines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/inspection/deadlines/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Deadline Ladders in one state
+         * @description The grain's Deadline Ladders in one state, each by its Asset id, with its age there and its inspector. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_workspaces_workspaceId_inspection_deadlines_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/inspection/matters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Matters gather
+         * @description The grain's Matters on the Matter machine: per state, how many are in it and the one there longest (its age, its inspector); per transition, how many times Matters took it. States by dotted path and transitions by edge, as the machine's diagram (`machine.diagram`) and the inspection name them. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_tenants_tenantId_inspection_matters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/inspection/matters/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Matters in one state
+         * @description The grain's Matters in one state of the Matter machine, each with its age there and its inspector. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_tenants_tenantId_inspection_matters_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/inspection/deadlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Deadline Ladders gather
+         * @description The grain's Deadline Ladders on their machine (`open.counting`, `open.terminalRung`, `resolved`), and beside the states its facets: how many open ladders have crossed the notice rung, are vacant (no monitoring owner) and recur. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_tenants_tenantId_inspection_deadlines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/inspection/deadlines/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Deadline Ladders in one state
+         * @description The grain's Deadline Ladders in one state, each by its Asset id, with its age there and its inspector. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states. Computed from the row the journal keeps beside each record (its state and when it entered it) through one aggregate over an index, and from transition counts kept in the transaction of every write: never by folding records; both are caches of the journal, rebuilt from it when they do not check out. At the top level, the calling key's own records only; without a key, a typed EMPTY naming the fix.
+         */
+        get: operations["get_tenants_tenantId_inspection_deadlines_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/firms/{firmId}/inspection/enrollments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a firm's Enrollments gather
+         * @description The firm's Enrollments (every one, revoked ones included) on the Enrollment machine: per state, how many and the oldest there; per transition, how many times taken. Computed as the Matters' population is, from rows and counts the journal keeps, never by folding.
+         */
+        get: operations["get_firms_firmId_inspection_enrollments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/firms/{firmId}/inspection/enrollments/states/{state}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Enrollments in one state
+         * @description The firm's Enrollments in one state, each with its age there; its inspector is its member's current Enrollment's. Paged oldest first (by the seq of the fact that entered the state) with `after` and `limit`, as GET /matters pages; a state the machine does not have is refused 422 naming its states.
+         */
+        get: operations["get_firms_firmId_inspection_enrollments_states_state"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -5880,6 +6160,155 @@ export interface components {
             open: components["schemas"]["InspectionDoor"][];
             /** @description every other command, with the refusal the decider gives now */
             refused: components["schemas"]["InspectionRefusal"][];
+        };
+        /** @description one record in a state: which, since when, and where to inspect it */
+        PopulationMember: {
+            /**
+             * @description the Matter id, the Asset id of a ladder, or the Enrollment id
+             * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+             */
+            id: string;
+            /**
+             * @description the instant of the fact that entered the state
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            since: string;
+            /**
+             * @description that fact's seq in the grain: records in a state are ordered by it, oldest first (a page's `nextAfter` is its last)
+             * @example 17
+             */
+            seq: number;
+            /**
+             * @description whole seconds in the state, as of the answer
+             * @example 3600
+             */
+            ageSeconds: number;
+            /**
+             * @description the record's version (its stream's events)
+             * @example 5
+             */
+            version: number;
+            links: {
+                /**
+                 * @description the record's own read (an Enrollment's: its firm's roster of Enrollments)
+                 * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                entity: string;
+                /**
+                 * @description its inspector page (HTML; an Enrollment's: its member's current Enrollment)
+                 * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect
+                 */
+                inspect: string;
+                /**
+                 * @description its inspection, the data that page draws
+                 * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection
+                 */
+                inspection: string;
+            };
+        };
+        /** @description one state of the machine and the records in it */
+        PopulationState: {
+            /**
+             * @description the state, as a dotted path of the machine (as the diagram names it: `state:<path>`)
+             * @example open.waiting_on_signer
+             */
+            path: string;
+            final: boolean;
+            /** @description the state's tags (who a record in it waits on) */
+            tags: string[];
+            /**
+             * @description how many of the grain's records are in it now
+             * @example 3
+             */
+            count: number;
+            /** @description how many of them show each of the machine's facets (`facets` of the population); none for a machine without */
+            facets: {
+                /** @example vacant */
+                name: string;
+                /**
+                 * @description how many of them show it
+                 * @example 1
+                 */
+                count: number;
+            }[];
+            oldest?: components["schemas"]["PopulationMember"];
+            links: {
+                /**
+                 * @description its records, a page at a time, oldest first
+                 * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer
+                 */
+                members: string;
+            };
+        };
+        /** @description where a grain's records of one machine gather: how many in each state (and the oldest there), how many times each transition was taken */
+        Population: {
+            subject: {
+                /**
+                 * @description which records are counted
+                 * @enum {string}
+                 */
+                kind: "matter" | "deadline-ladder" | "enrollment";
+                /**
+                 * @description the grain counted: a sandbox grain, or at the top level the calling key's own (its id)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                grain: string;
+                links: {
+                    /**
+                     * @description this answer
+                     * @example /workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters
+                     */
+                    self: string;
+                };
+            };
+            machine: {
+                /** @example matter */
+                id: string;
+                /** @example 1 */
+                version: number;
+                /**
+                 * @description the machine's generated diagram (SVG): its states are `state:<path>`, its edges `t:<edge>` (machines/edges.ts edgeKey)
+                 * @example /docs/diagrams/matter.svg
+                 */
+                diagram: string;
+            };
+            /**
+             * @description the instant the ages are counted to
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            asOf: string;
+            /**
+             * @description how many records of the machine the grain holds
+             * @example 12
+             */
+            total: number;
+            /** @description every state a record can stand in (the machine's atomic and final states), in declaration order */
+            states: components["schemas"]["PopulationState"][];
+            /** @description every edge of the machine, in declaration order, with how many times it was taken */
+            transitions: {
+                /**
+                 * @description the edge, `<from> <EVENT>[ [guard]] -> <to>` (a targetless edge's target is `(stays)` or `(refuses)`), as the diagrams and the inspection name it
+                 * @example open.review ESCALATE -> open.waiting_on_signer
+                 */
+                edge: string;
+                /**
+                 * @description how many times the grain's records took it
+                 * @example 3
+                 */
+                count: number;
+            }[];
+            /** @description what the population counts beside states (a Deadline Ladder's notice, vacancy and cadence); none for the Matter and Enrollment machines */
+            facets: {
+                /** @example vacant */
+                name: string;
+                /** @example open with no monitoring owner named: the ladder view's alarm is vacant */
+                description: string;
+                /**
+                 * @description how many records show it (over every state)
+                 * @example 2
+                 */
+                count: number;
+            }[];
         };
     };
     responses: never;
@@ -40665,6 +41094,2454 @@ export interface operations {
                 };
             };
             /** @description the Enrollment's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_inspection_matters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_inspection_matters_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the matter machine, as a dotted path: open.intake, open.prepare, open.examine, open.review, open.sign, open.file, open.waiting_on_signer, open.needs_client_direction, fulfilled, withdrawn, lapsed, referred_out
+                 * @example open.waiting_on_signer
+                 */
+                state: "open.intake" | "open.prepare" | "open.examine" | "open.review" | "open.sign" | "open.file" | "open.waiting_on_signer" | "open.needs_client_direction" | "fulfilled" | "withdrawn" | "lapsed" | "referred_out";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_inspection_deadlines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_inspection_deadlines_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the deadline-ladder machine, as a dotted path: open.counting, open.terminalRung, resolved
+                 * @example open.counting
+                 */
+                state: "open.counting" | "open.terminalRung" | "resolved";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_inspection_matters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_inspection_matters_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the matter machine, as a dotted path: open.intake, open.prepare, open.examine, open.review, open.sign, open.file, open.waiting_on_signer, open.needs_client_direction, fulfilled, withdrawn, lapsed, referred_out
+                 * @example open.waiting_on_signer
+                 */
+                state: "open.intake" | "open.prepare" | "open.examine" | "open.review" | "open.sign" | "open.file" | "open.waiting_on_signer" | "open.needs_client_direction" | "fulfilled" | "withdrawn" | "lapsed" | "referred_out";
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_inspection_deadlines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_inspection_deadlines_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the deadline-ladder machine, as a dotted path: open.counting, open.terminalRung, resolved
+                 * @example open.counting
+                 */
+                state: "open.counting" | "open.terminalRung" | "resolved";
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_inspection_matters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_inspection_matters_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the matter machine, as a dotted path: open.intake, open.prepare, open.examine, open.review, open.sign, open.file, open.waiting_on_signer, open.needs_client_direction, fulfilled, withdrawn, lapsed, referred_out
+                 * @example open.waiting_on_signer
+                 */
+                state: "open.intake" | "open.prepare" | "open.examine" | "open.review" | "open.sign" | "open.file" | "open.waiting_on_signer" | "open.needs_client_direction" | "fulfilled" | "withdrawn" | "lapsed" | "referred_out";
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_inspection_deadlines: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_inspection_deadlines_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the deadline-ladder machine, as a dotted path: open.counting, open.terminalRung, resolved
+                 * @example open.counting
+                 */
+                state: "open.counting" | "open.terminalRung" | "resolved";
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_firms_firmId_inspection_enrollments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
+                firmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population, or a typed EMPTY when the grain holds none (at the top level without a key: naming the fix) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "population": {
+                     *         "subject": {
+                     *           "kind": "matter",
+                     *           "grain": "ws_3x7k2p9q1m8v4c6n0b5z2r7t1",
+                     *           "links": {
+                     *             "self": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters"
+                     *           }
+                     *         },
+                     *         "machine": {
+                     *           "id": "matter",
+                     *           "version": 1,
+                     *           "diagram": "/docs/diagrams/matter.svg"
+                     *         },
+                     *         "asOf": "2026-11-26T09:00:00.000Z",
+                     *         "total": 12,
+                     *         "states": [
+                     *           {
+                     *             "path": "open.waiting_on_signer",
+                     *             "final": false,
+                     *             "tags": [],
+                     *             "count": 3,
+                     *             "facets": [
+                     *               {
+                     *                 "name": "vacant",
+                     *                 "count": 1
+                     *               }
+                     *             ],
+                     *             "links": {
+                     *               "members": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/inspection/matters/states/open.waiting_on_signer"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "transitions": [
+                     *           {
+                     *             "edge": "open.review ESCALATE -> open.waiting_on_signer",
+                     *             "count": 3
+                     *           }
+                     *         ],
+                     *         "facets": [
+                     *           {
+                     *             "name": "vacant",
+                     *             "description": "open with no monitoring owner named: the ladder view's alarm is vacant",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        population: components["schemas"]["Population"];
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        machine: {
+                            /** @example matter */
+                            id: string;
+                            /** @example 1 */
+                            version: number;
+                            /** @example /docs/diagrams/matter.svg */
+                            diagram: string;
+                        };
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_firms_firmId_inspection_enrollments_states_state: {
+        parameters: {
+            query?: {
+                /**
+                 * @description the `nextAfter` of the page before (a seq: the records that entered the state after it)
+                 * @example 0
+                 */
+                after?: number;
+                /**
+                 * @description page size, at most 500
+                 * @example 100
+                 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description a state of the enrollment machine, as a dotted path: live.enrolled, live.amended, revoked
+                 * @example live.enrolled
+                 */
+                state: "live.enrolled" | "live.amended" | "revoked";
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
+                firmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the records in the state, oldest first, or a typed EMPTY */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "results": [
+                     *         {
+                     *           "id": "mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *           "since": "2026-11-26T09:00:00.000Z",
+                     *           "seq": 17,
+                     *           "ageSeconds": 3600,
+                     *           "version": 5,
+                     *           "links": {
+                     *             "entity": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4",
+                     *             "inspect": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspect",
+                     *             "inspection": "/workspaces/ws_3x7k2p9q1m8v4c6n0b5z2r7t1/matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4/inspection"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "state": "open.waiting_on_signer",
+                     *       "nextAfter": 17
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        type: "OK";
+                        results: components["schemas"]["PopulationMember"][];
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    } | {
+                        /** @enum {string} */
+                        type: "EMPTY";
+                        results: unknown[];
+                        message: string;
+                        /**
+                         * @description the state listed
+                         * @example open.waiting_on_signer
+                         */
+                        state: string;
+                        /**
+                         * @description pass as `after` for the next page; null: this was the last
+                         * @example 17
+                         */
+                        nextAfter: number | null;
+                        provenance?: components["schemas"]["Provenance"];
+                    };
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;

@@ -20,6 +20,7 @@ import { matterRoutes } from './routes/matters.ts';
 import { conflictRoutes } from './routes/conflicts.ts';
 import { firmRoutes } from './routes/firms.ts';
 import { enrollmentInspectionRoutes, inspectionRoutes } from './routes/inspection.ts';
+import { enrollmentPopulationRoutes, populationRoutes } from './routes/population.ts';
 import { tenantRoutes } from './routes/tenants.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
@@ -139,6 +140,9 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   // The inspection (one record on its machine) wherever its record's doors are: Matters and ladders, and a firm's Enrollments.
   for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(inspectionRoutes, { services, prefix });
   await app.register(enrollmentInspectionRoutes, { services });
+  // Where records gather (a grain's records on their machine), beside the inspection of one.
+  for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(populationRoutes, { services, prefix });
+  await app.register(enrollmentPopulationRoutes, { services });
   // Webhook endpoints: the calling key's at the top level, a grain's where it holds Matters.
   for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(webhookRoutes, { services, prefix });
   // Every grain has its own event tail.

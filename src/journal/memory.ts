@@ -86,7 +86,7 @@ export class MemoryJournal implements JournalStore {
       const group = mine.filter((r) => r[5] === path);
       const first = group.reduce<SnapshotRow | null>((least, r) => (r[7] !== null && (least === null || r[7] < least[7]!) ? r : least), null);
       const facets = Array.from({ length: machine.facets }, (_, i) => group.filter((r) => r[6] !== null && ((r[6] >> i) & 1) === 1).length);
-      rows.push([path, group.length, group.reduce((n, r) => n + r[1], 0), first?.[0] ?? null, first?.[7] ?? null, first?.[8] ?? null, first?.[3] ?? null, ...facets]);
+      rows.push([path, group.length, group.reduce((n, r) => n + r[1], 0), first?.[0] ?? null, first?.[7] ?? null, first?.[8] ?? null, first?.[3] ?? null, first?.[1] ?? null, ...facets]);
     }
     const key = `${grain}\n${machine.tag}`;
     const ledger = this.ledgers.get(key);

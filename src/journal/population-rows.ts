@@ -66,7 +66,7 @@ export const SNAPSHOT_SELECT = 'SELECT version, machine, state, path, facets, si
 export function populationSelect(p: (name: 'grain' | 'tag') => string, facets: number): string {
   const facetSums = Array.from({ length: facets }, (_, i) => `, sum((facets >> ${i}) & 1) AS f${i}`).join('');
   const facetColumns = Array.from({ length: facets }, (_, i) => `, g.f${i}`).join('');
-  return `SELECT g.path, g.n, g.versions, o.stream, o.since_seq, o.since, o.state${facetColumns}
+  return `SELECT g.path, g.n, g.versions, o.stream, o.since_seq, o.since, o.state, o.version${facetColumns}
   FROM (SELECT path, count(*) AS n, sum(version) AS versions, min(since_seq) AS first${facetSums}
         FROM snapshots WHERE grain = ${p('grain')} AND machine = ${p('tag')} GROUP BY path) g
   LEFT JOIN snapshots o ON o.grain = ${p('grain')} AND o.machine = ${p('tag')} AND o.path = g.path AND o.since_seq = g.first
@@ -74,14 +74,17 @@ export function populationSelect(p: (name: 'grain' | 'tag') => string, facets: n
 }
 
 /** A row of `populationSelect`, in its column order. */
-export type PopulationRow = [path: string | null, n: number | string, versions: number | string | null, stream: string | null, sinceSeq: number | string | null, since: string | null, state: string | null, ...facets: Array<number | string | null>];
+export type PopulationRow = [path: string | null, n: number | string, versions: number | string | null, stream: string | null, sinceSeq: number | string | null, since: string | null, state: string | null, version: number | null, ...facets: Array<number | string | null>];
+
+/** The columns of `populationSelect`, in `PopulationRow` order. */
+export const populationColumns = (facets: number): string[] => ['path', 'n', 'versions', 'stream', 'since_seq', 'since', 'state', 'version', ...Array.from({ length: facets }, (_, i) => `f${i}`)];
 
 /** The states of `PopulationRows` from the aggregate's rows (a path whose oldest row two rows share is read once). */
 export function statesOf(rows: PopulationRow[]): PopulationRows['states'] {
   const states = new Map<string | null, PopulationRows['states'][number]>();
-  for (const [path, n, versions, stream, sinceSeq, since, state, ...facets] of rows) {
+  for (const [path, n, versions, stream, sinceSeq, since, state, version, ...facets] of rows) {
     if (states.has(path)) continue;
-    const oldest = stream !== null && sinceSeq !== null && since !== null && state !== null ? { stream, seq: Number(sinceSeq), at: since, state } : null;
+    const oldest = stream !== null && sinceSeq !== null && since !== null && state !== null ? { stream, seq: Number(sinceSeq), at: since, state, version: Number(version) } : null;
     states.set(path, { path, count: Number(n), versions: Number(versions ?? 0), facets: facets.map((f) => Number(f ?? 0)), oldest });
   }
   return [...states.values()];

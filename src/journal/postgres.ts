@@ -28,7 +28,7 @@
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
 import { PostgresSession } from './postgres-session.ts';
-import { IN_STATE_SELECT, inStateOf, ledgerOf, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
+import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
@@ -399,7 +399,7 @@ export class PostgresJournal implements JournalStore {
   async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {
     // One statement, so the rows, the ledger and the counts are read as of one snapshot: read apart,
     // a commit between them would fail the checks and rebuild the grain for nothing.
-    const columns = ['path', 'n', 'versions', 'stream', 'since_seq', 'since', 'state', ...Array.from({ length: machine.facets }, (_, i) => `f${i}`)].map((c) => `p.${c}`).join(', ');
+    const columns = populationColumns(machine.facets).map((c) => `p.${c}`).join(', ');
     const { rows } = await this.pool.query<{ states: PopulationRow[]; ledger: Parameters<typeof ledgerOf>[0] | null; edges: Array<[string, number]> }>(
       `SELECT (SELECT coalesce(json_agg(json_build_array(${columns})), '[]') FROM (${populationSelect((name) => (name === 'grain' ? '$1' : '$2'), machine.facets)}) p) AS states,
               (SELECT row_to_json(l) FROM (SELECT streams, events, transitions FROM population_ledger WHERE grain = $1 AND machine = $2) l) AS ledger,

@@ -123,7 +123,7 @@ export interface PopulationRows {
     /** How many of them show each facet of the machine. */
     facets: number[];
     /** The stream that entered this state first (least seq), with that fact's seq and instant. */
-    oldest: { stream: string; seq: number; at: string; state: string } | null;
+    oldest: { stream: string; seq: number; at: string; version: number; state: string } | null;
   }>;
   /**
    * The totals every entity write adds to in its transaction: streams

@@ -16,6 +16,7 @@ import { FEEDS } from '../../journal/store.ts';
 import { EVENT_KINDS } from '../../domain/event-kinds.ts';
 import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, ReminderData } from './facts.ts';
 import { INSPECTION_COMPONENTS } from './inspection.ts';
+import { POPULATION_COMPONENTS } from './population.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
@@ -391,6 +392,7 @@ export const COMPONENTS = [
   Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey, FirmRouting, ActReceipt,
   // Each fact kind's data (facts.ts), and the rung a reminder carries.
   ReminderData, ...FACT_COMPONENTS,
-  // The inspection (inspection.ts).
+  // The inspection (inspection.ts), and where records gather (population.ts).
   ...INSPECTION_COMPONENTS,
+  ...POPULATION_COMPONENTS,
 ];
