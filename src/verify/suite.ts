@@ -155,6 +155,14 @@ const REQUIREMENTS: Requirement[] = [
   // Firms.
   row('firm-404', FM, 404, goneFirm, 'an unknown or expired firm names the fix'),
   ...['enrollments', 'roster', 'fixtures', 'routing', 'remittances', 'conflicts', 'events', 'events/stream'].map((tail) => row(`firm-${tail.replace('/', '-')}-404`, `${FM}/${tail}`, 404, goneFirm, `${tail} of an unknown firm`)),
+  // The inspection (a record on its machine), wherever its record's doors are: keyless by id, a typed not-found like the record's own read.
+  row('matter-inspection-404', `${M}/inspection`, 404, { has: ['error', 'code'], equals: { code: 'MATTER_NOT_FOUND' } }, 'the inspection of an unknown Matter is 404 like the Matter'),
+  row('deadline-inspection-404', `/deadlines/${ABSENT.asset}/inspection`, 404, { has: ['error', 'code'], equals: { code: 'LADDER_NOT_FOUND' } }, 'the inspection of a ladder not here is 404 like the ladder'),
+  row('workspace-matter-inspection-404', `${WS}${M}/inspection`, 404, goneWorkspace, 'an inspection in an unknown workspace'),
+  row('workspace-deadline-inspection-404', `${WS}/deadlines/${ABSENT.asset}/inspection`, 404, goneWorkspace, 'a ladder\'s inspection in an unknown workspace'),
+  row('tenant-matter-inspection-404', `${TN}${M}/inspection`, 404, goneTenant, 'an inspection in an unknown tenant'),
+  row('tenant-deadline-inspection-404', `${TN}/deadlines/${ABSENT.asset}/inspection`, 404, goneTenant, 'a ladder\'s inspection in an unknown tenant'),
+  row('firm-enrollment-inspection-404', `${FM}/enrollments/mb_fixture_eligible/inspection`, 404, goneFirm, 'an Enrollment\'s inspection in an unknown firm'),
   // The generated diagrams.
   row('diagram-missing-404', '/docs/diagrams/no-such-machine.svg', 404, { type: 'EMPTY', equals: { code: 'DIAGRAM_NOT_GENERATED' } }, 'a diagram not generated is a typed EMPTY'),
 ];

@@ -73,7 +73,9 @@ const matter: RecordedMachine = {
   derive(e) {
     const entity = e as unknown as MatterEntity;
     const snapshot = entity.snapshot();
-    return asJson({ status: statusOf(entity), stage: stageOf(entity), value: snapshot.value, context: snapshot.context, view: matterView(entity) });
+    // Its links are where its doors are, not a state folded from its history: recorded journals do not hold them.
+    const { links: _links, ...view } = matterView(entity);
+    return asJson({ status: statusOf(entity), stage: stageOf(entity), value: snapshot.value, context: snapshot.context, view });
   },
 };
 
