@@ -132,7 +132,7 @@ const REWRITES_IN_FLIGHT = 16;
 const CHECKED_KEPT = 10_000;
 
 /** What a machine's states and edges are, read once per machine. */
-interface Shape {
+export interface Shape {
   machine: PopulationMachine;
   states: Array<{ path: string; final: boolean; tags: string[] }>;
   paths: Set<string>;
@@ -143,7 +143,7 @@ interface Shape {
 
 const shapes = new WeakMap<EntityDefinition, Shape>();
 
-function shapeOf(definition: EntityDefinition): Shape {
+export function shapeOf(definition: EntityDefinition): Shape {
   let shape = shapes.get(definition);
   if (!shape) {
     const machine = definition.machine;
