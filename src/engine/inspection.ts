@@ -24,11 +24,11 @@
  * arrives, and is verified then (the representative answer names the
  * sandbox's eligible fixture Signer).
  */
-import { createActor, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InputFrom, type SnapshotFrom, type StateValue } from 'xstate';
+import { createActor, transition, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InputFrom, type SnapshotFrom } from 'xstate';
 import { TERMINAL_OUTCOMES, type deadlineLadderMachine, type LadderEvent } from '../../machines/deadline-ladder.ts';
 import { decideAck, decideMonitor, decideResolve, decideSatisfy, decideTick, isResolved } from '../../machines/deadline-ladder.decide.ts';
 import type { Decision, Subject } from '../../machines/decision.ts';
-import { edgeIndex } from '../../machines/edges.ts';
+import { edgeIndex, statePath } from '../../machines/edges.ts';
 import { ENROLLMENT_GRANTS, enrollmentStatus, type enrollmentMachine } from '../../machines/enrollment.ts';
 import { decideAmend, decideRevoke } from '../../machines/enrollment.decide.ts';
 import { matterStatus, type matterMachine, type MatterEvent } from '../../machines/matter.ts';
@@ -146,14 +146,6 @@ interface Addresses {
 
 /** The entity as of one fact: what a decider and a view read. */
 type AsOf<M extends AnyStateMachine> = StoredState<M> & Subject<SnapshotFrom<M>>;
-
-/** The state a snapshot is in, as a dotted path (`open.waiting_on_signer`); parallel regions joined by commas. */
-export function statePath(value: StateValue): string {
-  if (typeof value === 'string') return value;
-  return Object.entries(value)
-    .map(([key, inner]) => (inner === undefined || (typeof inner === 'object' && Object.keys(inner).length === 0) ? key : `${key}.${statePath(inner as StateValue)}`))
-    .join(',');
-}
 
 /** The Gig id a representative escalation names: a placeholder (a real advance mints its own). */
 const PROBE_GIG = 'gig_inspection0000000000000';
