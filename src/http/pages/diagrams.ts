@@ -6,6 +6,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CoverageFile } from '../../diagrams/coverage.ts';
 import { MACHINES } from '../../diagrams/registry.ts';
 import { PACKAGE_ROOT } from '../../paths.ts';
 
@@ -24,6 +25,8 @@ export interface DiagramEntry {
   title: string;
   about: string;
   available: boolean;
+  /** The model tests' coverage of its machine, when `npm run test:model` wrote it. */
+  coverage?: DrawnCoverage | null;
 }
 
 const titleOf = (name: string) => name.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase());
@@ -41,7 +44,7 @@ export async function listDiagrams(dir = DEFAULT_VISUALIZATIONS_DIR): Promise<Di
   }
   // Only what readDiagram would serve counts: the page must never show a broken image.
   const servable = new Set((await Promise.all(files.map(async (f) => ((await readDiagram(f, dir)) ? f : null)))).filter((f): f is string => f !== null));
-  const known = KNOWN.map((k) => ({ ...k, file: `${k.name}.svg`, available: servable.has(`${k.name}.svg`) }));
+  const known = await Promise.all(KNOWN.map(async (k) => ({ ...k, file: `${k.name}.svg`, available: servable.has(`${k.name}.svg`), coverage: await readCoverage(k.name, dir) })));
   const others = [...servable].filter((f) => !KNOWN.some((k) => `${k.name}.svg` === f)).map((f) => ({ name: f.slice(0, -4), file: f, title: titleOf(f.slice(0, -4)), about: 'generated from its machine', available: true }));
   return [...known, ...others];
 }
@@ -53,6 +56,25 @@ export async function readDiagram(file: string, dir = DEFAULT_VISUALIZATIONS_DIR
     // The name pattern admits no separator, so the join cannot leave `dir`.
     const bytes = await readFile(join(dir, file));
     return isCleanSvg(bytes.toString('utf8')) ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a page draws of a machine's model coverage: the totals and each transition's paths. */
+export type DrawnCoverage = Pick<CoverageFile, 'walked' | 'total' | 'refusing' | 'paths'> & { transitions: Array<{ key: string; paths: number }> };
+
+/**
+ * A machine's model coverage (`<machine>.coverage.json`, written by
+ * `npm run test:model`), as the pages draw it; null when it is missing or
+ * not the named machine's.
+ */
+export async function readCoverage(name: string, dir = DEFAULT_VISUALIZATIONS_DIR): Promise<DrawnCoverage | null> {
+  if (!MACHINES.some((m) => m.name === name)) return null;
+  try {
+    const file = JSON.parse(await readFile(join(dir, `${name}.coverage.json`), 'utf8')) as CoverageFile;
+    if (file.machine !== name || !Array.isArray(file.transitions)) return null;
+    return { walked: file.walked, total: file.total, refusing: file.refusing, paths: file.paths, transitions: file.transitions.map((t) => ({ key: String(t.key), paths: Number(t.paths) })) };
   } catch {
     return null;
   }

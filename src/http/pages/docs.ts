@@ -4,7 +4,8 @@ import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/c
 import { FIXTURE } from '../../domain/fixtures.ts';
 import { MATTER_TYPES } from '../../domain/matter-types.ts';
 import { SUITE_ID, SUITE_PIN } from '../../verify/suite.ts';
-import type { DiagramEntry } from './diagrams.ts';
+import { COVERAGE_LEGEND, DIAGRAM_SCRIPT, DIAGRAM_STYLE, legendItems } from './diagram-script.ts';
+import type { DiagramEntry, DrawnCoverage } from './diagrams.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
 
 function diagramSection(diagrams: DiagramEntry[]): string {
@@ -16,6 +17,45 @@ function diagramSection(diagrams: DiagramEntry[]): string {
     )
     .join('\n');
 }
+
+/** A machine's coverage in words (the caption; the script draws the same on the diagram). */
+function coverageWords(title: string, c: DrawnCoverage): string {
+  const unwalked = c.transitions.filter((t) => t.paths === 0).map((t) => t.key);
+  return `<strong>${h(title)}</strong>: ${c.walked} of ${c.total} transitions walked by ${c.paths.shortest + c.paths.simple} model paths (${c.refusing.walked} of ${c.refusing.total} refusing edges); ${unwalked.length ? `unwalked: ${unwalked.map((k) => `<code>${h(k)}</code>`).join(', ')}` : 'none unwalked'}.`;
+}
+
+/**
+ * Each machine's diagram with what the model tests walked drawn on it; the
+ * script inlines the SVG and marks it, the caption says the same in words.
+ */
+function coverageSection(diagrams: DiagramEntry[]): string {
+  const shown = diagrams.filter((d) => d.available && d.coverage);
+  if (!shown.length) return '<p class="note">No coverage is written in this build: <code>npm run test:model</code> writes it.</p>';
+  return shown
+    .map((d) => `<figure id="coverage-${h(d.name)}" class="coverage" data-svg="/docs/diagrams/${h(d.file)}" data-coverage="${h(JSON.stringify(d.coverage))}">
+<div class="diagram" tabindex="0" role="region" aria-label="the ${h(d.title)} diagram with its model coverage (scrolls)"></div>
+<figcaption id="coverage-caption-${h(d.name)}">${coverageWords(d.title, d.coverage!)}</figcaption>
+</figure>`)
+    .join('\n');
+}
+
+/** Inlines each coverage figure's diagram and marks what the model paths walked. */
+const DOCS_SCRIPT = String.raw`
+'use strict';
+${DIAGRAM_SCRIPT}
+Promise.all([...document.querySelectorAll('figure.coverage')].map(async (figure) => {
+  const holder = figure.querySelector('.diagram');
+  try {
+    const ix = mountDiagram(holder, await fetchText(figure.dataset.svg), figure.querySelector('figcaption').id);
+    fitDiagram(ix, true);
+    drawCoverage(ix, JSON.parse(figure.dataset.coverage));
+    figure.dataset.drawn = 'true';
+  } catch (error) {
+    holder.textContent = error.message;
+    figure.dataset.drawn = 'failed';
+  }
+})).then(() => { document.body.dataset.coverageDrawn = 'true'; });
+`;
 
 const curl = String.raw;
 const WALK = curl`B=http://127.0.0.1:3000
@@ -48,6 +88,8 @@ export function docsPage(diagrams: DiagramEntry[]): Page {
   return {
     title: 'Docs',
     path: '/docs',
+    style: `${DIAGRAM_STYLE}\nfigure.coverage .diagram { border:none; }`,
+    script: DOCS_SCRIPT,
     body: `
 <h1>legalwork</h1>
 <p>An HTTP service through which software agents open, advance and settle legal work. A <strong>Matter</strong> is one Client's one legal objective; it moves through six stages (<code>intake</code>, <code>prepare</code>, <code>examine</code>, <code>review</code>, <code>sign</code>, <code>file</code>) and ends in a terminal (<code>fulfilled</code>, <code>withdrawn</code>, <code>lapsed</code>, <code>referred_out</code>). Acts the law reserves to a licensed human (a filing signature, a demand letter on letterhead, advice) are never performed by the agent or the service: they are posted as a <strong>Gig</strong> to a supply network, where an independent <strong>Signer</strong> attests, sends back or declines.</p>
@@ -57,6 +99,14 @@ export function docsPage(diagrams: DiagramEntry[]): Page {
 <h2 id="diagrams">State diagrams</h2>
 <p class="note">Drawn from the XState machines themselves (<code>visualizations/</code>), read at request time.</p>
 ${diagramSection(diagrams)}
+
+<h2 id="coverage">Model coverage</h2>
+<p><code>npm run test:model</code> replays each machine's shortest and simple paths through the HTTP service with the machine as the oracle, and writes which transitions (refusing edges among them) the paths walked, and how many paths walked each (<code>visualizations/&lt;machine&gt;.coverage.json</code>); <code>npm test</code> fails when a run walks otherwise, or when a transition is left unwalked. Drawn on each diagram:</p>
+<ul class="legend" aria-label="legend of the model coverage">${legendItems(COVERAGE_LEGEND)}</ul>
+${coverageSection(diagrams)}
+
+<h2 id="reviewing-changes">Reviewing a machine change</h2>
+<p><code>npm run diagrams -- --against &lt;git ref&gt;</code> compares each machine with the same machine at the ref, built from the ref's own sources: it prints the states and transitions added, removed and changed (a guard, a target, the fact an action emits), whether each can re-read recorded history and whether the machine's version was raised where that asks for it, and which added transitions no model path walks yet; and it draws the change on the diagram (<code>visualizations/&lt;machine&gt;.diff.svg</code>: added thick and <code>+</code>, removed dotted and <code>−</code>, changed double and <code>~</code>, with a legend). CI prints the report for a branch against its merge base with main.</p>
 
 <h2 id="inspector">Inspecting a Matter</h2>
 <p>Every Matter, Deadline Ladder and Enrollment has an inspector page beside its JSON: <code>GET /matters/{id}/inspect</code> (and under <code>/workspaces/{id}</code> and <code>/tenants/{id}</code>), <code>GET /deadlines/{assetId}/inspect</code>, <code>GET /firms/{firmId}/enrollments/{memberId}/inspect</code>. It draws the entity on the diagram above: the state it is in, the path it took numbered in order, the commands open now and the refusal every other command would get, beside its journal as a timeline. Choose a fact to see it as of that fact; new facts arrive live. A Matter's JSON links it (<code>links.inspect</code>); the data it draws is <code>GET …/inspection[?at=&lt;seq&gt;]</code>. Try it from <a href="/sandbox">the sandbox</a>: open a Matter and follow its inspector while you click.</p>

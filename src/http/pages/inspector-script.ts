@@ -8,11 +8,12 @@
  * The diagram is the generated SVG inlined, its elements found by the names
  * the generator gives them (`src/diagrams/names.ts`): marks are classes
  * toggled on those elements (`is-current`, `is-visited`, `is-taken`,
- * `is-open`, `is-refused`, `is-dim`) and a badge layer drawn over them, so a
- * later view (counts, coverage) marks the same elements the same way.
+ * `is-open`, `is-refused`, `is-dim`) and a badge layer drawn over them, with
+ * the helpers every diagram page shares (`diagram-script.ts`); the model
+ * tests' coverage is drawn the same way, on demand.
  */
-import { INITIAL_EDGE_ID, STATE_ID, TRANSITION_TOKEN } from '../../diagrams/names.ts';
 import { SSE_EVENT_NAME } from '../../domain/sse-wire.ts';
+import { DIAGRAM_SCRIPT } from './diagram-script.ts';
 
 /** Facts shown per timeline page: a Matter with thousands of facts renders one page at a time. */
 export const TIMELINE_PAGE = 50;
@@ -23,14 +24,12 @@ const CACHED_VIEWS = 64;
 
 export const INSPECTOR_SCRIPT = String.raw`
 'use strict';
-const NAMES = ${JSON.stringify({ state: STATE_ID, token: TRANSITION_TOKEN, initialEdge: INITIAL_EDGE_ID })};
+${DIAGRAM_SCRIPT}
 const SSE_EVENT = ${JSON.stringify(SSE_EVENT_NAME)};
 const PAGE = ${TIMELINE_PAGE};
 const POLL_MS = ${POLL_MS};
 const CACHED = ${CACHED_VIEWS};
-const SVGNS = 'http://www.w3.org/2000/svg';
 
-const $ = (id) => document.getElementById(id);
 const root = $('inspector');
 const doors = { inspection: root.dataset.inspection, diagram: root.dataset.diagram };
 
@@ -41,30 +40,12 @@ const S = {
   page: 0,
   cache: new Map(),  // seq -> inspection as of it
   loading: null,     // AbortController of the view being fetched
-  svg: null,
-  index: null,
+  ix: null,          // the inlined diagram, its elements by name (mountDiagram)
+  coverage: false,   // drawing the model tests' coverage rather than the entity
   fit: !matchMedia('(max-width: 760px)').matches,
 };
 
 // ---------------------------------------------------------------- helpers
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'text') node.textContent = String(v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
-
-function svgEl(tag, attrs, text) {
-  const node = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 async function getJson(url, signal) {
   const res = await fetch(url, { headers: { accept: 'application/json' }, signal });
@@ -90,85 +71,16 @@ function fail(error) {
 
 // ---------------------------------------------------------------- the diagram
 
-/** Inlines the generated SVG and indexes its named elements. */
-function mountDiagram(text) {
-  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-  const svg = doc.documentElement;
-  if (svg.nodeName !== 'svg') throw new Error('the diagram could not be read');
-  const width = parseFloat(svg.getAttribute('width'));
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
-  svg.dataset.naturalWidth = String(Math.round(width * 4 / 3));
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-labelledby', 'diagram-caption');
-  svg.setAttribute('focusable', 'false');
-  // Graphviz writes a <title> per element; a pointer hovering over one would show raw dotted names.
-  for (const t of svg.querySelectorAll('title')) t.remove();
-  // Badges may sit past the drawing's edge; the box around it scrolls.
-  svg.setAttribute('overflow', 'visible');
-  const holder = $('diagram');
-  holder.replaceChildren(document.importNode(svg, true));
-  S.svg = holder.querySelector('svg');
-  const graph = S.svg.querySelector('g.graph');
-  const overlay = svgEl('g', { class: 'overlay', 'aria-hidden': 'true' });
-  graph.append(overlay);
-  const index = { states: new Map(), transitions: new Map(), initialEdges: new Map(), overlay };
-  for (const g of S.svg.querySelectorAll('g[id]')) {
-    if (g.id.startsWith(NAMES.state)) index.states.set(g.id.slice(NAMES.state.length), g);
-    else if (g.id.startsWith(NAMES.initialEdge)) index.initialEdges.set(g.id.slice(NAMES.initialEdge.length), g);
-    const tokens = [...g.classList].filter((c) => c.startsWith(NAMES.token));
-    const lines = [...g.querySelectorAll('text')];
-    tokens.forEach((token, i) => {
-      // A merged edge draws one label line per transition, in the order of its tokens.
-      index.transitions.set(decodeURIComponent(token.slice(NAMES.token.length)), { g, lines: tokens.length > 1 ? [lines[i]].filter(Boolean) : lines });
-    });
-  }
-  S.index = index;
+function mount(text) {
+  S.ix = mountDiagram($('diagram'), text, 'diagram-caption');
   applyZoom();
 }
 
 function applyZoom() {
-  if (!S.svg) return;
-  // Fit shrinks a wide drawing to the box, never blows a small one up past its size.
-  S.svg.style.width = S.fit ? '100%' : S.svg.dataset.naturalWidth + 'px';
-  S.svg.style.maxWidth = S.fit ? S.svg.dataset.naturalWidth + 'px' : 'none';
+  if (!S.ix) return;
+  fitDiagram(S.ix, S.fit);
   $('zoom').setAttribute('aria-pressed', S.fit ? 'false' : 'true');
   revealCurrent();
-}
-
-const MARKS = ['is-current', 'is-visited', 'is-within', 'is-taken', 'is-open', 'is-refused', 'is-dim'];
-
-function clearMarks() {
-  for (const node of S.svg.querySelectorAll('.' + MARKS.join(',.'))) node.classList.remove(...MARKS);
-  for (const node of S.svg.querySelectorAll('.line-open,.line-refused,.line-taken')) node.classList.remove('line-open', 'line-refused', 'line-taken');
-  for (const node of S.svg.querySelectorAll('tspan.cue')) node.remove();
-  S.index.overlay.replaceChildren();
-}
-
-/** The middle of an edge's drawn path, where its step badge goes. */
-function midOf(g) {
-  const path = g.querySelector('path');
-  if (!path) { const b = g.getBBox(); return { x: b.x + b.width / 2, y: b.y + b.height / 2 }; }
-  const p = path.getPointAtLength(path.getTotalLength() / 2);
-  return { x: p.x, y: p.y };
-}
-
-/** A badge over the diagram; forId names the element it belongs to (data-for). */
-function badge(x, y, text, cls, anchor, forId) {
-  const w = Math.max(14, text.length * 6 + 8);
-  const left = anchor === 'start' ? x : x - w / 2;
-  const g = svgEl('g', { class: 'badge ' + cls, 'data-for': forId || '', transform: 'translate(' + left.toFixed(1) + ',' + y.toFixed(1) + ')' });
-  g.append(svgEl('rect', { x: 0, y: -8, width: w, height: 16, rx: 8 }), svgEl('text', { x: w / 2, y: 3.5, 'text-anchor': 'middle' }, text));
-  S.index.overlay.append(g);
-  return g;
-}
-
-/** Marks one transition's label: a cue glyph before its first line (the words say it, not only the colour). */
-function markLines(t, cls, glyph) {
-  t.lines.forEach((line, i) => {
-    line.classList.add(cls);
-    if (i === 0 && glyph) line.prepend(svgEl('tspan', { class: 'cue' }, glyph + ' '));
-  });
 }
 
 /** Step numbers as one short label: a loop walked hundreds of times stays one badge. */
@@ -191,8 +103,8 @@ function ancestorsOf(path) {
 }
 
 function drawMarks(insp) {
-  clearMarks();
-  const ix = S.index;
+  clearMarks(S.ix);
+  const ix = S.ix;
   const numbered = new Map(); // element -> step numbers
   const visited = new Set();
   const number = (g, step) => { if (!g) return; if (!numbered.has(g)) numbered.set(g, []); numbered.get(g).push(step); };
@@ -239,7 +151,7 @@ function drawMarks(insp) {
       const away = (box.x1 + box.x2) / 2 > m.x ? -1 : 1;
       x = m.x + away * (Math.max(14, text.length * 6 + 8) / 2 + 3);
     }
-    badge(x, m.y, text, 'step', 'middle', g.id);
+    badge(ix, x, m.y, text, 'step', 'middle', g.id);
   }
   const current = ix.states.get(insp.state.path);
   if (current) {
@@ -250,20 +162,14 @@ function drawMarks(insp) {
     for (const pad of [4, 8]) ring.append(svgEl('rect', { x: b.x - pad, y: b.y - pad, width: b.width + 2 * pad, height: b.height + 2 * pad, rx: 6 + pad }));
     ix.overlay.append(ring);
     // A tab on the ring's top left corner: the words say which state, not only its outline.
-    badge(b.x - 10, b.y - 10, insp.at.latest ? 'now' : 'as of #' + insp.at.seq, 'now-label', 'start', current.id);
+    badge(ix, b.x - 10, b.y - 10, insp.at.latest ? 'now' : 'as of #' + insp.at.seq, 'now-label', 'start', current.id);
   }
   revealCurrent();
 }
 
 /** Scrolls the diagram's own box (never the window) so the current state is in view. */
 function revealCurrent() {
-  const g = S.svg.querySelector('g.is-current');
-  if (!g) return;
-  const box = $('diagram');
-  const r = g.getBoundingClientRect();
-  const c = box.getBoundingClientRect();
-  if (r.top >= c.top && r.bottom <= c.bottom && r.left >= c.left && r.right <= c.right) return;
-  box.scrollBy({ left: r.left + r.width / 2 - (c.left + c.width / 2), top: r.top + r.height / 2 - (c.top + c.height / 2) });
+  revealIn(S.ix, S.ix.svg.querySelector('g.is-current'));
 }
 
 function describe(insp) {
@@ -271,6 +177,24 @@ function describe(insp) {
   const steps = stepsOf(insp).length;
   const as = insp.at.latest ? 'now' : 'as of fact #' + insp.at.seq;
   $('diagram-caption').textContent = S.title + ' diagram: ' + as + ' in ' + insp.state.status + ' (' + insp.state.path + ')' + (insp.state.final ? ', a terminal' : '') + '; ' + steps + ' step' + (steps === 1 ? '' : 's') + ' numbered on its path; ' + (opens.length ? 'open: ' + opens.join(', ') : 'no door open') + '; ' + (insp.refused || []).length + ' commands refused.';
+}
+
+/** The model tests' coverage of this machine (visualizations/<machine>.coverage.json), as the page was served with it. */
+const COVERAGE = root.dataset.coverage ? JSON.parse(root.dataset.coverage) : null;
+
+/** Draws what the reviewer asked for: the entity as of the fact shown, or the machine's model coverage. */
+function redraw() {
+  if (S.coverage && COVERAGE) {
+    const drawn = drawCoverage(S.ix, COVERAGE);
+    $('diagram-caption').textContent = 'Model coverage (not this ' + S.title + '): ' + coverageWords(S.title + ' machine', drawn);
+    root.dataset.drawn = 'coverage';
+  } else if (S.view) {
+    drawMarks(S.view);
+    describe(S.view);
+    root.dataset.drawn = 'inspection';
+  }
+  $('legend-inspection').hidden = S.coverage;
+  $('legend-coverage').hidden = !S.coverage;
 }
 
 // ---------------------------------------------------------------- the panel beside it
@@ -396,8 +320,7 @@ async function show(seq) {
       renderTimeline();
     }
     S.view = insp;
-    drawMarks(insp);
-    describe(insp);
+    redraw();
     renderNow(insp);
     root.dataset.viewSeq = String(insp.at.seq);
     root.dataset.viewState = insp.state.path;
@@ -505,7 +428,7 @@ async function start() {
   ]);
   S.latest = latest;
   renderLinks(latest);
-  mountDiagram(svgText);
+  mount(svgText);
   $('head').textContent = '#' + latest.head.seq;
   root.dataset.headSeq = String(latest.head.seq);
   const seq = at !== null && /^\d+$/.test(at) && Number(at) < latest.head.seq ? Number(at) : null; // at or past the head: now
@@ -522,6 +445,11 @@ $('timeline').addEventListener('click', (event) => { const pick = event.target.c
 $('timeline').addEventListener('keydown', onTimelineKey);
 $('back').addEventListener('click', () => void choose(S.latest.head.seq));
 $('zoom').addEventListener('click', () => { S.fit = !S.fit; applyZoom(); });
+$('coverage').addEventListener('click', () => {
+  S.coverage = !S.coverage;
+  $('coverage').setAttribute('aria-pressed', String(S.coverage));
+  if (S.ix) redraw();
+});
 for (const [id, move] of [['first', () => 0], ['earlier', () => S.page - 1], ['later', () => S.page + 1], ['last', () => pages() - 1]]) {
   $(id).addEventListener('click', () => { S.page = move(); renderTimeline(); });
 }

@@ -9,6 +9,8 @@
  * through the machine) and the SVG `npm run diagrams` wrote. No view keeps its
  * own copy of the rules.
  */
+import type { DrawnCoverage } from './diagrams.ts';
+import { COVERAGE_LEGEND, DIAGRAM_STYLE, legendItems, swatch } from './diagram-script.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
 import { INSPECTOR_SCRIPT } from './inspector-script.ts';
 
@@ -23,6 +25,8 @@ export interface InspectorSubject {
   inspection: string;
   /** The generated SVG (`/docs/diagrams/<machine>.svg`). */
   diagram: string;
+  /** The model tests' coverage of the machine (`visualizations/<machine>.coverage.json`), drawn on demand; null when none is written. */
+  coverage: DrawnCoverage | null;
 }
 
 /**
@@ -46,60 +50,11 @@ const STYLE = `
 .grid { display:grid; grid-template-columns:minmax(0, 1.75fr) minmax(21rem, 1fr); gap:1rem; align-items:start; }
 .grid > * { min-width:0; }
 @media (max-width: 1000px) { .grid { grid-template-columns:minmax(0, 1fr); } }
-.diagram { overflow:auto; max-height:calc(100vh - 9rem); min-height:16rem; background:#fff; border:1px solid var(--line); border-radius:6px; }
-.diagram svg { display:block; height:auto; max-width:none; }
+#diagram { max-height:calc(100vh - 9rem); min-height:16rem; }
 figure#figure { margin:.3rem 0 0; padding:.3rem; }
 figure#figure figcaption { font-size:.85rem; }
 figure#figure[aria-busy=true] .diagram { opacity:.75; }
-.legend { display:grid; grid-template-columns:repeat(auto-fill, minmax(17rem, 1fr)); gap:.15rem 1rem; padding:0; list-style:none; font-size:.84rem; margin:.4rem 0; }
-.legend li { display:flex; gap:.4rem; align-items:center; }
-.legend svg { flex:none; }
-.doors { background:#fff; border:1px solid var(--line); border-radius:8px; padding:.1rem .8rem .5rem; margin-top:.6rem; }
-.doors h2 { margin-top:.5rem; }
-.doors .columns { display:grid; grid-template-columns:repeat(auto-fit, minmax(18rem, 1fr)); gap:0 1.2rem; }
-.doors ul { list-style:none; padding-left:0; margin:.2rem 0; font-size:.9rem; }
-.doors li { margin:.2rem 0; }
-.doors details p { margin:.2rem 0 .2rem 1.2rem; }
-.doors summary { cursor:pointer; }
-.doors .edges { font:12px/1.4 ui-monospace, monospace; color:var(--ok); overflow-wrap:anywhere; }
-.pager { display:flex; flex-wrap:wrap; gap:.35rem; align-items:center; margin:.3rem 0; }
-.pager button { padding:.25rem .6rem; }
-.timeline { list-style:none; padding:0; margin:0; max-height:calc(100vh - 13rem); min-height:12rem; overflow:auto; border:1px solid var(--line); border-radius:6px; background:#fff; }
-.fact { border-bottom:1px solid var(--line); padding:.3rem .6rem; }
-.fact.selected { background:#eef3fb; box-shadow:inset 4px 0 0 var(--accent); }
-.fact-head { display:flex; flex-wrap:wrap; justify-content:space-between; gap:.2rem .6rem; align-items:baseline; }
-.fact time { color:var(--muted); font-size:.82rem; }
-.pick { background:#fff; color:var(--ink); border:1px solid var(--line); padding:.1rem .5rem; text-align:left; font-size:.9rem; }
-.pick[aria-pressed=true] { border:2px solid var(--accent); font-weight:600; }
-.pick[aria-pressed=true]::after { content:" ◀ shown"; color:var(--accent); font-weight:600; }
-.pick .seq { font-family:ui-monospace, monospace; }
-.facts { display:grid; grid-template-columns:max-content 1fr; gap:0 .6rem; margin:.2rem 0; font-size:.84rem; }
-.facts dt { color:var(--muted); } .facts dd { margin:0; overflow-wrap:anywhere; }
-.fact details summary { font-size:.84rem; cursor:pointer; color:var(--accent); }
-.fact pre { font-size:12px; max-height:16rem; margin:.2rem 0; }
-/* The marks on the inlined SVG: classes on the generator's named elements. */
-#diagram g.is-dim { opacity:.45; }
-#diagram g.is-refused { opacity:.4; }
-#diagram g.is-visited > path, #diagram g.is-visited > polygon, #diagram g.is-visited > ellipse { fill:#eef3fb; stroke:#2f5fb3; stroke-width:2; }
-#diagram g.is-within > path { stroke:#1d2430; stroke-width:2.4; }
-#diagram g.is-current > path, #diagram g.is-current > polygon { fill:#fff6d6; stroke:#1d2430; stroke-width:2.5; }
-#diagram g.is-current text { font-weight:700; }
-#diagram g.is-taken > path { stroke:#2f5fb3; stroke-width:2.4; }
-#diagram g.is-taken > polygon { fill:#2f5fb3; stroke:#2f5fb3; }
-#diagram g.is-open > path { stroke:#1f7a4d; stroke-width:2.8; stroke-dasharray:7 3; }
-#diagram g.is-open > polygon { fill:#1f7a4d; stroke:#1f7a4d; }
-#diagram text.line-taken { font-weight:700; }
-#diagram text.line-open { font-weight:700; fill:#1f7a4d; text-decoration:underline; }
-#diagram text.line-refused { text-decoration:line-through; }
-#diagram .now rect { fill:none; stroke:#1d2430; }
-#diagram .now rect:first-child { stroke-width:2.5; } #diagram .now rect:last-child { stroke-width:1.2; }
-#diagram .badge text { font:700 10px system-ui, sans-serif; fill:#fff; }
-#diagram .badge.step rect { fill:#2f5fb3; }
-#diagram .badge.now-label rect { fill:#1d2430; }
 `;
-
-/** A legend swatch, drawn like the mark it explains. */
-const swatch = (inner: string) => `<svg width="34" height="18" viewBox="0 0 34 18" aria-hidden="true" focusable="false">${inner}</svg>`;
 
 const LEGEND = [
   [swatch('<rect x="3" y="3" width="28" height="12" rx="4" fill="#fff6d6" stroke="#1d2430" stroke-width="2"/><rect x="1" y="1" width="32" height="16" rx="6" fill="none" stroke="#1d2430"/>'), 'double ring, “now” tag: the state it is in (“as of #n” in the past)'],
@@ -107,19 +62,17 @@ const LEGEND = [
   [swatch('<path d="M2 9h24" stroke="#1f7a4d" stroke-width="3" stroke-dasharray="6 3"/><path d="M26 4l7 5-7 5z" fill="#1f7a4d"/>'), 'thick dashed arrow, label “▶ EVENT”: a door open now'],
   [swatch('<path d="M2 9h30" stroke="#333" stroke-width="1.5" stroke-dasharray="4 2" opacity=".4"/><text x="10" y="7" font-size="9" fill="#a32626">✕</text>'), 'faded, label “✕ EVENT” struck through: refused now (the list says why)'],
   [swatch('<path d="M2 9h30" stroke="#333" stroke-width="1.5" opacity=".45"/>'), 'faded: not on its path, not possible now'],
-]
-  .map(([mark, words]) => `<li>${mark}<span>${words}</span></li>`)
-  .join('');
+] as Array<[string, string]>;
 
 export function inspectorPage(subject: InspectorSubject): Page {
   return {
     title: `${subject.title} ${subject.id} · inspector`,
     path: subject.path,
     wide: true,
-    style: STYLE,
+    style: DIAGRAM_STYLE + STYLE,
     script: INSPECTOR_SCRIPT,
     body: `
-<div id="inspector" class="inspector" data-title="${h(subject.title)}" data-inspection="${h(subject.inspection)}" data-diagram="${h(subject.diagram)}">
+<div id="inspector" class="inspector" data-title="${h(subject.title)}" data-inspection="${h(subject.inspection)}" data-diagram="${h(subject.diagram)}"${subject.coverage ? ` data-coverage="${h(JSON.stringify(subject.coverage))}"` : ''}>
 <div class="top"><h1>${h(subject.title)} <code>${h(subject.id)}</code></h1><p class="links" id="links"><a href="${h(subject.inspection)}">inspection (JSON)</a></p></div>
 <div class="bar" role="group" aria-label="where it stands">
   <span id="mode" class="pill">loading</span>
@@ -128,6 +81,7 @@ export function inspectorPage(subject: InspectorSubject): Page {
   <span>head <code id="head">…</code></span>
   <button type="button" id="back" class="secondary" disabled>Back to now</button>
   <button type="button" id="zoom" class="secondary" aria-pressed="false">Actual size</button>
+  <button type="button" id="coverage" class="secondary" aria-pressed="false"${subject.coverage ? '' : ' disabled'} title="the transitions the model tests walk, and how many paths walk each">Model coverage</button>
 </div>
 <p id="follow" class="note">Live: connecting…</p>
 <p id="problem" role="alert" hidden></p>
@@ -140,7 +94,8 @@ export function inspectorPage(subject: InspectorSubject): Page {
       <div id="diagram" class="diagram" tabindex="0" role="region" aria-label="the ${h(subject.title)} diagram (scrolls)"></div>
       <figcaption id="diagram-caption" class="note">The diagram generated from the machine (<code>npm run diagrams</code>), loading.</figcaption>
     </figure>
-    <ul class="legend" aria-label="legend">${LEGEND}</ul>
+    <ul class="legend" id="legend-inspection" aria-label="legend">${legendItems(LEGEND)}</ul>
+    <ul class="legend" id="legend-coverage" aria-label="legend of the model coverage" hidden>${legendItems(COVERAGE_LEGEND)}</ul>
   </section>
   <section class="doors" aria-labelledby="doors-h">
     <h2 id="doors-h">What it may do now</h2>

@@ -3,13 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { refusal } from '../../domain/refusals.ts';
 import { Media } from '../schemas/responses.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
+import { DIAGRAM_NAME, listDiagrams, readCoverage, readDiagram } from './diagrams.ts';
 import { docsPage } from './docs.ts';
 import { inspectorPage } from './inspector.ts';
+import { populationPage, type PopulationMachine } from './population.ts';
 import { MACHINES } from '../../diagrams/registry.ts';
-import { MatterParams } from '../schemas/common.ts';
+import { MatterParams, WorkspaceParams } from '../schemas/common.ts';
 import { DeadlineParams } from '../schemas/deadlines.ts';
-import { FirmMemberParams } from '../schemas/grains.ts';
+import { FirmMemberParams, FirmParams, TenantParams } from '../schemas/grains.ts';
 import { sendPage } from './layout.ts';
 import { sandboxPage } from './sandbox.ts';
 import { refused } from '../declared-refusals.ts';
@@ -28,6 +29,20 @@ const INSPECTED = [
   { machine: 'enrollment', path: '/firms/:firmId/enrollments/:memberId/inspect', params: FirmMemberParams, idOf: (p: Record<string, string>) => p.memberId, prefixes: [''] },
 ] as const;
 
+/** What each grain's population page draws: the machines whose records it holds, and their population doors (`src/http/routes/population.ts`). */
+const MATTERS_AND_LADDERS: Array<Omit<PopulationMachine, 'data' | 'diagram'> & { door: string }> = [
+  { kind: 'matter', title: 'Matter', noun: 'Matter', nouns: 'Matters', door: '/inspection/matters' },
+  { kind: 'deadline-ladder', title: 'Deadline Ladder', noun: 'Deadline Ladder', nouns: 'Deadline Ladders', door: '/inspection/deadlines' },
+];
+const ENROLLMENTS: typeof MATTERS_AND_LADDERS = [{ kind: 'enrollment', title: 'Enrollment', noun: 'Enrollment', nouns: 'Enrollments', door: '/inspection/enrollments' }];
+
+const GATHERED = [
+  { prefix: '', params: undefined, grain: () => "one API key's records at the top level", keyed: true, machines: MATTERS_AND_LADDERS },
+  { prefix: '/workspaces/:workspaceId', params: WorkspaceParams, grain: (p: Record<string, string>) => `workspace ${p.workspaceId}`, keyed: false, machines: MATTERS_AND_LADDERS },
+  { prefix: '/tenants/:tenantId', params: TenantParams, grain: (p: Record<string, string>) => `tenant ${p.tenantId}`, keyed: false, machines: MATTERS_AND_LADDERS },
+  { prefix: '/firms/:firmId', params: FirmParams, grain: (p: Record<string, string>) => `firm ${p.firmId}`, keyed: false, machines: ENROLLMENTS },
+];
+
 export async function pageRoutes(app: FastifyInstance) {
   app.get('/docs', { schema: { summary: 'The docs page for people', description: 'An HTML page: what the service is, how to start, and the diagrams of its machines.', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => sendPage(reply, docsPage(await listDiagrams())));
 
@@ -41,10 +56,24 @@ export async function pageRoutes(app: FastifyInstance) {
         { schema: { summary: `The inspector page of a ${title}`, description: `An HTML page: the ${title} on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.`, tags: ['discovery'], params: inspected.params, response: { 200: Media('text/html', 'the inspector page') } } },
         async (request, reply) => {
           const path = request.url.split('?')[0];
-          return sendPage(reply, inspectorPage({ title, id: inspected.idOf(request.params), path, inspection: `${path.slice(0, -'/inspect'.length)}/inspection`, diagram: `/docs/diagrams/${inspected.machine}.svg` }));
+          return sendPage(reply, inspectorPage({ title, id: inspected.idOf(request.params), path, inspection: `${path.slice(0, -'/inspect'.length)}/inspection`, diagram: `/docs/diagrams/${inspected.machine}.svg`, coverage: await readCoverage(inspected.machine) }));
         },
       );
     }
+  }
+
+  for (const gathered of GATHERED) {
+    const nouns = gathered.machines.map((m) => m.nouns).join(' and ');
+    app.get<{ Params: Record<string, string> }>(
+      `${gathered.prefix}/inspect`,
+      { schema: { summary: `Where ${nouns} gather: the page`, description: `An HTML page: the grain's ${nouns} on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…${gathered.machines.map((m) => m.door).join(', …')}).${gathered.keyed ? ' At the top level they count one API key\'s records: the page asks for the key and keeps it in its memory only.' : ''}`, tags: ['discovery'], ...(gathered.params ? { params: gathered.params } : {}), response: { 200: Media('text/html', 'the population page') } } },
+      async (request, reply) => {
+        const path = request.url.split('?')[0];
+        const base = path.slice(0, -'/inspect'.length);
+        const machines = gathered.machines.map(({ door, ...m }) => ({ ...m, data: `${base}${door}`, diagram: `/docs/diagrams/${m.kind}.svg` }));
+        return sendPage(reply, populationPage({ grain: gathered.grain(request.params), path, machines, keyed: gathered.keyed }));
+      },
+    );
   }
 
   // Params typed from their schema by hand: the type provider would also type the reply as the Media schema's string, and an SVG is sent as a Buffer.
