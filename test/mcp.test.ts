@@ -79,9 +79,9 @@ describe('the tool list', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of SPEC_TOOLS) expect(byName.has(name), name).toBe(true);
     const extra = tools.map((t) => t.name).filter((n) => !(SPEC_TOOLS as readonly string[]).includes(n));
-    // Beyond the six: inspect_matter (issue 35), and the sandbox rehearsal tools.
-    expect(extra.filter((n) => !n.startsWith('sandbox_'))).toEqual(['inspect_matter']);
-    expect(extra.sort()).toEqual(['inspect_matter', 'sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder']);
+    // Beyond the six: inspect_matter (issue 35), where_matters_gather (issue 36), and the sandbox rehearsal tools.
+    expect(extra.filter((n) => !n.startsWith('sandbox_'))).toEqual(['inspect_matter', 'where_matters_gather']);
+    expect(extra.sort()).toEqual(['inspect_matter', 'sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder', 'where_matters_gather']);
 
     const schema = (name: string) => byName.get(name)!.inputSchema as { properties?: Record<string, any>; required?: string[]; additionalProperties?: boolean };
     expect(Object.keys(schema('healthz').properties ?? {})).toEqual([]);
@@ -95,7 +95,7 @@ describe('the tool list', () => {
     expect(schema('file_provisional').properties!.title.type).toBe('string');
     for (const name of SPEC_TOOLS) expect(schema(name).additionalProperties, name).toBe(false);
 
-    for (const name of ['healthz', 'get', 'list_matters', 'get_matter', 'inspect_matter', 'sandbox_get_matter', 'sandbox_read_events']) {
+    for (const name of ['healthz', 'get', 'list_matters', 'get_matter', 'inspect_matter', 'where_matters_gather', 'sandbox_get_matter', 'sandbox_read_events']) {
       expect(byName.get(name)!.annotations?.readOnlyHint, name).toBe(true);
     }
     for (const name of ['advance_matter', 'file_provisional', 'sandbox_open_workspace', 'sandbox_create_matter', 'sandbox_advance_matter', 'sandbox_gig_result', 'sandbox_tick_ladder']) {
@@ -323,6 +323,37 @@ describe('inspect_matter', () => {
     expect(inWorkspace.body.inspection.subject.links.self).toBe(`/workspaces/${ws}/matters/${sandboxed.id}/inspection`);
     expectRefusal(await call(client, 'inspect_matter', { matterId: sandboxed.id }), 404, 'MATTER_NOT_FOUND');
     expectInvalidArguments(await call(client, 'inspect_matter', { matterId: matter.id, at: -1 }), /at/);
+  });
+});
+
+describe('where_matters_gather', () => {
+  it('answers where a grain\'s Matters gather (the key\'s own at the top level, a workspace\'s), a state\'s records, ladders and a firm\'s Enrollments; refusals as error results', async () => {
+    const mine = await issueKey('where@legalwork.test');
+    const opened = await fetch(`${url}/matters`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${mine}` }, body: JSON.stringify({ matterType: 'patent_provisional' }) });
+    const matter = ((await opened.json()) as any).matter;
+    const keyed = await call(await connect({ key: mine }), 'where_matters_gather');
+    expect(keyed.isError).toBe(false);
+    expect(keyed.body.population.total).toBe(1);
+    expect(keyed.body.population.states.find((s: any) => s.path === 'open.intake')).toMatchObject({ count: 1, oldest: { id: matter.id, links: { inspection: `/matters/${matter.id}/inspection` } } });
+    expect(keyed.body.population.transitions.length).toBeGreaterThan(5);
+    const client = await connect();
+    const keyless = await call(client, 'where_matters_gather');
+    expect(keyless.body).toMatchObject({ type: 'EMPTY', machine: { id: 'matter' } });
+    expect(keyless.body.message).toMatch(/Authorization: Bearer/);
+
+    const ws = (await call(client, 'sandbox_open_workspace')).body.workspace.id;
+    const sandboxed = (await call(client, 'sandbox_create_matter', { workspaceId: ws, matterType: 'patent_provisional' })).body.matter;
+    const inIntake = await call(client, 'where_matters_gather', { workspaceId: ws, state: 'open.intake', limit: 1 });
+    expect(inIntake.body.results.map((m: any) => m.id)).toEqual([sandboxed.id]);
+    const ladders = await call(client, 'where_matters_gather', { workspaceId: ws, of: 'deadlines' });
+    expect(ladders.body.population.facets.find((f: any) => f.name === 'vacant').count).toBe(1);
+    const firm = ((await (await fetch(`${url}/firms`, { method: 'POST' })).json()) as any).firm.id;
+    const enrollments = await call(client, 'where_matters_gather', { of: 'enrollments', firmId: firm });
+    expect(enrollments.body).toMatchObject({ type: 'EMPTY', machine: { id: 'enrollment' } });
+    expectRefusal(await call(client, 'where_matters_gather', { workspaceId: ws, state: 'open.nowhere' }), 422, 'INVALID_REQUEST');
+    expectRefusal(await call(client, 'where_matters_gather', { workspaceId: 'ws_0000000000000000000000000' }), 404, 'WORKSPACE_NOT_FOUND');
+    expectInvalidArguments(await call(client, 'where_matters_gather', { of: 'enrollments' }), /firmId/);
+    expectInvalidArguments(await call(client, 'where_matters_gather', { state: 'open intake' }), /state/);
   });
 });
 

@@ -6,6 +6,8 @@
  * earlier fact; `--follow` prints again whenever a fact of the Matter
  * commits (the workspace's event stream; at the top level, asked on a clock).
  * An Asset id (`as_…`) inspects the Asset's Deadline Ladder instead.
+ * `--where` (no id) counts the grain's instead: where its Matters gather
+ * (`inspect-where.ts`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { components } from '../../client/contract.gen.ts';
@@ -13,6 +15,7 @@ import { seg, type ServiceAnswer, type ServiceClient } from '../../client/servic
 import { optionalInt, UsageError, type Command, type Context } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { followEvents } from '../follow.ts';
+import { runWhere, WHERE_OPTIONS } from './inspect-where.ts';
 
 type Inspection = components['schemas']['Inspection'];
 type Step = components['schemas']['InspectionStep'];
@@ -61,7 +64,7 @@ async function fetchInspection(client: ServiceClient, path: string, at: number |
 
 const inspect: Command = {
   path: ['inspect'],
-  summary: 'A Matter on its machine: its path, its state, what it may do now and why not the rest.',
+  summary: 'A Matter on its machine: its path, its state, what it may do now and why not the rest (--where: where the grain\'s Matters gather).',
   description: [
     'GET /matters/{matterId}/inspection, printed as text: the Matter\'s machine, its',
     'state, the path it took (each fact with the event that caused it, the states',
@@ -76,8 +79,16 @@ const inspect: Command = {
     '--poll ms. Stop with Ctrl-C (exit 0). An Asset id (as_…) inspects its',
     'Deadline Ladder.',
     'The page that draws it on the diagram: links.page (GET …/inspect).',
+    '',
+    '--where (instead of an id): where the grain\'s Matters gather, as tables',
+    '(GET …/inspection/matters): per state how many are in it and the one there',
+    'longest with its age, the transitions taken and how often. --of deadlines',
+    'counts the Deadline Ladders (with their facets: notice, vacant, recurring),',
+    '--of enrollments a firm\'s Enrollments (--firm <fm_…>). --state <path> lists',
+    'that state\'s records, oldest first (--after, --limit page them). At the top',
+    'level it counts LEGALWORK_KEY\'s own records. --json prints the answer.',
   ].join('\n'),
-  args: [{ name: 'matterId', description: 'the Matter id (mt_…), or an Asset id (as_…) for its Deadline Ladder' }],
+  args: [{ name: 'matterId', description: 'the Matter id (mt_…), or an Asset id (as_…) for its Deadline Ladder; none with --where', optional: true }],
   grain: true,
   remote: true,
   options: {
@@ -85,8 +96,16 @@ const inspect: Command = {
     at: { type: 'string', value: '<seq>', description: 'as of that fact: the Matter\'s last fact at or before this seq' },
     follow: { type: 'boolean', short: 'f', description: 'keep printing as facts of the Matter commit' },
     poll: { type: 'string', value: '<ms>', description: `with --follow at the top level, how often to ask (default ${DEFAULT_POLL_MS})` },
+    ...WHERE_OPTIONS,
   },
   async run(ctx) {
+    if (ctx.values.where === true) {
+      if (ctx.args.matterId !== undefined) throw new UsageError('--where counts the grain\'s Matters: give no <matterId>');
+      return runWhere(ctx);
+    }
+    const stray = Object.keys(WHERE_OPTIONS).find((name) => ctx.values[name] !== undefined);
+    if (stray) throw new UsageError(`--${stray} applies only with --where`);
+    if (ctx.args.matterId === undefined) throw new UsageError('missing <matterId> (or --where, for where the grain\'s Matters gather)');
     const at = optionalInt(ctx.values, 'at', { min: 0 });
     const follow = ctx.values.follow === true;
     if (follow && at !== undefined) throw new UsageError('--at answers as of one fact; --follow follows the Matter as it moves on: use one');
