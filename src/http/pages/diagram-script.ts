@@ -212,6 +212,7 @@ export const DIAGRAM_STYLE = `
 .diagram .badge.count.zero text { fill:#1d2430; }
 .diagram .badge.age rect { fill:#fff1d6; stroke:#9a5b00; }
 .diagram .badge.age text { fill:#5c3600; }
+.legend[hidden] { display:none; }
 .legend { display:grid; grid-template-columns:repeat(auto-fill, minmax(17rem, 1fr)); gap:.15rem 1rem; padding:0; list-style:none; font-size:.84rem; margin:.4rem 0; }
 .legend li { display:flex; gap:.4rem; align-items:center; }
 .legend svg { flex:none; }

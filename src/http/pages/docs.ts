@@ -113,11 +113,11 @@ ${coverageSection(diagrams)}
 
 <h2 id="walk-through">Walk-through: a Matter to fulfilled, in a sandbox</h2>
 <p>Sandbox workspaces run the same contract as the top level on synthetic state, keyless. With the service running (<code>npm start</code>):</p>
-<pre>${h(WALK)}</pre>
+<pre tabindex="0">${h(WALK)}</pre>
 <p>Ratified matter types: ${MATTER_TYPES.map((t) => `<code>${t}</code>`).join(', ')}. With the client <code>${h(FIXTURE.decliningClient)}</code> the Signer declines and the Matter waits for <code>POST …/client-direction</code>; with any other client, answer the Gig yourself with <code>POST …/gig-result</code> as the eligible fixture Signer <code>${FIXTURE.eligibleSigner}</code>.</p>
 
 <h2 id="keys">Keys and access</h2>
-<pre>${h(KEYS)}</pre>
+<pre tabindex="0">${h(KEYS)}</pre>
 <p>One key covers the whole surface; an unknown or malformed key is 401. A paid act that would pass the key's hard spend ceiling is 403 BLOCKED naming the ceiling. <code>X-Actor</code> and <code>X-Mandate</code> are carried as provenance, never as proof.</p>
 <table><thead><tr><th>Tier</th><th></th><th>Grants</th><th>How</th></tr></thead><tbody>${tiers}</tbody></table>
 

@@ -37,6 +37,7 @@ export interface PopulationSubject {
 }
 
 const STYLE = `
+.population [hidden] { display:none !important; }
 .population code { overflow-wrap:anywhere; }
 .population h1 { font-size:1.35rem; margin:0 0 .2rem; overflow-wrap:anywhere; }
 .population h2 { font-size:1.08rem; margin:.9rem 0 .35rem; }
