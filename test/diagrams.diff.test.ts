@@ -97,7 +97,7 @@ describe('a machine change against a git ref', () => {
       ['added', 'transition', 'open.review CLIENT_DIRECTION -> open.prepare', null, ['emits client.direction'], true],
     ]);
     // The Matter accepted CLIENT_DIRECTION in review before (on `open`, in place): a journaled one would fold differently now.
-    expect(matter.changes[1].rereads).toContain('open CLIENT_DIRECTION -> (stays)');
+    expect(matter.changes[1].rereads).toContain('took `open CLIENT_DIRECTION -> (stays)`');
     expect(matter.unwalked).toEqual(['open.review CLIENT_DIRECTION -> open.prepare']);
     expect(matter.version).toMatchObject({ before: 1, after: 1, export: 'MATTER_MACHINE_VERSION', needed: true, raised: false, ok: false });
     for (const other of r.filter((m) => m.name !== 'matter')) expect(other.diff!.changes, other.name).toEqual([]);
@@ -142,7 +142,7 @@ describe('a machine change against a git ref', () => {
       ['changed', 'transition', 'open.intake ADVANCE -> open.prepare', 'open.intake ADVANCE [consentSatisfied] -> open.prepare', ['guard consentSatisfied removed'], true],
       ['added', 'transition', 'open.review CLIENT_DIRECTION -> open.prepare', null, ['emits client.direction'], true],
       // A refused LAPSE was never journaled: dropping the refusal re-reads nothing (open's guarded LAPSE now applies there).
-      ['removed', 'transition', 'open.waiting_on_signer LAPSE -> (refuses)', null, ['open.waiting_on_signer no longer refuses LAPSE itself'], false],
+      ['removed', 'transition', 'open.waiting_on_signer LAPSE -> (refuses)', null, ['open.waiting_on_signer no longer refuses LAPSE itself: `open LAPSE [confirmedUnresponsiveTwice] -> lapsed` applies there now'], false],
     ]);
     expect(matter.version).toMatchObject({ before: 1, after: 2, needed: true, raised: true, ok: true });
     expect(matter.version.words).toBe('raised 1 → 2, as docs/versioning.md asks of a change that can re-read recorded history');

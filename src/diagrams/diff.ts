@@ -144,7 +144,10 @@ function diffTransitions(before: MachineModel, after: MachineModel): Change[] {
       after.transitions.filter((t) => slotOf(t) === slot),
     );
     for (const o of removed) {
-      changes.push({ element: 'transition', mark: 'removed', name: o.key, details: [o.kind === 'refuses' ? `${o.from} no longer refuses ${o.event} itself` : `emitted ${o.emits.join(', ') || 'no fact'}`], rereads: o.kind === 'refuses' ? null : `a journaled ${o.event} that took it in ${o.from} no longer folds as it did` });
+      // A refusal removed lets what is declared around the state decide the event there again.
+      const around = after.transitions.filter((t) => t.event === o.event && ancestorsOf(o.from).includes(t.from)).map((t) => `\`${t.key}\``);
+      const refusal = `${o.from} no longer refuses ${o.event} itself${around.length ? `: ${around.join(' or ')} applies there now` : ''}`;
+      changes.push({ element: 'transition', mark: 'removed', name: o.key, details: [o.kind === 'refuses' ? refusal : `emitted ${o.emits.join(', ') || 'no fact'}`], rereads: o.kind === 'refuses' ? null : `a journaled ${o.event} that took it in ${o.from} no longer folds as it did` });
     }
     for (const [o, n] of pairs) {
       const details = transitionDetails(o, n, reordered.has(n));
@@ -155,7 +158,7 @@ function diffTransitions(before: MachineModel, after: MachineModel): Change[] {
       // From a state that is itself new, no journaled stream was ever there.
       const old = known.has(n.from) ? acceptedBefore(before, n.from, n.event) : [];
       const what = n.kind === 'refuses' ? `refuses ${n.event} in ${n.from}` : `emits ${n.emits.join(', ') || 'no fact'}`;
-      const rereads = old.length ? `a journaled ${n.event} in ${n.from} took ${old.map((t) => t.key).join(' or ')}; it ${n.kind === 'refuses' ? 'is refused there now' : 'can take this one now'}` : null;
+      const rereads = old.length ? `a journaled ${n.event} in ${n.from} took ${old.map((t) => `\`${t.key}\``).join(' or ')}; it ${n.kind === 'refuses' ? 'is refused there now' : 'can take this one now'}` : null;
       changes.push({ element: 'transition', mark: 'added', name: n.key, details: [what], rereads });
     }
   }

@@ -50,10 +50,10 @@ const STYLE = `
 #key-form label { margin:0; }
 #key-form input { min-width:0; width:min(26rem, 100%); }
 #problem { background:#fbe1e1; color:var(--bad); border:1px solid #e6b3b3; padding:.5rem .8rem; border-radius:6px; }
-.grid { display:grid; grid-template-columns:minmax(0, 1.6fr) minmax(22rem, 1fr); gap:1rem; align-items:start; }
+.grid { display:grid; grid-template-columns:minmax(0, 2fr) minmax(20rem, 1fr); gap:1rem; align-items:start; }
 .grid > * { min-width:0; }
 @media (max-width: 1000px) { .grid { grid-template-columns:minmax(0, 1fr); } }
-#diagram { max-height:calc(100vh - 10rem); min-height:16rem; }
+#diagram { max-height:calc(100vh - 8rem); min-height:16rem; }
 figure#figure { margin:.3rem 0 0; padding:.3rem; }
 figure#figure figcaption { font-size:.85rem; }
 .panel { background:#fff; border:1px solid var(--line); border-radius:8px; padding:.1rem .8rem .6rem; margin-bottom:.8rem; }
