@@ -407,6 +407,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Matters and Deadline Ladders gather: the page
+         * @description An HTML page: the grain's Matters and Deadline Ladders on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…/inspection/matters, …/inspection/deadlines). At the top level they count one API key's records: the page asks for the key and keeps it in its memory only.
+         */
+        get: operations["get_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Matters and Deadline Ladders gather: the page
+         * @description An HTML page: the grain's Matters and Deadline Ladders on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…/inspection/matters, …/inspection/deadlines).
+         */
+        get: operations["get_workspaces_workspaceId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Matters and Deadline Ladders gather: the page
+         * @description An HTML page: the grain's Matters and Deadline Ladders on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…/inspection/matters, …/inspection/deadlines).
+         */
+        get: operations["get_tenants_tenantId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/firms/{firmId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where Enrollments gather: the page
+         * @description An HTML page: the grain's Enrollments on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…/inspection/enrollments).
+         */
+        get: operations["get_firms_firmId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs/diagrams/{file}": {
         parameters: {
             query?: never;
@@ -4682,7 +4762,7 @@ export interface components {
             /** @description on a typed EMPTY: the empty set */
             results?: unknown[];
             matterId?: string;
-            /** @description on VERSION_MISMATCH: the Matter's version now */
+            /** @description on VERSION_MISMATCH: the record's version now */
             currentVersion?: number;
             /** @description on IDEMPOTENCY_ANSWER_LOST: when the first request under the key committed */
             committedAt?: string;
@@ -5191,6 +5271,8 @@ export interface components {
             memberId: string;
             /** @example en_3i6am948tr60gdu5b9u6pk9mw */
             enrollmentId: string;
+            /** @description the Enrollment's version (its stream's): what an If-Match on its amendment or revocation names */
+            version: number;
             /** @example enrolled */
             status: string;
             grants: components["schemas"]["Grant"][];
@@ -7113,7 +7195,7 @@ export interface operations {
                      *         "version": "0.3.0",
                      *         "suite": "http://127.0.0.1:3000/verify/suite.json",
                      *         "suiteId": "legalwork-contract@1",
-                     *         "pin": "03526f4d62f2b5207fa2ad17d697a297f8e9676ae82f229a6dd8dca46e84ea49"
+                     *         "pin": "d8062e296e253a3f78a161257be44b990943cec603e36e6398132d332fad99f2"
                      *       },
                      *       "auth": {
                      *         "scheme": "bearer",
@@ -7178,7 +7260,7 @@ export interface operations {
                             suite: string;
                             /** @example legalwork-contract@1 */
                             suiteId: string;
-                            /** @example 03526f4d62f2b5207fa2ad17d697a297f8e9676ae82f229a6dd8dca46e84ea49 */
+                            /** @example d8062e296e253a3f78a161257be44b990943cec603e36e6398132d332fad99f2 */
                             pin: string;
                         };
                         auth: {
@@ -8838,6 +8920,431 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: FIRM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_firms_firmId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
+                firmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the population page */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10858,7 +11365,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -10999,7 +11506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11089,7 +11596,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -11215,7 +11722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11305,7 +11812,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -11453,7 +11960,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11543,7 +12050,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -11680,7 +12187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12221,7 +12728,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -12370,7 +12877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12605,7 +13112,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -12728,7 +13235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13667,6 +14174,7 @@ export interface operations {
                      *         {
                      *           "memberId": "mb_fixture_eligible",
                      *           "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *           "version": 1,
                      *           "status": "enrolled",
                      *           "grants": [
                      *             "roster"
@@ -13803,6 +14311,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
+                /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
                  */
@@ -13851,6 +14364,7 @@ export interface operations {
                      *       "enrollment": {
                      *         "memberId": "mb_fixture_eligible",
                      *         "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *         "version": 1,
                      *         "status": "enrolled",
                      *         "grants": [
                      *           "roster"
@@ -13946,6 +14460,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -14026,6 +14550,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
+                /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
                  */
@@ -14072,6 +14601,7 @@ export interface operations {
                      *       "enrollment": {
                      *         "memberId": "mb_fixture_eligible",
                      *         "enrollmentId": "en_3i6am948tr60gdu5b9u6pk9mw",
+                     *         "version": 1,
                      *         "status": "enrolled",
                      *         "grants": [
                      *           "roster"
@@ -14157,6 +14687,16 @@ export interface operations {
             };
             /** @description already revoked. Codes: ALREADY_REVOKED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -22609,7 +23149,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -22745,7 +23285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22835,7 +23375,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -22956,7 +23496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23289,7 +23829,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -23421,7 +23961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23947,7 +24487,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -24091,7 +24631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24321,7 +24861,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -24439,7 +24979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25209,6 +25749,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
+                /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
                  */
@@ -25326,6 +25871,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -25405,6 +25960,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -25513,6 +26073,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -25592,6 +26162,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -25702,6 +26277,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -25781,6 +26366,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -25956,6 +26546,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -26035,6 +26635,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -26162,6 +26767,16 @@ export interface operations {
             };
             /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -34028,7 +34643,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -34169,7 +34784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -34259,7 +34874,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -34385,7 +35000,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -34475,7 +35090,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -34623,7 +35238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -34713,7 +35328,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -34850,7 +35465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -35391,7 +36006,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -35540,7 +36155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -35775,7 +36390,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -35898,7 +36513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
             412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -36709,6 +37324,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
+                /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
                  */
@@ -36831,6 +37451,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -36910,6 +37540,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -37023,6 +37658,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -37102,6 +37747,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -37217,6 +37867,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -37296,6 +37956,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -37476,6 +38141,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -37555,6 +38230,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -37687,6 +38367,16 @@ export interface operations {
             };
             /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -38494,6 +39184,11 @@ export interface operations {
             query?: never;
             header?: {
                 /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
+                /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
                  */
@@ -38616,6 +39311,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -38695,6 +39400,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -38808,6 +39518,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -38887,6 +39607,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -39002,6 +39727,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -39081,6 +39816,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -39261,6 +40001,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
             /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
             413: {
                 headers: {
@@ -39340,6 +40090,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @example "3"
+                 */
+                "if-match"?: string;
                 /**
                  * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
                  * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
@@ -39472,6 +40227,16 @@ export interface operations {
             };
             /** @description not at the terminal rung, or already resolved. Codes: NOT_AT_TERMINAL_RUNG, LADDER_RESOLVED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written. Codes: VERSION_MISMATCH */
+            412: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;

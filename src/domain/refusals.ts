@@ -104,7 +104,7 @@ export const REFUSALS = {
   }),
 
   // Matters.
-  VERSION_MISMATCH: entry<{ matterId: string; expected: number; current: number }>({ status: 412, fix: 'read the Matter again (its ETag is its version), decide again, and send If-Match with the current version', says: (a) => `Matter ${a.matterId} is at version ${a.current}, not ${a.expected}: it moved on since it was read; nothing was written` }),
+  VERSION_MISMATCH: entry<{ record: string; expected: number; current: number }>({ status: 412, fix: 'read the record again (its ETag is its version), decide again, and send If-Match with the current version', says: (a) => `${a.record} is at version ${a.current}, not ${a.expected}: it moved on since it was read; nothing was written` }),
   WEBHOOK_URL_REFUSED: entry<{ url: string; why: string; sandbox: boolean }>({
     status: 422,
     fix: 'send "url" as an https:// URL on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too) to POST /webhooks',

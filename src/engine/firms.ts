@@ -32,6 +32,7 @@ export const ENROLLMENT: DecidedEntity<typeof enrollmentMachine> = {
   version: ENROLLMENT_MACHINE_VERSION,
   // A member's Enrollment is found by member first (`currentOf`); a command reaches it by its id.
   notFound: (id) => refusal('ENROLLMENT_NOT_FOUND', { enrollmentId: id }, { enrollmentId: id }),
+  versionMismatch: (id, expected, current) => refusal('VERSION_MISMATCH', { record: `Enrollment ${id}`, expected, current }, { enrollmentId: id, currentVersion: current }),
 };
 export type EnrollmentEntity = Entity<typeof enrollmentMachine>;
 
@@ -85,6 +86,7 @@ export function enrollmentRow(e: EnrollmentEntity) {
   return {
     memberId: ctx.memberId,
     enrollmentId: e.id,
+    version: e.version,
     status,
     grants: status === 'revoked' ? [] : ctx.grants,
     standing: member.facts,
@@ -143,7 +145,7 @@ export class Firms extends SandboxGrains {
    * one, an amendment adding grants when it does. Returns the ceremony; for the
    * revoking fixture member, also the revocation it executes right after.
    */
-  enroll(firmId: string, memberId: string, asked: string[] | undefined) {
+  enroll(firmId: string, memberId: string, asked: string[] | undefined, expectedVersion?: number) {
     return this.withGrain(firmId, async () => {
       refuseUnknownMember(memberId);
       const grants = asked ?? ['roster'];
@@ -151,7 +153,10 @@ export class Firms extends SandboxGrains {
       const unknown = grants.find((g) => !isGrant(g));
       if (unknown !== undefined) throw refusal('UNKNOWN_GRANT', { grant: unknown }, { allowed: ENROLLMENT_GRANTS });
       const current = await this.currentOf(firmId, memberId);
-      if (current && isLive(current)) return { ...(await this.amend(firmId, current, grants as Grant[])), act: 'amended' as const };
+      if (current && isLive(current)) return { ...(await this.amend(firmId, current, grants as Grant[], expectedVersion)), act: 'amended' as const };
+      // Conditional on the member's Enrollment as read: a revoked one still at that version, or none (version 0).
+      const at = current?.version ?? 0;
+      if (expectedVersion !== undefined && expectedVersion !== at) throw ENROLLMENT.versionMismatch!(current?.id ?? `of member ${memberId}`, expectedVersion, at);
 
       const enrollmentId = newId('en');
       const granted = grantsAfter([], grants);
@@ -173,20 +178,22 @@ export class Firms extends SandboxGrains {
     });
   }
 
-  private amend(firmId: string, current: EnrollmentEntity, grants: Grant[]) {
+  private amend(firmId: string, current: EnrollmentEntity, grants: Grant[], expectedVersion?: number) {
     return this.commands.handle(ENROLLMENT, firmId, current.id, {
+      expectedVersion,
       decide: (entity) => decideAmend(entity, { grants }),
       reply: (entity, [amended]) => ({ entity, ceremony: ceremonyOf(amended) }),
     });
   }
 
   /** The member withdraws every grant: the Enrollment ends. Revoking again is 409. */
-  revoke(firmId: string, memberId: string) {
+  revoke(firmId: string, memberId: string, expectedVersion?: number) {
     return this.withGrain(firmId, async () => {
       refuseUnknownMember(memberId);
       const current = await this.currentOf(firmId, memberId);
       if (!current) throw refusal('ENROLLMENT_NOT_FOUND', { memberId, firmId }, { memberId });
       return this.commands.handle(ENROLLMENT, firmId, current.id, {
+        expectedVersion,
         decide: (entity) => decideRevoke(entity, { revokedAt: entity.journal.find((j) => j.kind === 'enrollment.revoked')?.at }),
         reply: (entity, [revocation]) => ({ entity, revocation: ceremonyOf(revocation) }),
       });

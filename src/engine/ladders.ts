@@ -34,6 +34,10 @@ export const LADDER: DecidedEntity<typeof deadlineLadderMachine> = {
   machine: deadlineLadderMachine,
   version: DEADLINE_LADDER_MACHINE_VERSION,
   notFound: (stream) => notFound(stream.slice(STREAM_PREFIX.length)),
+  versionMismatch: (stream, expected, current) => {
+    const assetId = stream.slice(STREAM_PREFIX.length);
+    return refusal('VERSION_MISMATCH', { record: `the Deadline Ladder of Asset ${assetId}`, expected, current }, { assetId, currentVersion: current });
+  },
 };
 export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 
@@ -126,8 +130,9 @@ export class Ladders {
   }
 
   /** Moves the ladder `days` closer to its deadline; each rung crossed is journaled as its own reminder beside the tick. */
-  tick(grain: string, assetId: string, days: number) {
+  tick(grain: string, assetId: string, days: number, expectedVersion?: number) {
     return this.handle(grain, assetId, {
+      expectedVersion,
       decide: (ladder) => decideTick(ladder, { days }),
       derive: (ladder, ticked) => this.reminders(ladder, ticked),
       reply: (ladder, written) => {
@@ -138,26 +143,27 @@ export class Ladders {
   }
 
   /** The daily human acknowledgment, owed from 7 days to 1 day remaining, once a day. */
-  ack(grain: string, assetId: string, actor: string) {
+  ack(grain: string, assetId: string, actor: string, expectedVersion?: number) {
     return this.handle(grain, assetId, {
+      expectedVersion,
       decide: (ladder) => decideAck(ladder, { actor }),
       reply: (ladder, [acked]) => ({ entity: ladder, atDaysRemaining: acked.data.atDaysRemaining as number, seq: acked.seq }),
     });
   }
 
   /** Names the monitoring owner (a Signer id or `platform`), clearing the vacancy alarm. */
-  monitor(grain: string, assetId: string, signerId: string) {
-    return this.handle(grain, assetId, { decide: (ladder) => decideMonitor(ladder, { signerId }), reply: answerSeq });
+  monitor(grain: string, assetId: string, signerId: string, expectedVersion?: number) {
+    return this.handle(grain, assetId, { expectedVersion, decide: (ladder) => decideMonitor(ladder, { signerId }), reply: answerSeq });
   }
 
   /** Evidence closes a one-shot ladder, or rolls a recurring one forward by one cadence. */
-  satisfy(grain: string, assetId: string, evidenceRef: string) {
-    return this.handle(grain, assetId, { decide: (ladder) => decideSatisfy(ladder, { evidenceRef }), reply: answerSeq });
+  satisfy(grain: string, assetId: string, evidenceRef: string, expectedVersion?: number) {
+    return this.handle(grain, assetId, { expectedVersion, decide: (ladder) => decideSatisfy(ladder, { evidenceRef }), reply: answerSeq });
   }
 
   /** At the terminal rung, one of the four outcomes closes the ladder for good. */
-  resolve(grain: string, assetId: string, outcome: TerminalOutcome) {
-    return this.handle(grain, assetId, { decide: (ladder) => decideResolve(ladder, { outcome }), reply: answerSeq });
+  resolve(grain: string, assetId: string, outcome: TerminalOutcome, expectedVersion?: number) {
+    return this.handle(grain, assetId, { expectedVersion, decide: (ladder) => decideResolve(ladder, { outcome }), reply: answerSeq });
   }
 
   /** One tail event per rung a tick crossed, addressed to the owner or marked vacant (journal-only: they carry no cause, so a fold never replays them). */

@@ -33,7 +33,7 @@ export const MATTER: DecidedEntity<typeof matterMachine> = {
   machine: matterMachine,
   version: MATTER_MACHINE_VERSION,
   notFound: (id) => refusal('MATTER_NOT_FOUND', { matterId: id }, { matterId: id }),
-  versionMismatch: (id, expected, current) => refusal('VERSION_MISMATCH', { matterId: id, expected, current }, { matterId: id, currentVersion: current }),
+  versionMismatch: (id, expected, current) => refusal('VERSION_MISMATCH', { record: `Matter ${id}`, expected, current }, { matterId: id, currentVersion: current }),
 };
 export type MatterEntity = Entity<typeof matterMachine>;
 

@@ -94,3 +94,66 @@ describe('If-Match on a Matter', () => {
     expect((await call(app, 'GET', `/matters/${id}`)).headers.etag).toBe(current);
   });
 });
+
+describe('If-Match on a Deadline Ladder and on an Enrollment (the one command handler checks it for every record)', () => {
+  it('a ladder: its version is its ETag; a tick, ack, monitor, satisfy or resolve on a stale one is 412 naming the current version, writing nothing', async () => {
+    const app = await testApp();
+    apps.push(app);
+    const ws = await workspace(app);
+    const matter = await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' });
+    const url = `${ws}/deadlines/${matter.body.matter.assetId}`;
+    const read = await call(app, 'GET', url);
+    expect(read.headers.etag).toBe(`"${read.body.version}"`);
+
+    const ticked = await call(app, 'POST', `${url}/tick`, { days: 1 }, { 'if-match': read.headers.etag as string });
+    expect(ticked.status).toBe(200);
+    const now = (await call(app, 'GET', url)).body.version;
+    expect(now).toBeGreaterThan(read.body.version);
+    expect(ticked.headers.etag).toBe(`"${now}"`);
+
+    for (const [door, body] of [
+      ['tick', { days: 1 }],
+      ['ack', { actor: 'Ada Lovelace' }],
+      ['monitor', { signerId: 'platform' }],
+      ['satisfy', { evidenceRef: 'docket:1' }],
+      ['resolve', { outcome: 'clientNotice' }],
+    ] as const) {
+      const stale = await call(app, 'POST', `${url}/${door}`, body, { 'if-match': read.headers.etag as string });
+      expect(stale.status, door).toBe(412);
+      expect(stale.body, door).toMatchObject({ code: 'VERSION_MISMATCH', assetId: matter.body.matter.assetId, currentVersion: now });
+    }
+    expect((await call(app, 'GET', url)).body.version).toBe(now);
+    // On the current version the write runs.
+    expect((await call(app, 'POST', `${url}/monitor`, { signerId: 'platform' }, { 'if-match': `"${now}"` })).status).toBe(200);
+  });
+
+  it('an Enrollment: its version is in its row; an amendment or revocation on a stale one is 412, and a first enrollment takes If-Match "0" only', async () => {
+    const app = await testApp();
+    apps.push(app);
+    const F = `/firms/${(await call(app, 'POST', '/firms')).body.firm.id}`;
+    const member = 'mb_fixture_eligible';
+    expect((await call(app, 'POST', `${F}/enrollments`, { memberId: member }, { 'if-match': '"3"' })).status).toBe(412);
+    const enrolled = await call(app, 'POST', `${F}/enrollments`, { memberId: member }, { 'if-match': '"0"' });
+    expect(enrolled.status).toBe(201);
+    const { version, enrollmentId } = enrolled.body.enrollment;
+    expect(enrolled.headers.etag).toBe(`"${version}"`);
+
+    const amended = await call(app, 'POST', `${F}/enrollments`, { memberId: member, grants: ['remittance'] }, { 'if-match': `"${version}"` });
+    expect(amended.status).toBe(201);
+    expect(amended.body.act).toBe('amended');
+    const current = amended.body.enrollment.version;
+    expect(current).toBe(version + 1);
+
+    const staleAmend = await call(app, 'POST', `${F}/enrollments`, { memberId: member, grants: ['routing'] }, { 'if-match': `"${version}"` });
+    expect(staleAmend.status).toBe(412);
+    expect(staleAmend.body).toMatchObject({ code: 'VERSION_MISMATCH', enrollmentId, currentVersion: current });
+    const staleRevoke = await call(app, 'POST', `${F}/enrollments/${member}/revoke`, {}, { 'if-match': `"${version}"` });
+    expect(staleRevoke.status).toBe(412);
+    const rows = (await call(app, 'GET', `${F}/enrollments`)).body.results;
+    expect(rows).toEqual([expect.objectContaining({ enrollmentId, version: current, status: 'amended' })]);
+
+    const revoked = await call(app, 'POST', `${F}/enrollments/${member}/revoke`, {}, { 'if-match': `"${current}"` });
+    expect(revoked.status).toBe(200);
+    expect(revoked.headers.etag).toBe(`"${current + 1}"`);
+  });
+});

@@ -12,12 +12,13 @@ import { empty, listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
 import { Type } from '@sinclair/typebox';
-import { Strict, Text } from '../schemas/common.ts';
+import { IfMatchHeaders, Strict, Text } from '../schemas/common.ts';
 import { actorKeyRefusal, EnrollmentBody, FirmMemberParams, FirmParams, FirmRoutingBody, meritsKeyRefusal } from '../schemas/grains.ts';
 import { FirmDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import { firmConflictRoutes } from './conflicts.ts';
 import { optionalBody } from '../json-body.ts';
+import { expectedVersionOf, tagVersion } from '../versions.ts';
 
 const RevokeBody = Strict({ reason: Type.Optional(Text(500)) }, { description: 'optional: why the member revokes', examples: [{ reason: 'leaving the firm' }] });
 
@@ -46,17 +47,19 @@ export async function firmRoutes(app: FastifyInstance, { services }: { services:
       return listed(rows, `no member has enrolled: POST /firms/${request.grain}/enrollments {"memberId": …} executes an Enrollment (members: GET /firms/${request.grain}/fixtures)`, { firmId: request.grain });
     });
 
-    firm.post('/firms/:firmId/enrollments', { schema: { params: FirmParams, body: EnrollmentBody, ...R.enroll } }, async (request, reply) => {
+    firm.post('/firms/:firmId/enrollments', { schema: { params: FirmParams, headers: IfMatchHeaders, body: EnrollmentBody, ...R.enroll } }, async (request, reply) => {
       const body = request.body;
-      const result = await firms.enroll(request.grain, body.memberId, body.grants);
+      const result = await firms.enroll(request.grain, body.memberId, body.grants, expectedVersionOf(request));
+      tagVersion(reply, result.entity.version);
       return reply.status(201).send(ok({ act: result.act, enrollment: enrollmentRow(result.entity), ceremony: result.ceremony, ...('then' in result && result.then ? { then: result.then } : {}) }));
     });
 
     firm.post('/firms/:firmId/enrollments/:memberId/revoke', {
-      schema: { params: FirmMemberParams, body: RevokeBody, ...R.revoke },
+      schema: { params: FirmMemberParams, headers: IfMatchHeaders, body: RevokeBody, ...R.revoke },
       preValidation: optionalBody,
-    }, async (request) => {
-      const { entity, revocation } = await firms.revoke(request.grain, request.params.memberId);
+    }, async (request, reply) => {
+      const { entity, revocation } = await firms.revoke(request.grain, request.params.memberId, expectedVersionOf(request));
+      tagVersion(reply, entity.version);
       return ok({ enrollment: enrollmentRow(entity), revocation });
     });
 

@@ -4,7 +4,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matter-types.ts';
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
@@ -12,12 +12,13 @@ import { refusal } from '../../domain/refusals.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
+import { expectedVersionOf, tagVersion } from '../versions.ts';
 import { optionalBody } from '../json-body.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { SIGNED_CALLBACK, SIGNED_NOT_KEYED } from '../supply-callback.ts';
-import { MatterParams } from '../schemas/common.ts';
-import { AdvanceBody, IfMatchHeaders, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListAssetsQuery, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
+import { IfMatchHeaders, MatterParams } from '../schemas/common.ts';
+import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListAssetsQuery, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
 import { MatterDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 
@@ -28,14 +29,7 @@ declare module 'fastify' {
   }
 }
 
-/** The version a write's If-Match names (its schema admits only `"<digits>"` or `*`); undefined: the write is unconditional. */
-function expectedVersionOf(request: FastifyRequest): number | undefined {
-  const given = request.headers['if-match'];
-  return typeof given === 'string' && given !== '*' ? Number(given.slice(1, -1)) : undefined;
-}
 
-/** A Matter's version is its ETag: what a later write's If-Match names. */
-const tagVersion = (reply: FastifyReply, entity: MatterEntity) => reply.header('etag', `"${entity.version}"`);
 
 /** A read by id: at the top level it reaches every key's records (the id is the capability). */
 const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY } };
@@ -82,19 +76,19 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
 
   app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request, reply) => {
     const entity = await matters.get(request.grain, request.params.id);
-    tagVersion(reply, entity);
+    tagVersion(reply, entity.version);
     return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
   });
 
   app.post('/matters/:id/advance', { schema: { params: MatterParams, headers: IfMatchHeaders, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request, reply) => {
     const result = await matters.advance(request.grain, request.params.id, request.body, expectedVersionOf(request));
-    tagVersion(reply, result.entity);
+    tagVersion(reply, result.entity.version);
     return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
   app.post('/matters/:id/consent', { schema: { params: MatterParams, headers: IfMatchHeaders, body: ConsentBody, ...R.consent }, config: { door: 'client' } }, async (request, reply) => {
     const { entity, consentSeq } = await matters.consent(request.grain, request.params.id, request.body, expectedVersionOf(request));
-    tagVersion(reply, entity);
+    tagVersion(reply, entity.version);
     return ok({ matter: { id: entity.id, stage: stageOf(entity), consented: true as const }, consentSeq });
   });
 
@@ -110,7 +104,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   }, async (request, reply) => {
     const { entity, replayed } = await matters.gigResult(request.grain, request.params.id, request.body, request.delivery, expectedVersionOf(request));
     if (replayed) reply.header('idempotent-replayed', 'true');
-    tagVersion(reply, entity);
+    tagVersion(reply, entity.version);
     return ok({ matter: matterView(entity) });
   });
 
@@ -118,7 +112,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     const body = request.body;
     if (!body.instruction.trim()) throw refusal('INSTRUCTION_MISSING', {});
     const result = await matters.clientDirection(request.grain, request.params.id, body, expectedVersionOf(request));
-    tagVersion(reply, result.entity);
+    tagVersion(reply, result.entity.version);
     return ok({ matter: matterView(result.entity), directionSeq: result.directionSeq, ...(result.escalated ? { escalated: result.escalated } : {}) });
   });
 
@@ -142,7 +136,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
 
   app.post('/matters/:id/terminal', { schema: { params: MatterParams, headers: IfMatchHeaders, body: TerminalBody, ...R.terminal }, config: { door: 'client' } }, async (request, reply) => {
     const { entity, terminal } = await matters.terminal(request.grain, request.params.id, request.body, expectedVersionOf(request));
-    tagVersion(reply, entity);
+    tagVersion(reply, entity.version);
     return ok({ matter: matterView(entity), terminal });
   });
 

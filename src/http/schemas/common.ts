@@ -72,3 +72,11 @@ export const Enum = <T extends readonly string[]>(values: T, description?: strin
 // Path parameters are not strict: a grain prefix (`/workspaces/:workspaceId`) adds its own.
 export const MatterParams = Type.Object({ id: Id });
 export const WorkspaceParams = Type.Object({ workspaceId: Id });
+
+/**
+ * A write may be conditional: `If-Match: "<version>"` (the ETag of the record
+ * as read: a Matter, a Deadline Ladder, an Enrollment), or `*` for any.
+ */
+export const IfMatchHeaders = Type.Object({
+  'if-match': Opt(Type.String({ pattern: '^("[0-9]{1,15}"|\\*)$', description: 'the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written', examples: ['"3"'] })),
+});

@@ -83,7 +83,7 @@ export const Refusal = named('Refusal', Strict({
   fix: Opt(Type.String({ description: 'what to do instead' })),
   results: Opt(Arr(Type.Unknown(), { maxItems: 0, description: 'on a typed EMPTY: the empty set' })),
   matterId: Opt(Str),
-  currentVersion: Opt(Type.Integer({ description: 'on VERSION_MISMATCH: the Matter\'s version now' })),
+  currentVersion: Opt(Type.Integer({ description: 'on VERSION_MISMATCH: the record\'s version now' })),
   committedAt: Opt(Type.String({ description: 'on IDEMPOTENCY_ANSWER_LOST: when the first request under the key committed' })),
   wrote: Opt(Arr(Str, { description: 'on IDEMPOTENCY_ANSWER_LOST: the records (stream ids) the first request wrote' })),
   status: Opt(ref(MatterStatus)),
@@ -301,6 +301,7 @@ export const Ceremony = named('Ceremony', Strict({
 export const Enrollment = named('Enrollment', Strict({
   memberId: StrEx(EXAMPLE.member),
   enrollmentId: StrEx(EXAMPLE.enrollment),
+  version: Type.Integer({ minimum: 1, description: 'the Enrollment\'s version (its stream\'s): what an If-Match on its amendment or revocation names' }),
   status: StrEx('enrolled'),
   grants: Arr(ref(Grant)),
   standing: Strict({ credentialLive: Bool, standingFresh: Bool, coverageInForce: Bool }),

@@ -58,10 +58,6 @@ export const ListMattersQuery = Strict({
 
 export const ListAssetsQuery = Strict(Paging);
 
-/** A Matter write may be conditional: `If-Match: "<version>"` (the ETag of the Matter as read), or `*` for any. */
-export const IfMatchHeaders = Type.Object({
-  'if-match': Opt(Type.String({ pattern: '^("[0-9]{1,15}"|\\*)$', description: 'the Matter version the write was decided against, as its ETag gives it ("12"); a Matter that has moved on answers 412 VERSION_MISMATCH and nothing is written', examples: ['"3"'] })),
-});
 
 export const AdvanceBody = Strict({
   merits: Opt(Type.Object({ settlementUsd: Opt(Money) }, { additionalProperties: true })),

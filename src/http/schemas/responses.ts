@@ -51,7 +51,7 @@ export const door = <R extends Record<string, unknown>>(summary: string, descrip
 
 const NO_MATTER = refused('no such Matter here (another key\'s Matter answers the same)', ['MATTER_NOT_FOUND']);
 const MATTER_STATE = refused('the Matter waits on a Signer or on the Client\'s direction, or is terminal: this door does not apply now', ['MATTER_WAITING_ON_SIGNER', 'MATTER_NEEDS_CLIENT_DIRECTION', 'MATTER_TERMINAL', 'STATE_REFUSES']);
-const MOVED_ON = refused('If-Match names a version the Matter has moved on from (`currentVersion` says where it is): nothing written', ['VERSION_MISMATCH']);
+const MOVED_ON = refused('If-Match names a version the record has moved on from (`currentVersion` says where it is): nothing written', ['VERSION_MISMATCH']);
 /** A Signer's answer the Matter is not waiting for. */
 const NOT_AWAITED = refused('no Gig is pending, the Gig is not the pending one, or the Matter is terminal', ['NO_PENDING_GIG', 'GIG_MISMATCH', 'MATTER_TERMINAL', 'MATTER_NEEDS_CLIENT_DIRECTION', 'STATE_REFUSES']);
 /** What the Gate refuses in a Signer's answer: the Attestation, or the Signer. */
@@ -185,12 +185,14 @@ export const FirmDoors = {
   enroll: door('Enroll a member', 'A member executes grants to the firm (roster, remittance, routing): a new Enrollment, or an amendment adding grants. The ceremony is journaled.', {
     201: Ok({ act: Type.Union([Type.Literal('enrolled'), Type.Literal('amended')]), enrollment: ref(Enrollment), ceremony: ref(Ceremony), then: Opt(ref(Ceremony)) }, 'the executed grant'),
     409: refused('the member already holds every grant asked', ['NOTHING_TO_AMEND']),
+    412: MOVED_ON,
     422: refused('an unknown member, an unknown grant, or no grant', ['UNKNOWN_MEMBER', 'UNKNOWN_GRANT', 'NO_GRANT']),
   }),
   revoke: door('Revoke a member\'s Enrollment', 'The member revokes its grants; the revocation is journaled and the roster blanks the row.', {
     200: Ok({ enrollment: ref(Enrollment), revocation: ref(Ceremony) }, 'the revocation record'),
     404: refused('the member holds no Enrollment here', ['ENROLLMENT_NOT_FOUND']),
     409: refused('already revoked', ['ALREADY_REVOKED']),
+    412: MOVED_ON,
     422: refused('an unknown member', ['UNKNOWN_MEMBER']),
   }),
   roster: door('Read the firm\'s roster', 'Rows derived from members\' live Enrollments with the roster grant, each with its eligibility, plus the declared synthetic probe act.', {
@@ -250,12 +252,14 @@ export const DeadlineDoors = {
   tick: door('Tick a Deadline Ladder', `Moves the ladder the given days toward its deadline and fires the rungs it crosses (each a reminder event). ${EXPLICIT}`, {
     200: Ok({ assetId: AssetId, daysUntilDeadline: Int, alarm: Alarm, ackRequiredToday: Bool, events: Arr(Obj({ rung: Str, atDaysRemaining: Int, kind: Str, seq: Int, deliverTo: Opt(Str) })), seq: Int }, 'days remaining after the tick and the rung events it fired'),
     404: NO_LADDER,
+    412: MOVED_ON,
     409: refused('the ladder refuses the tick: resolved, or past the deadline', ['TICK_REFUSED', 'LADDER_RESOLVED']),
     500: LADDER_UNREADABLE,
   }),
   ack: door('Acknowledge today\'s rung', 'A named human acknowledges the daily rung in the final week.', {
     200: Ok({ acked: Type.Literal(true), atDaysRemaining: Int, actor: StrEx('Ada Lovelace'), seq: Int }, 'the acknowledgment, journaled'),
     404: NO_LADDER,
+    412: MOVED_ON,
     409: refused('resolved, or no ack due today', ['NO_ACK_DUE', 'LADDER_RESOLVED']),
     422: refused('no named actor', ['ACTOR_MISSING']),
     500: LADDER_UNREADABLE,
@@ -263,12 +267,14 @@ export const DeadlineDoors = {
   monitor: door('Name the ladder\'s monitoring owner', 'Names who watches the ladder (a Signer id, or `platform`); until then its alarm is vacant.', {
     200: Ok({ monitoring: ref(Monitoring), vacant: Bool, alarm: Alarm, seq: Int }, 'the Monitoring owner, named'),
     404: NO_LADDER,
+    412: MOVED_ON,
     409: refused('the ladder is resolved', ['LADDER_RESOLVED']),
     500: LADDER_UNREADABLE,
   }),
   satisfy: door('Satisfy a Deadline Ladder', 'Closes the open occurrence by evidence (a receipt, a docket entry); a recurring ladder opens its next occurrence.', {
     200: Ok({ ...LadderFields, seq: Int }, 'the ladder after the evidence'),
     404: NO_LADDER,
+    412: MOVED_ON,
     409: refused('already closed', ['LADDER_RESOLVED']),
     422: refused('no evidenceRef', ['EVIDENCE_MISSING']),
     500: LADDER_UNREADABLE,
@@ -276,6 +282,7 @@ export const DeadlineDoors = {
   resolve: door('Resolve a ladder at its terminal rung', 'Closes the ladder for good at its terminal rung with one of the four terminal outcomes.', {
     200: Ok({ resolved: Nullable(ref(LadderResolution)), ladder: ref(DeadlineLadder), seq: Int }, 'resolved at the terminal rung'),
     404: NO_LADDER,
+    412: MOVED_ON,
     409: refused('not at the terminal rung, or already resolved', ['NOT_AT_TERMINAL_RUNG', 'LADDER_RESOLVED']),
     500: LADDER_UNREADABLE,
   }),

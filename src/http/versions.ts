@@ -1,0 +1,17 @@
+/**
+ * Conditional writes, for every record a write may be conditional on (a
+ * Matter, a Deadline Ladder, an Enrollment): the record's version is its
+ * ETag, and a write that sends `If-Match: "<version>"` runs only while the
+ * record is still at that version (checked in the record's mailbox by the
+ * command handler; 412 VERSION_MISMATCH otherwise, nothing written).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** The version a write's If-Match names (its schema admits only `"<digits>"` or `*`); undefined: the write is unconditional. */
+export function expectedVersionOf(request: FastifyRequest): number | undefined {
+  const given = request.headers['if-match'];
+  return typeof given === 'string' && given !== '*' ? Number(given.slice(1, -1)) : undefined;
+}
+
+/** A record's version as its ETag: what a later write's If-Match names. */
+export const tagVersion = (reply: FastifyReply, version: number) => reply.header('etag', `"${version}"`);
