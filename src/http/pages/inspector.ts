@@ -54,6 +54,29 @@ const STYLE = `
 figure#figure { margin:.3rem 0 0; padding:.3rem; }
 figure#figure figcaption { font-size:.85rem; }
 figure#figure[aria-busy=true] .diagram { opacity:.75; }
+.doors { background:#fff; border:1px solid var(--line); border-radius:8px; padding:.1rem .8rem .5rem; margin-top:.6rem; }
+.doors h2 { margin-top:.5rem; }
+.doors .columns { display:grid; grid-template-columns:repeat(auto-fit, minmax(18rem, 1fr)); gap:0 1.2rem; }
+.doors ul { list-style:none; padding-left:0; margin:.2rem 0; font-size:.9rem; }
+.doors li { margin:.2rem 0; }
+.doors details p { margin:.2rem 0 .2rem 1.2rem; }
+.doors summary { cursor:pointer; }
+.doors .edges { font:12px/1.4 ui-monospace, monospace; color:var(--ok); overflow-wrap:anywhere; }
+.pager { display:flex; flex-wrap:wrap; gap:.35rem; align-items:center; margin:.3rem 0; }
+.pager button { padding:.25rem .6rem; }
+.timeline { list-style:none; padding:0; margin:0; max-height:calc(100vh - 13rem); min-height:12rem; overflow:auto; border:1px solid var(--line); border-radius:6px; background:#fff; }
+.fact { border-bottom:1px solid var(--line); padding:.3rem .6rem; }
+.fact.selected { background:#eef3fb; box-shadow:inset 4px 0 0 var(--accent); }
+.fact-head { display:flex; flex-wrap:wrap; justify-content:space-between; gap:.2rem .6rem; align-items:baseline; }
+.fact time { color:var(--muted); font-size:.82rem; }
+.pick { background:#fff; color:var(--ink); border:1px solid var(--line); padding:.1rem .5rem; text-align:left; font-size:.9rem; }
+.pick[aria-pressed=true] { border:2px solid var(--accent); font-weight:600; }
+.pick[aria-pressed=true]::after { content:" ◀ shown"; color:var(--accent); font-weight:600; }
+.pick .seq { font-family:ui-monospace, monospace; }
+.facts { display:grid; grid-template-columns:max-content 1fr; gap:0 .6rem; margin:.2rem 0; font-size:.84rem; }
+.facts dt { color:var(--muted); } .facts dd { margin:0; overflow-wrap:anywhere; }
+.fact details summary { font-size:.84rem; cursor:pointer; color:var(--accent); }
+.fact pre { font-size:12px; max-height:16rem; margin:.2rem 0; }
 `;
 
 const LEGEND = [
