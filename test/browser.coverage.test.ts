@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readMachinesIn } from '../src/diagrams/at-ref.ts';
+import { commitOf, readMachinesIn } from '../src/diagrams/at-ref.ts';
 import { readCoverageFile, type CoverageFile } from '../src/diagrams/coverage.ts';
 import { TRANSITION_TOKEN } from '../src/diagrams/names.ts';
 import { MACHINES } from '../src/diagrams/registry.ts';
@@ -178,7 +178,7 @@ describe('a machine change, drawn', () => {
     const reviewed = review(MACHINES.map((m, i) => ({ name: m.name, title: m.title, source: m.source, now: (after[i] as { model: never }).model, coverage: readCoverageFile(m.name) })), before);
     const diff = reviewed.find((r) => r.name === 'matter')!.diff!;
     expect(diff.changes.map((c) => c.mark).sort()).toEqual(['added', 'changed', 'removed']);
-    const svg = await diffSvg(diff, { ref: 'main', commit: '0'.repeat(40) });
+    const svg = await diffSvg(diff, { ref: 'this checkout', commit: commitOf(PACKAGE_ROOT, 'HEAD') ?? 'HEAD' });
     const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
     await page.setContent(`<!doctype html><body style="margin:0;background:#fff">${svg.replace(/^<\?xml[^>]*>\s*(<!DOCTYPE[^>]*>)?/, '')}</body>`);
     for (const mark of ['added', 'removed', 'changed']) expect(await page.locator(`svg g.diff-${mark}`).count(), mark).toBeGreaterThan(0);

@@ -53,7 +53,7 @@ const STYLE = `
 .grid { display:grid; grid-template-columns:minmax(0, 2fr) minmax(20rem, 1fr); gap:1rem; align-items:start; }
 .grid > * { min-width:0; }
 @media (max-width: 1000px) { .grid { grid-template-columns:minmax(0, 1fr); } }
-#diagram { max-height:calc(100vh - 8rem); min-height:16rem; }
+#diagram { min-height:16rem; }
 figure#figure { margin:.3rem 0 0; padding:.3rem; }
 figure#figure figcaption { font-size:.85rem; }
 .panel { background:#fff; border:1px solid var(--line); border-radius:8px; padding:.1rem .8rem .6rem; margin-bottom:.8rem; }
