@@ -6,7 +6,9 @@
  * Environment knobs for quick runs while developing: BENCH_SECONDS (per door,
  * default 10), BENCH_MATTERS (default 100000), BENCH_SAMPLE (default 20000),
  * BENCH_EVENTS (default 1000000), BENCH_ENGINE_POOL (default 8000),
- * BENCH_COLD_MATTERS (default 30000), BENCH_ONLY (comma list of bench names).
+ * BENCH_COLD_MATTERS (default 30000), BENCH_POPULATION (default
+ * "10000,100000,1000000") with BENCH_POPULATION_JOURNALS (default
+ * "sqlite,postgres"), BENCH_ONLY (comma list of bench names).
  */
 import { cpus } from 'node:os';
 
@@ -24,6 +26,7 @@ const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['events-paging', () => import('./events-paging.ts')],
   ['rate-limit', () => import('./rate-limit.ts')],
   ['inspector', () => import('./inspector.ts')],
+  ['population', () => import('./population.ts')],
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
