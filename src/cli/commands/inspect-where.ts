@@ -67,7 +67,7 @@ export function renderPopulation(p: Population, where: string): string {
   if (p.facets.length) {
     lines.push('', 'facets (of the records still open):', ...columns(p.facets.map((f): [string, string] => [`${f.name} ${f.count}`, f.description])));
     const byState = counted.filter((s) => s.facets.some((f) => f.count > 0)).map((s): [string, string] => [s.path, s.facets.filter((f) => f.count > 0).map((f) => `${f.name} ${f.count}`).join(', ')]);
-    if (byState.length) lines.push(...columns(byState.map(([state, facets]) => [`  in ${state}`, facets])));
+    if (byState.length) lines.push('by state:', ...columns(byState.map(([state, facets]) => [state, facets])));
   }
   const taken = p.transitions.filter((t) => t.count > 0);
   lines.push('', taken.length ? `transitions taken (${taken.length} of ${p.transitions.length} edges):` : `transitions taken: none of ${p.transitions.length} edges`, ...taken.map((t) => `  ${String(t.count).padStart(6)}  ${t.edge}`));
