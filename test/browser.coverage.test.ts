@@ -175,7 +175,14 @@ describe('a machine change, drawn', () => {
     writeFileSync(file, text);
     const sources = MACHINES.map((m) => ({ source: m.source, id: m.machine.id }));
     const [before, after] = [readMachinesIn(PACKAGE_ROOT, sources), readMachinesIn(dir, sources)];
-    const reviewed = review(MACHINES.map((m, i) => ({ name: m.name, title: m.title, source: m.source, now: (after[i] as { model: never }).model, coverage: readCoverageFile(m.name) })), before);
+    const reviewed = review(
+      MACHINES.map((m, i) => {
+        const read = after[i];
+        if (read.status !== 'read') throw new Error(`${m.source}: ${JSON.stringify(read)}`);
+        return { name: m.name, title: m.title, source: m.source, now: read.model, coverage: readCoverageFile(m.name) };
+      }),
+      before,
+    );
     const diff = reviewed.find((r) => r.name === 'matter')!.diff!;
     expect(diff.changes.map((c) => c.mark).sort()).toEqual(['added', 'changed', 'removed']);
     const svg = await diffSvg(diff, { ref: 'this checkout', commit: commitOf(PACKAGE_ROOT, 'HEAD') ?? 'HEAD' });
