@@ -102,6 +102,18 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 const STANDING_COLUMNS: Array<[name: string, type: string]> = [['grain', 'TEXT'], ['path', 'TEXT'], ['facets', 'INTEGER'], ['since_seq', 'INTEGER'], ['since', 'TEXT']];
 const POPULATION_INDEX = 'CREATE INDEX IF NOT EXISTS snapshots_population ON snapshots (grain, machine, path, since_seq, version, facets)';
 
+/** Rows of `[...key, ...numbers]` with the same key (their first `keyLength` values) summed into one. */
+function summed(rows: unknown[][], keyLength: number): unknown[][] {
+  const sums = new Map<string, unknown[]>();
+  for (const row of rows) {
+    const key = JSON.stringify(row.slice(0, keyLength));
+    const sum = sums.get(key);
+    if (!sum) sums.set(key, [...row]);
+    else for (let i = keyLength; i < row.length; i++) sum[i] = (sum[i] as number) + (row[i] as number);
+  }
+  return [...sums.values()];
+}
+
 /** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
 export const HEAD_CACHE_SIZE = 100_000;
 
@@ -299,7 +311,8 @@ export class SqliteJournal implements JournalStore {
     if (staged.length === 0 && work.length === 0) return this.settled();
     this.inFlight = { staged, work, versions, seqs };
     this.writer.ref();
-    this.writer.postMessage(out);
+    // A batch of many commits to one grain adds to its counts once.
+    this.writer.postMessage({ ...out, ledger: summed(out.ledger, 2), edges: summed(out.edges, 3) });
   }
 
   /** The writer's answer for the batch in flight. */
