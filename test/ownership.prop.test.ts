@@ -38,7 +38,7 @@ it('two keys never touch or see each other\'s records, whatever the interleaving
           return;
         }
         if (c.kind === 'read') {
-          for (const path of ['/matters', '/assets', '/events']) {
+          for (const path of ['/matters', '/assets', '/events', '/inspection/matters', '/inspection/deadlines', '/inspection/matters/states/open.intake', '/inspection/matters/states/lapsed']) {
             const text = (await call(app, 'GET', path, undefined, k.headers)).raw;
             for (const m of owned[1 - c.by]) expect(text).not.toContain(m.id);
           }
@@ -65,6 +65,9 @@ it('two keys never touch or see each other\'s records, whatever the interleaving
           expect(subjects.has(m.id)).toBe(false);
           expect(subjects.has(m.assetId)).toBe(false);
         }
+        // Where its Matters gather counts exactly its own.
+        const gathered = (await call(app, 'GET', '/inspection/matters', undefined, keys[by].headers)).body;
+        expect(gathered.type === 'EMPTY' ? 0 : gathered.population.total).toBe(owned[by].length);
         const streams = await Promise.all(owned[by].map((m) => app.services.journal.readStream(m.id)));
         for (const stream of streams) for (const e of stream) expect(e.grain).toBe(keys[by].grain);
       }
