@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { registeredSigners } from './domain/registered-signers.ts';
+import { supplySecretOf } from './domain/supply-secret.ts';
 import { fixtureSignerRegistry, type SignerRegistry } from './domain/signer-registry.ts';
 import { simulatedSupplyNetwork, type SupplyNetwork } from './domain/supply-network.ts';
 import { createBus } from './engine/bus.ts';
@@ -26,7 +27,6 @@ import { Webhooks, type WebhookOptions } from './engine/webhooks.ts';
 import { Workspaces } from './engine/workspaces.ts';
 import { build, type HttpOptions } from './http/app.ts';
 import type { Services } from './http/services.ts';
-import { supplySecretOf } from './http/supply-callback.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import type { JournalStore } from './journal/store.ts';
 

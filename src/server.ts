@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clockFromEnv } from './domain/clock.ts';
 import { parseSignerRegistry, signerRegistryFile } from './domain/registered-signers.ts';
+import { supplySecretFromEnv } from './domain/supply-secret.ts';
 import { createApp } from './compose.ts';
 import { drainSecondsOf, installDrain } from './http/drain.ts';
 import { edgeLimitsFromEnv } from './http/edge-limits.ts';
@@ -47,7 +48,7 @@ export async function start(options: StartOptions = {}) {
   const settings = {
     clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
     signers: signerRegistryFile(registry),
-    supplySecret: process.env.LEGALWORK_SUPPLY_SECRET,
+    supplySecret: supplySecretFromEnv(process.env),
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
     webhooks: webhookOptionsFromEnv(process.env),

@@ -1,6 +1,7 @@
 /**
  * The layers a write crosses import only downward: route → engine →
- * machines and domain → journal → lib. `machines/` imports nothing from
+ * machines and domain → journal → lib, and the CLI, a client, never reaches
+ * into the HTTP edge or the engine. `machines/` imports nothing from
  * `src/` (the deciders name their refusals; the catalog words them), and the
  * journal knows neither the domain nor the engine. Read off the sources'
  * import statements (type-only ones included), so a new upward import fails
@@ -14,6 +15,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 /** Each layer by the directory that holds it, and the layers below it that it may import. */
 const LAYERS: Record<string, { dir: string; may: string[] }> = {
+  // The CLI is a client of the service: it reads the domain's settings (the supply network's secret) where the service does, never through the HTTP edge or the engine.
+  cli: { dir: 'src/cli', may: ['machines', 'domain', 'journal', 'lib'] },
   http: { dir: 'src/http', may: ['engine', 'machines', 'domain', 'journal', 'lib'] },
   engine: { dir: 'src/engine', may: ['machines', 'domain', 'journal', 'lib'] },
   domain: { dir: 'src/domain', may: ['machines', 'journal', 'lib'] },

@@ -35,18 +35,6 @@ export const SIGNED_CALLBACK =
 /** How far a signature's timestamp may stand from now, either way (Standard Webhooks' tolerance). */
 export const TOLERANCE_SECONDS = 5 * 60;
 
-const SECRET = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
-const MIN_SECRET_BYTES = 24;
-
-/** Checks the configured secret at start-up: a malformed one would refuse every callback, so it refuses to start instead. */
-export function supplySecretOf(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!SECRET.test(value) || Buffer.from(value.slice('whsec_'.length), 'base64').length < MIN_SECRET_BYTES) {
-    throw new Error(`LEGALWORK_SUPPLY_SECRET must be "whsec_" followed by the base64 of at least ${MIN_SECRET_BYTES} random bytes (the supply network's Standard Webhooks signing secret)`);
-  }
-  return value;
-}
-
 /**
  * The signature check of every door whose config says `signedCallback`: the
  * app's first preValidation hook (installed ahead of the Idempotency-Key's,

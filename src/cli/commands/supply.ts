@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { supplySecretOf } from '../../http/supply-callback.ts';
+import { SUPPLY_SECRET_SETTING, supplySecretOf } from '../../domain/supply-secret.ts';
 import { optionalInt, optionalString, UsageError, type Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readJsonBody } from '../json-input.ts';
@@ -35,9 +35,9 @@ const sign: Command = {
   async run(ctx) {
     let secret: string | undefined;
     try {
-      secret = supplySecretOf(optionalString(ctx.values, 'secret') ?? ctx.env.LEGALWORK_SUPPLY_SECRET);
+      secret = supplySecretOf(optionalString(ctx.values, 'secret') ?? ctx.env[SUPPLY_SECRET_SETTING], `--secret (or ${SUPPLY_SECRET_SETTING})`);
     } catch (error) {
-      throw new UsageError((error as Error).message.replace('LEGALWORK_SUPPLY_SECRET must be', '--secret (or LEGALWORK_SUPPLY_SECRET) must be'));
+      throw new UsageError((error as Error).message);
     }
     if (!secret) throw new UsageError('--secret is required (or set LEGALWORK_SUPPLY_SECRET): the supply network secret, whsec_…');
     const id = optionalString(ctx.values, 'id') ?? `msg_${randomUUID()}`;
