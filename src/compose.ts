@@ -39,7 +39,7 @@ export interface AppOptions extends HttpOptions {
   /** The supply network's Standard Webhooks signing secret (`whsec_…`); unset, the top-level callback door is BLOCKED. */
   supplySecret?: string;
   sandboxTtlSeconds?: number;
-  /** Wall clock (ms) for sandbox TTLs, the creation bound and the 24 hours an idempotency record is kept; tests inject one. */
+  /** Wall clock (ms) for sandbox TTLs, the creation bound, the 24 hours an idempotency record is kept and API keys' expiries and last uses; tests inject one. */
   sandboxNow?: () => number;
   /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
   creationBound?: Partial<CreationBoundOptions>;
@@ -76,7 +76,7 @@ export function createServices(options: AppOptions): Services {
     supplySecret: supplySecretOf(options.supplySecret),
     matters,
     ladders,
-    keys: new Keys(supervisor),
+    keys: new Keys(supervisor, { now: options.sandboxNow }),
     workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
     // Admissions are counted where the journal is shared: on PostgreSQL, in its database, so every process on it
     // counts the same ones; on the embedded journal (one process per file) in this process's memory. Chosen here, by

@@ -33,7 +33,7 @@ describe('the spend ceiling under concurrent paid acts', () => {
         for (const t of refused) expect(spent + price(t)).toBeGreaterThan(ceiling);
         // A fresh fold of the key's stream, as after a restart, finds the same spend.
         const record = await new Keys(app.services.supervisor).lookup(issued.body.key);
-        expect(record?.committedUsd).toBe(spent);
+        expect(record?.owner.committedUsd).toBe(spent);
       }),
       { numRuns: 30 },
     );

@@ -67,7 +67,10 @@ export type EventKind = keyof typeof EVENT_KINDS;
 
 /** The service's own facts, in grains no door reads; what each records, and its data (no schema: the contract never answers them). */
 export const INTERNAL_EVENT_KINDS = {
-  'key.issued': 'an API key issued (its hash); data: keyId, keyHash, email, building, spendCeilingUsd',
+  'key.issued': 'an API key issued (its hash); data: keyId, keyHash, email, building, spendCeilingUsd, and on a successor ownerId, ownerStream (the first key\'s stream, which keeps the spend), predecessorId, predecessorHash',
+  'key.rolled': 'an API key rolled: its successor issued in the same transaction; data: keyId, successorId, expiresAt (when the rolled key stops being honoured), secret (what the successor key is derived from, with the rolled key)',
+  'key.revoked': 'an API key revoked by its holder, refused from then on; data: keyId, revokedAt',
+  'key.used': 'an API key honoured, journaled at most once an hour per key and process (its last use, to the hour); data: keyId, usedAt',
   'key.spend.reserved': 'a paid act reserved against a key\'s spend ceiling; data: ref, amountUsd, act',
   'key.spend.released': 'a reservation released; data: ref, amountUsd, reason',
   'outbox.delivered': 'an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}',

@@ -38,6 +38,23 @@ export const REFUSALS = {
     fix: 'POST /keys',
     says: (a) => `${a.method} ${a.url} writes on the top-level surface and needs an API key: POST /keys with your email (a key is shown once), then send Authorization: Bearer <key>. Sandbox grains (POST /workspaces) stay keyless.${a.mandate ? ' An X-Mandate header is carried as provenance only and never stands in for a key.' : ''}`,
   }),
+  KEY_REVOKED: entry<{ keyId: string; at: string; successorId: string | null }>({
+    status: 401,
+    fix: 'POST /keys',
+    says: (a) =>
+      `API key ${a.keyId} was revoked at ${a.at}: it is refused on every door from then on and nothing it sends is run. ` +
+      (a.successorId ? `Its successor ${a.successorId} (issued when it was rolled) owns its records and spend: send that key instead (GET /keys/self with it shows its state)` : 'Issue a new key with POST /keys; the records this key opened stay readable by id'),
+  }),
+  KEY_EXPIRED: entry<{ keyId: string; at: string; successorId: string }>({
+    status: 401,
+    fix: 'GET /keys/self',
+    says: (a) => `API key ${a.keyId} was rolled, and its grace period ended at ${a.at}: it is refused on every door from then on and nothing it sends is run. Its successor ${a.successorId} owns its records and spend: send that key instead (GET /keys/self with it shows its state)`,
+  }),
+  KEY_ALREADY_ROLLED: entry<{ keyId: string; successorId: string; expiresAt: string }>({
+    status: 409,
+    fix: 'GET /keys/self',
+    says: (a) => `API key ${a.keyId} was already rolled: its successor is ${a.successorId}, and this key is honoured until ${a.expiresAt}. A key rolls once; roll the successor (POST /keys/self/roll with it) to roll again, or end this one now with POST /keys/self/revoke`,
+  }),
   INVALID_PROVENANCE: entry<{ header: string; limit: number }>({ status: 422, fix: 'send X-Actor and X-Mandate within their lengths, or not at all', says: (a) => `${a.header} must be 1 to ${a.limit} characters; it is carried as provenance only, never as proof` }),
   SPEND_CEILING: entry<{ act: string; priceUsd: number; committedUsd: number; ceiling: number }>({
     status: 403,

@@ -28,6 +28,7 @@ import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
+import { unguarded } from './write-guard.ts';
 
 /** The grain of idempotency records; no route resolves to it. */
 export const IDEMPOTENCY_GRAIN = 'idempotency';
@@ -83,10 +84,12 @@ const requests = new AsyncLocalStorage<Claim>();
 
 /**
  * Runs `work` outside the request's claim: bookkeeping around a command (a
- * key's spend reservation before it, the release after a refusal) is not the
- * command, and must never carry its record.
+ * key's spend reservation before it, the release after a refusal, a webhook
+ * delivery, an effect's answer) is not the command, and must never carry its
+ * record, nor the check of the key the request presented (`write-guard.ts`;
+ * the spend reservation joins that check itself).
  */
-export const asBookkeeping = <T>(work: () => T): T => requests.exit(work);
+export const asBookkeeping = <T>(work: () => T): T => requests.exit(() => unguarded(work));
 
 /** The claim's record, when this append is the first write of a claimed request's command; else undefined. */
 export function recordJoining(supervisor: Supervisor, writes: StreamWrite[]): { write: StreamWrite; failed(error: unknown): unknown } | undefined {

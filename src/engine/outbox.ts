@@ -19,6 +19,7 @@
  */
 import { VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
+import { asBookkeeping } from './idempotency.ts';
 
 /** The grain of delivery records; no route resolves to it. */
 export const OUTBOX_GRAIN = 'outbox';
@@ -70,7 +71,8 @@ export class Outbox {
     const id = consumer.idOf(intent);
     let attempt = this.attempts.get(id);
     if (!attempt) {
-      attempt = this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent).finally(() => this.attempts.delete(id));
+      // The effect answers for the intent a commit journaled, not for the request that made it: its answer is journaled whatever became of that request's key.
+      attempt = asBookkeeping(() => this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent)).finally(() => this.attempts.delete(id));
       this.attempts.set(id, attempt);
     }
     return attempt;

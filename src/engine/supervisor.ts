@@ -25,7 +25,7 @@ import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom 
 import type { Fact } from '../../machines/fact.ts';
 import type { Clock } from '../domain/clock.ts';
 import { refusal } from '../domain/refusals.ts';
-import type { EntityHead, JournalEvent, JournalStore, NewEvent, StreamWrite } from '../journal/store.ts';
+import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, machineTag, placed, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState } from './entity.ts';
@@ -33,6 +33,10 @@ import { standingOf } from './standing.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from '../lib/mailboxes.ts';
+import { writeGuard } from './write-guard.ts';
+
+/** How many times an append is tried while the guard's stream keeps moving (a key rolled meanwhile) before its conflict is the caller's. */
+const GUARD_RETRIES = 5;
 
 /** How many initial states `initialState` keeps: a recently used one is kept, however many unique inputs pass between its uses. */
 const INITIAL_STATES_KEPT = 64;
@@ -303,25 +307,34 @@ export class Supervisor {
    * durable. The first write of a request under an Idempotency-Key carries
    * its record in the same transaction (`recordJoining`); the record is the
    * idempotency grain's own, so it is neither answered nor announced here.
+   * Every write of a request that presented an API key carries the key's
+   * check (`writeGuard`, first, so its conflict is the one reported): when the
+   * key was rolled meanwhile the append is tried again, and when it was
+   * revoked or has expired the append is refused, having written nothing.
    */
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
-    const record = recordJoining(this, writes);
-    let written: JournalEvent[];
-    if (record) {
+    const guard = writeGuard();
+    for (let attempt = 1; ; attempt++) {
+      const check = guard?.check() ?? null;
+      const record = recordJoining(this, writes);
+      let written: JournalEvent[];
       try {
-        written = await this.journal.append(grain, [...writes, record.write]);
+        written = await this.journal.append(grain, [...(check ? [check] : []), ...writes, ...(record ? [record.write] : [])]);
       } catch (error) {
-        throw record.failed(error);
+        const failure = record ? record.failed(error) : error;
+        if (check && error instanceof VersionConflict && error.stream === check.stream && attempt < GUARD_RETRIES) {
+          await guard!.moved();
+          continue;
+        }
+        throw failure;
       }
-      written = written.filter((e) => e.stream !== record.write.stream);
-    } else {
-      written = await this.journal.append(grain, writes);
+      if (record) written = written.filter((e) => e.stream !== record.write.stream);
+      this.appends++;
+      for (const w of writes) this.stored.delete(w.stream);
+      this.keepOpened(writes, written);
+      this.bus.emit('committed', written);
+      return written;
     }
-    this.appends++;
-    for (const w of writes) this.stored.delete(w.stream);
-    this.keepOpened(writes, written);
-    this.bus.emit('committed', written);
-    return written;
   }
 
   /**

@@ -2,13 +2,18 @@
  * Authentication and the hard spend ceiling, for every route of the app.
  *
  * - A presented key (`Authorization: Bearer <key>`) is always checked: an
- *   unknown or malformed one is 401, on any door.
+ *   unknown or malformed one is 401, on any door, and so is one revoked, or
+ *   rolled and past its expiry (`keyState` in `engine/keys.ts` decides, once).
+ *   The rest of the request runs under the key's guard: each of its writes
+ *   checks the key again in its own transaction, so a key revoked while the
+ *   request runs has nothing written after its revocation.
  * - Reads are keyless, and so is everything inside a sandbox grain
  *   (`/workspaces/{id}`, `/tenants/{id}`, `/firms/{id}`). Every other write on
  *   the top-level surface needs a key: 401 naming `POST /keys` without one.
  *   This is default-deny: a top-level write needs a key unless its route opts
  *   out with `config.keyless` (a reason), as sandbox provisioning, the key
- *   door and the doors blocked to every caller do.
+ *   door and the doors blocked to every caller do. The doors about the
+ *   presenting key itself (`/keys/self…`) need it on every method.
  * - `X-Actor` and `X-Mandate` are carried as provenance and never trusted as
  *   proof: they never raise the caller's tier.
  * - A route whose `config.paidAct` names a price reserves it against the key's
@@ -18,9 +23,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTier } from '../domain/access.ts';
 import type { PaidActPrice } from '../domain/paid-acts.ts';
-import type { Refusal } from '../domain/refusal.ts';
+import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import type { KeyRecord } from '../engine/keys.ts';
+import type { KeyGuard, KeyRecord, Keys } from '../engine/keys.ts';
+import { guardWrites } from '../engine/write-guard.ts';
 import type { Services } from './services.ts';
 
 export interface Provenance {
@@ -41,6 +47,8 @@ declare module 'fastify' {
     access: Access;
     /** The reservation a paid act holds while it runs. */
     reservation?: { key: KeyRecord; ref: string };
+    /** The guard the request's writes carry, for the key it presented (closed once it is answered). */
+    keyGuard?: KeyGuard;
   }
   interface FastifyContextConfig {
     /** Why this top-level write needs no key (sandbox provisioning, a door blocked to every caller). */
@@ -56,9 +64,48 @@ const SANDBOX_GRAIN = /^\/(workspaces|tenants|firms)\/:[^/]+/;
 
 const PROVENANCE_LIMITS = { 'x-actor': 200, 'x-mandate': 4000 } as const;
 
-/** Does this route, as registered, need a key? Not a read, not a route that says why it needs none (`config.keyless`), not a sandbox grain's. */
+/** The doors about the presenting key itself: they need it, reads included. */
+const KEY_ITSELF = /^\/keys\/self(\/|$)/;
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/** Does this route, as registered, need a key? A door about the key itself does; else not a read, not a route that says why it needs none (`config.keyless`), not a sandbox grain's. */
 export function needsKey(method: string, url: string, keyless?: string): boolean {
-  return !READS.has(method) && keyless === undefined && !SANDBOX_GRAIN.test(url);
+  return KEY_ITSELF.test(url) || (!READS.has(method) && keyless === undefined && !SANDBOX_GRAIN.test(url));
+}
+
+/** The key a request presents, checked once however many ask (the rate limit asks first, auth after). */
+const presented = new WeakMap<FastifyRequest, Promise<KeyRecord | Refusal | null>>();
+
+/**
+ * The key a request presents, as `Keys.present` judges it: its record when
+ * honoured, the 401 refusal when the header is malformed or the key unknown,
+ * revoked or expired, null when it presents none.
+ */
+export function presentedKey(request: FastifyRequest, keys: Keys): Promise<KeyRecord | Refusal | null> {
+  let judged = presented.get(request);
+  if (!judged) {
+    judged = judge(request, keys);
+    presented.set(request, judged);
+  }
+  return judged;
+}
+
+async function judge(request: FastifyRequest, keys: Keys): Promise<KeyRecord | Refusal | null> {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = BEARER.exec(header.trim());
+  if (!match) return refusal('KEY_MALFORMED', {});
+  try {
+    return await keys.present(match[1]);
+  } catch (error) {
+    if (error instanceof Refusal) return error;
+    throw error;
+  }
+}
+
+/** The key the request presented, exactly as sent: what a roll derives its successor from. */
+export function presentedSecret(request: FastifyRequest): string | undefined {
+  return BEARER.exec(request.headers.authorization?.trim() ?? '')?.[1];
 }
 
 /** A 401 carries the Bearer challenge beside its refusal. */
@@ -86,30 +133,36 @@ export function installAuth(app: FastifyInstance, services: Services) {
   // Fastify decorates with a placeholder; the onRequest hook below sets `access` before anything reads it.
   app.decorateRequest('access', null as unknown as Access);
 
-  app.addHook('onRequest', async (request, reply) => {
-    const provenance = provenanceOf(request);
+  // A callback hook: the rest of a request presenting a key runs in its guard's context (`guardWrites`).
+  app.addHook('onRequest', (request, reply, done) => {
+    let provenance: Provenance | undefined;
+    try {
+      provenance = provenanceOf(request);
+    } catch (error) {
+      return done(error as Error);
+    }
     request.access = { tier: 'anonymous', ...(provenance ? { provenance } : {}) };
-    const header = request.headers.authorization;
-    if (header !== undefined) {
-      const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
-      if (!match) throw unauthorized(reply, refusal('KEY_MALFORMED', {}));
-      const key = await services.keys.lookup(match[1]);
-      if (!key) throw unauthorized(reply, refusal('KEY_UNKNOWN', {}));
-      request.access.tier = 'identified';
-      request.access.key = key;
-    }
-    const route = request.routeOptions;
-    if (route.url === undefined || request.access.key) return;
-    if (needsKey(request.method, route.url, route.config.keyless)) {
-      throw unauthorized(reply, refusal('KEY_REQUIRED', { method: request.method, url: route.url, mandate: provenance?.mandate !== undefined }));
-    }
+    presentedKey(request, services.keys).then((key) => {
+      if (key instanceof Refusal) return done(unauthorized(reply, key));
+      if (key) {
+        request.access.tier = 'identified';
+        request.access.key = key;
+        request.keyGuard = services.keys.guard(key);
+        return guardWrites(request.keyGuard, () => done());
+      }
+      const route = request.routeOptions;
+      if (route.url !== undefined && needsKey(request.method, route.url, route.config.keyless)) {
+        return done(unauthorized(reply, refusal('KEY_REQUIRED', { method: request.method, url: route.url, mandate: provenance?.mandate !== undefined })));
+      }
+      done();
+    }, done);
   });
 
   // After validation, so only a well-formed paid act reserves against the ceiling.
   app.addHook('preHandler', async (request) => {
     const key = request.access.key;
     const paid = request.routeOptions.config.paidAct;
-    if (!key || !paid || key.spendCeilingUsd === null || SANDBOX_GRAIN.test(request.routeOptions.url ?? '')) return;
+    if (!key || !paid || key.owner.spendCeilingUsd === null || SANDBOX_GRAIN.test(request.routeOptions.url ?? '')) return;
     const act = paid(request);
     if (!act) return;
     await services.keys.reserve(key, request.id, act.priceUsd, act.act);
@@ -125,5 +178,11 @@ export function installAuth(app: FastifyInstance, services: Services) {
     // (an order whose Gig post failed): keep it reserved, the ceiling is hard.
     if (reply.statusCode >= 400 && reply.statusCode < 500) await services.keys.release(held.key, held.ref, `refused ${reply.statusCode}`);
     else services.keys.settle(held.key, held.ref);
+  });
+
+  // Answered: what the request left running (a retry's timer, a delivery) writes on its own account, not the key's.
+  app.addHook('onResponse', (request, _reply, done) => {
+    request.keyGuard?.close();
+    done();
   });
 }

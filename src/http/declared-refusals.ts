@@ -4,8 +4,8 @@
  * reply check holds them) and published in the contract as `x-refusal-codes`.
  *
  * Two sources, merged per status:
- * - what the route's shape implies: any door refuses a malformed or unknown
- *   key (401) or a malformed X-Actor/X-Mandate (422), answers 408 when the
+ * - what the route's shape implies: any door refuses a malformed, unknown,
+ *   revoked or expired key (401) or a malformed X-Actor/X-Mandate (422), answers 408 when the
  *   request does not arrive whole in time (written by the edge itself,
  *   `edge-limits.ts`) and 500 on an internal fault; a door that takes a body
  *   can refuse it (400, 413, 415); a door with a schema refuses what
@@ -46,6 +46,8 @@ const GRAIN_GONE: Array<[RegExp, RefusalCode]> = [
  * `drain.ts`): any request, routed or not, can be answered these.
  */
 const HTTP_REFUSALS: RefusalCode[] = ['MALFORMED_URL', 'MALFORMED_HTTP', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'SERVICE_DRAINING'];
+/** What any door refuses a presented key with: malformed, never issued, revoked, or rolled and past its expiry. */
+const KEY_REFUSALS: RefusalCode[] = ['KEY_MALFORMED', 'KEY_UNKNOWN', 'KEY_REVOKED', 'KEY_EXPIRED'];
 /** What parsing a request body refuses: any request that sends one, routed or not. */
 const BODY_REFUSALS: RefusalCode[] = ['MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_CONTENT_LENGTH', 'BAD_REQUEST', 'BODY_TOO_DEEP', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
@@ -59,7 +61,7 @@ function declaring(response: Record<string, unknown>, description: string, codes
 function impliedBy(route: RouteOptions): RefusalCode[] {
   const method = String(route.method);
   const schema = route.schema ?? {};
-  const codes: RefusalCode[] = [...HTTP_REFUSALS, 'KEY_MALFORMED', 'KEY_UNKNOWN', 'INVALID_PROVENANCE', 'INTERNAL'];
+  const codes: RefusalCode[] = [...HTTP_REFUSALS, ...KEY_REFUSALS, 'INVALID_PROVENANCE', 'INTERNAL'];
   // Every door that takes a request body parses it, whether or not a schema then reads it.
   if (!['GET', 'HEAD'].includes(method)) codes.push(...BODY_REFUSALS, 'WRITE_CONTENDED');
   if (schema.body || schema.params || schema.querystring || schema.headers) codes.push('INVALID_REQUEST');
@@ -92,7 +94,7 @@ export function declareRefusals(route: RouteOptions): Record<string, unknown> {
 /** What a request no route serves is answered: the path unknown, the method not served, or the refusals every door shares (its body is parsed before the route is found missing). */
 export const UNROUTED = declaring(
   {
-    401: refused('an unknown or malformed key', ['KEY_MALFORMED', 'KEY_UNKNOWN']),
+    401: refused('a malformed, unknown, revoked or expired key', KEY_REFUSALS),
     404: refused('no route serves this path', ['ROUTE_NOT_FOUND']),
     405: refused('the path is served, under other methods (named in Allow)', ['METHOD_NOT_ALLOWED']),
     422: refused('a malformed X-Actor or X-Mandate', ['INVALID_PROVENANCE']),

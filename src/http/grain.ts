@@ -5,8 +5,9 @@
  * reads only the grain resolved here (the rules are in `engine/grains.ts`):
  *
  * - inside a sandbox grain: that grain (unknown or expired: 404 EMPTY);
- * - at the top level: the records of the caller's key (without a key: none,
- *   so lists and tails are EMPTY and name the fix);
+ * - at the top level: the records of the caller's key, which are its
+ *   owner's (every key rolled from one shares them; without a key: none, so
+ *   lists and tails are EMPTY and name the fix);
  * - a top-level door whose route says `config.reachesAnyKey` (a read by id,
  *   the supply network's signed callback): every key's records.
  */
@@ -62,5 +63,6 @@ export function resolveGrain(services: Services) {
 function topLevelGrainOf(request: FastifyRequest): string {
   if (request.routeOptions.config.reachesAnyKey !== undefined) return TOP_LEVEL;
   const key = request.access.key;
-  return key ? ownGrainOf(key.id) : NO_GRAIN;
+  // A key rolled from another reaches the records of the first: its owner's.
+  return key ? ownGrainOf(key.owner.id) : NO_GRAIN;
 }

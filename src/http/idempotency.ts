@@ -58,7 +58,8 @@ function scopeOf(request: FastifyRequest): string | null {
   const params = (request.params ?? {}) as Record<string, string | undefined>;
   const grain = GRAIN_PARAMS.map((name) => params[name]).find((id) => id !== undefined);
   if (grain !== undefined) return `grain:${grain}`;
-  if (request.access.key) return `key:${request.access.key.id}`;
+  // Kept per owner: a retry sent with the key a roll issued is the same caller's.
+  if (request.access.key) return `key:${request.access.key.owner.id}`;
   if (request.delivery) return 'supply-network';
   return null;
 }

@@ -33,7 +33,10 @@ import rateLimit from '@fastify/rate-limit';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
+import type { KeyRecord } from '../engine/keys.ts';
+import { presentedKey } from './auth.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -64,7 +67,6 @@ const WINDOW_MS = 1000;
 const POLICY = '"per-caller"';
 /** Route patterns inside a sandbox grain, and the parameter naming the grain. */
 const SANDBOX_GRAIN = /^\/(?:workspaces|tenants|firms)\/:([A-Za-z]+)(?:\/|$)/;
-const BEARER = /^Bearer ([^\s]+)$/i;
 /** How long a Redis that failed is left alone before it is asked again. */
 const REDIS_RETRY_MS = 1000;
 
@@ -83,22 +85,26 @@ function grainCaller(request: FastifyRequest, url: string | undefined): Caller |
   return grain ? { id: `grain:${grain}`, kind: 'sandbox grain', said: `sandbox grain ${grain}` } : undefined;
 }
 
-/** Outside a sandbox grain: the key, when one issued here was presented; else the address. */
-function keyOrAddress(request: FastifyRequest, keyId: string | undefined): Caller {
-  if (keyId) return { id: `key:${keyId}`, kind: 'api key', said: `API key ${keyId}` };
+/**
+ * Outside a sandbox grain: the key, when one honoured here was presented,
+ * counted by its owner (a key and the successor it was rolled into share one
+ * allowance: rolling buys none); else the address. A key never issued, or
+ * revoked, or past its expiry counts against the address it comes from, so
+ * a leaked key once revoked cannot spend its owner's allowance.
+ */
+function keyOrAddress(request: FastifyRequest, key: KeyRecord | undefined): Caller {
+  if (key) return { id: `key:${key.owner.id}`, kind: 'api key', said: `API key ${key.id}` };
   const ip = normalizeIP(request.ip);
   return { id: `ip:${ip}`, kind: 'address', said: `address ${ip}` };
 }
 
 /** The caller of a request whose key auth has resolved (a route handler's). */
-export const callerOf = (request: FastifyRequest): Caller => grainCaller(request, request.routeOptions.url) ?? keyOrAddress(request, request.access?.key?.id);
+export const callerOf = (request: FastifyRequest): Caller => grainCaller(request, request.routeOptions.url) ?? keyOrAddress(request, request.access?.key);
 
-/** The id of the key a request presents, when it is one issued here (before auth runs, which checks it again). */
-async function presentedKeyId(request: FastifyRequest, services: Services): Promise<string | undefined> {
-  const header = request.headers.authorization;
-  if (header === undefined) return undefined;
-  const match = BEARER.exec(header.trim());
-  return match ? (await services.keys.lookup(match[1]))?.id : undefined;
+/** The key a request presents, when it is one honoured here (auth reuses the same judgement). */
+async function honouredKey(request: FastifyRequest, services: Services): Promise<KeyRecord | undefined> {
+  const key = await presentedKey(request, services.keys);
+  return key instanceof Refusal || key === null ? undefined : key;
 }
 
 type Check = ReturnType<FastifyInstance['createRateLimit']>;
@@ -152,7 +158,7 @@ export async function installRateLimit(app: FastifyInstance, services: Services,
     const route = request.routeOptions;
     if (route.config?.rateLimitExempt !== undefined) return;
     // Inside a sandbox grain the key, if any, is not looked up: the grain is the caller.
-    const caller = grainCaller(request, route.url) ?? keyOrAddress(request, await presentedKeyId(request, services));
+    const caller = grainCaller(request, route.url) ?? keyOrAddress(request, await honouredKey(request, services));
     (request as Limited)[CALLER] = caller;
     const counted = ((shared ? await shared(request) : undefined) ?? (await local(request))) as Counted;
     const seconds = Math.max(1, counted.ttlInSeconds);

@@ -126,6 +126,6 @@ describe('idempotency records', () => {
     });
     const [claimRecord] = await journal.readTail(IDEMPOTENCY_GRAIN, { after: 0, limit: 1, feed: 'timeline' });
     expect(claimRecord.data.wrote).toContain(entity.id);
-    expect(claimRecord.data.wrote).not.toContain(record.stream);
+    expect(claimRecord.data.wrote).not.toContain(record.owner.stream);
   });
 });

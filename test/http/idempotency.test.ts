@@ -296,7 +296,7 @@ describe('the spend ceiling', () => {
     const first = await send('POST', '/matters', { matterType: 'patent_provisional' }, { ...headers, 'idempotency-key': key });
     expect(first.status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await send('POST', '/matters', { matterType: 'patent_provisional' }, { ...headers, 'idempotency-key': key })).text).toBe(first.text);
-    expect((await app.services.keys.lookup(issued.body.key))!.committedUsd).toBe(199);
+    expect((await app.services.keys.lookup(issued.body.key))!.owner.committedUsd).toBe(199);
     expect((await send('POST', '/matters', { matterType: 'patent_provisional' }, { ...headers, 'idempotency-key': freshKey() })).status).toBe(201);
     const third = await send('POST', '/matters', { matterType: 'patent_provisional' }, { ...headers, 'idempotency-key': freshKey() });
     expect(third.status).toBe(403);

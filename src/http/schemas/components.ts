@@ -17,6 +17,7 @@ import { EVENT_KINDS } from '../../domain/event-kinds.ts';
 import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, ReminderData } from './facts.ts';
 import { INSPECTION_COMPONENTS } from './inspection.ts';
 import { POPULATION_COMPONENTS } from './population.ts';
+import { KEY_COMPONENTS } from './keys.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
@@ -101,6 +102,9 @@ export const Refusal = named('Refusal', Strict({
   declaredOffers: Opt(Arr(Str)),
   offer: Opt(Type.Union([Str, ref(Offer)])),
   key: Opt(Str),
+  keyId: Opt(Type.String({ description: 'on KEY_REVOKED, KEY_EXPIRED, KEY_ALREADY_ROLLED: the key presented' })),
+  successorId: Opt(Type.String({ description: 'on KEY_REVOKED, KEY_EXPIRED, KEY_ALREADY_ROLLED: the key it was rolled into, which owns its records and spend' })),
+  endedAt: Opt(Type.String({ description: 'on KEY_REVOKED, KEY_EXPIRED: when the key stopped being honoured' })),
   actor: Opt(Str),
   scope: Opt(Str),
   address: Opt(Str),
@@ -325,22 +329,6 @@ export const TailEntry = named('TailEntry', FactEntry({
   deliverTo: Opt(Type.String({ description: 'a reminder\'s addressee: the monitoring owner, or the vacancy alarm' })),
 }, 'one event of a grain\'s tail: its `data` is its kind\'s (`Fact.<kind>`)', { seq: 9, at: EXAMPLE.at, subject: EXAMPLE.matter, summary: 'reserved act sign attested', ...EXAMPLE_FACT }));
 
-/** An API key as `POST /keys` issues it: the only time the key itself is shown. */
-export const IssuedKey = named('IssuedKey', Strict({
-  type: Type.Literal('OK'),
-  key: Type.String({ pattern: '^lwk_[A-Za-z0-9_-]{43}$', description: 'the key, shown once', examples: ['lwk_G2R6t_41DaBwsvTvMAR1VQZu-Yc5soO-aptXVaU1Ojc'] }),
-  shownOnce: Type.Literal(true),
-  keyId: StrEx(EXAMPLE.keyId),
-  tier: Type.Literal('identified'),
-  email: StrEx('ada@example.com'),
-  building: Opt(Str),
-  spendCeilingUsd: Nullable(Num),
-  issuedAt: At(),
-  use: Strict({ header: StrEx('Authorization'), scheme: StrEx('Bearer'), example: StrEx('Authorization: Bearer <key>') }),
-  covers: StrEx('the whole surface: one key for every top-level write; reads and sandbox grains need none'),
-  notice: StrEx('the key is stored hashed and cannot be shown again; keep it now'),
-}, 'the key, shown once; it is stored hashed'));
-
 /** Every component, in the order the contract lists them. */
 // Webhooks (decisions.md, "Webhooks").
 export const WebhookEventType = named('WebhookEventType', Enum(WEBHOOK_EVENT_TYPES, 'a webhook event: outcome.filed (a reserved act attested with its government receipt), the Matter lifecycle, or a Deadline Ladder rung'));
@@ -390,7 +378,7 @@ export const COMPONENTS = [
   WebhookEventType, WebhookEndpoint, WebhookAttempt,
   MatterStatus, Stage, ReservedAct, MatterType, Rail, ConsumerPattern, AssetKind, GigOutcome, Feed, LadderOutcome, EventKind, Grant,
   Gate, CapabilityMeta, Provenance, Refusal, Matter, JournalEntry, Attestation, DocumentRecord, Escalation, Settlement, LadderResolution, Monitoring, DeadlineLadder, Asset,
-  Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, IssuedKey, FirmRouting, ActReceipt,
+  Workspace, TenantRouting, Offer, Tenant, Firm, Ceremony, Enrollment, TailEntry, ...KEY_COMPONENTS, FirmRouting, ActReceipt,
   // Each fact kind's data (facts.ts), and the rung a reminder carries.
   ReminderData, ...FACT_COMPONENTS,
   // The inspection (inspection.ts), and where records gather (population.ts).
