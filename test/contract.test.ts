@@ -206,6 +206,20 @@ describe('every documented operation answers as documented', () => {
     expect((await c.hit('POST', '/keys', { email: 'ada@example.com', spendCeilingUsd: 100 })).status).toBe(201);
     await c.hit('POST', '/keys', { email: 'nope' });
     await c.hit('POST', '/matters', { matterType: 'patent_provisional' });
+    // The keys' own doors: a key's state, a roll (one ended at once, one refused as a second), a refused key at a door, a revocation.
+    const own = { authorization: `Bearer ${(await c.hit('POST', '/keys', { email: 'roll@example.com', spendCeilingUsd: 500 })).body.key}` };
+    expect((await c.hit('GET', '/keys/self')).status).toBe(401);
+    expect((await c.hit('GET', '/keys/self', undefined, own)).status).toBe(200);
+    expect((await c.hit('POST', '/keys/self/roll', { expiresInSeconds: -1 }, own)).status).toBe(422);
+    const rolled = await c.hit('POST', '/keys/self/roll', { expiresInSeconds: 0 }, own);
+    expect(rolled.status).toBe(201);
+    const successor = { authorization: `Bearer ${rolled.body.key}` };
+    expect((await c.hit('GET', '/keys/self', undefined, own)).body.code).toBe('KEY_EXPIRED');
+    expect((await c.hit('POST', '/keys/self/roll', undefined, successor)).status).toBe(201);
+    expect((await c.hit('POST', '/keys/self/roll', {}, successor)).body.code).toBe('KEY_ALREADY_ROLLED');
+    expect((await c.hit('GET', '/keys/self', undefined, successor)).body.predecessor.state).toBe('expired');
+    expect((await c.hit('POST', '/keys/self/revoke', undefined, successor)).status).toBe(200);
+    expect((await c.hit('POST', '/keys/self/revoke', undefined, successor)).body.code).toBe('KEY_REVOKED');
   });
 
   it('the top level', async () => {
