@@ -47,6 +47,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys/self": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The presenting key: its state, expiry and last use
+         * @description The key this request presents (Authorization: Bearer <key>): its state (active; rolled, still honoured until expiresAt; revoked and expired keys are refused before this answers), when it was last used (good to the hour), the key it was rolled into or from, and its owner: the first key's id (its records), the spend ceiling and the spend committed by every key rolled from it. Never the key itself.
+         */
+        get: operations["get_keys_self"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/self/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll the presenting key: a successor, shown once
+         * @description Issues a successor of the key this request presents, shown once in this answer and stored hashed. The successor owns what the key owns: its records, its spend ceiling and its committed spend. The rolled key stays honoured until expiresInSeconds from now (default 86400, at most 604800: 7 days; 0: refused at once), then every door refuses it 401 KEY_EXPIRED naming the successor. A key rolls once (409 KEY_ALREADY_ROLLED); roll the successor to roll again. A retry under the same Idempotency-Key, presenting the rolled key, is shown the same successor.
+         */
+        post: operations["post_keys_self_roll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/self/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the presenting key, at once
+         * @description Revokes the key this request presents: from the moment this answers, every door of every service process refuses it 401 KEY_REVOKED, and no write it sent that had not committed commits. Its records stay readable by id; a successor it was rolled into keeps them and its spend. A key with no successor leaves its records to no key: to keep them, roll the key first (POST /keys/self/roll, expiresInSeconds 0 ends it at once too).
+         */
+        post: operations["post_keys_self_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -4784,6 +4844,12 @@ export interface components {
             declaredOffers?: string[];
             offer?: string | components["schemas"]["Offer"];
             key?: string;
+            /** @description on KEY_REVOKED, KEY_EXPIRED, KEY_ALREADY_ROLLED: the key presented */
+            keyId?: string;
+            /** @description on KEY_REVOKED, KEY_EXPIRED, KEY_ALREADY_ROLLED: the key it was rolled into, which owns its records and spend */
+            successorId?: string;
+            /** @description on KEY_REVOKED, KEY_EXPIRED: when the key stopped being honoured */
+            endedAt?: string;
             actor?: string;
             scope?: string;
             address?: string;
@@ -5363,6 +5429,120 @@ export interface components {
             /** @example the whole surface: one key for every top-level write; reads and sandbox grains need none */
             covers: string;
             /** @example the key is stored hashed and cannot be shown again; keep it now */
+            notice: string;
+        };
+        /**
+         * @description where a key stands: active (as issued), rolled (a successor issued; still honoured until expiresAt), revoked or expired (refused 401 on every door)
+         * @enum {string}
+         */
+        KeyState: "active" | "rolled" | "revoked" | "expired";
+        /** @description an API key's state: never the key itself */
+        KeyView: {
+            /** @example key_jvel6nl50apuxkdaowvxb4w53 */
+            id: string;
+            state: components["schemas"]["KeyState"];
+            /** @example 2026-11-26T09:00:00.000Z */
+            issuedAt: string;
+            /**
+             * @description rolled: when it stops being honoured (refused 401 KEY_EXPIRED from then); null until it is rolled
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            expiresAt: string | null;
+            /**
+             * @description when it was revoked (refused 401 KEY_REVOKED from then); null unless revoked
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            revokedAt: string | null;
+            /**
+             * @description when it was last honoured, good to the hour: the first use in each hour is journaled per service process, so it was used at or after this instant and not an hour later without this moving; null when never used
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            lastUsedAt: string | null;
+            /**
+             * @description the key it was rolled into, which owns its records and spend; null until it is rolled
+             * @example key_0r7x3m9q2w5e8t1y4u6i0o3p5
+             */
+            successorId: string | null;
+            /**
+             * @description the key rolled into this one; null for a key POST /keys issued
+             * @example key_jvel6nl50apuxkdaowvxb4w53
+             */
+            predecessorId: string | null;
+        };
+        /** @description the presenting key's state, expiry and last use, and its owner's ceiling and committed spend */
+        KeySelf: {
+            /** @enum {string} */
+            type: "OK";
+            key: components["schemas"]["KeyView"];
+            predecessor?: components["schemas"]["KeyView"];
+            owner: {
+                /**
+                 * @description the first key's id: every key rolled from it owns the same records (journaled under this id) and the same spend
+                 * @example key_jvel6nl50apuxkdaowvxb4w53
+                 */
+                id: string;
+                /** @example ada@example.com */
+                email: string;
+                building?: string;
+                spendCeilingUsd: number | null;
+                /**
+                 * @description posted prices of paid acts reserved under the ceiling, by every key of the owner
+                 * @example 199
+                 */
+                committedUsd: number;
+            };
+        };
+        /** @description the successor key, shown once; it is stored hashed */
+        RolledKey: {
+            /** @enum {string} */
+            type: "OK";
+            /**
+             * @description the successor key, shown once (a retry of this roll under its Idempotency-Key, presenting the rolled key, is shown it again: it is derived from that key and never stored)
+             * @example lwk_G2R6t_41DaBwsvTvMAR1VQZu-Yc5soO-aptXVaU1Ojc
+             */
+            key: string;
+            /** @enum {boolean} */
+            shownOnce: true;
+            /**
+             * @description the successor's id
+             * @example key_0r7x3m9q2w5e8t1y4u6i0o3p5
+             */
+            keyId: string;
+            /** @enum {string} */
+            tier: "identified";
+            /** @example 2026-11-26T09:00:00.000Z */
+            issuedAt: string;
+            rolled: components["schemas"]["KeyView"];
+            owner: {
+                /**
+                 * @description the first key's id: the successor owns its records and spend
+                 * @example key_jvel6nl50apuxkdaowvxb4w53
+                 */
+                id: string;
+                spendCeilingUsd: number | null;
+                /**
+                 * @description the spend the successor continues
+                 * @example 199
+                 */
+                committedUsd: number;
+            };
+            use: {
+                /** @example Authorization */
+                header: string;
+                /** @example Bearer */
+                scheme: string;
+                /** @example Authorization: Bearer <key> */
+                example: string;
+            };
+            /** @example the key is stored hashed and cannot be shown again; keep it now, and move every client to it before the rolled key expires */
+            notice: string;
+        };
+        /** @description the revoked key */
+        RevokedKey: {
+            /** @enum {string} */
+            type: "OK";
+            key: components["schemas"]["KeyView"];
+            /** @example this key is refused from now on, on every door and every process; its records stay readable by id, and its successor (if any) keeps them */
             notice: string;
         };
         /** @description a firm's routing mechanics, as declared (merits-bearing and actor-shaped keys are refused) */
@@ -6483,7 +6663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6635,7 +6815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6686,6 +6866,466 @@ export interface operations {
                 };
             };
             /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_keys_self: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the presenting key's state, expiry and last use, and its owner's ceiling and committed spend */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "key": {
+                     *         "id": "key_jvel6nl50apuxkdaowvxb4w53",
+                     *         "state": "active",
+                     *         "issuedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-26T09:00:00.000Z",
+                     *         "revokedAt": "2026-11-26T09:00:00.000Z",
+                     *         "lastUsedAt": "2026-11-26T09:00:00.000Z",
+                     *         "successorId": "key_0r7x3m9q2w5e8t1y4u6i0o3p5",
+                     *         "predecessorId": "key_jvel6nl50apuxkdaowvxb4w53"
+                     *       },
+                     *       "owner": {
+                     *         "id": "key_jvel6nl50apuxkdaowvxb4w53",
+                     *         "email": "ada@example.com",
+                     *         "spendCeilingUsd": 0,
+                     *         "committedUsd": 199
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KeySelf"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no key, or one malformed, unknown, revoked or expired. Codes: KEY_REQUIRED, KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_keys_self_roll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description optional: how long the rolled key stays honoured */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description how long the rolled key stays honoured, in seconds: 0 (refused at once) to 604800 (7 days); default 86400 (a day)
+                     * @default 86400
+                     * @example 3600
+                     */
+                    expiresInSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the successor key, shown once; it is stored hashed */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "key": "lwk_G2R6t_41DaBwsvTvMAR1VQZu-Yc5soO-aptXVaU1Ojc",
+                     *       "shownOnce": true,
+                     *       "keyId": "key_0r7x3m9q2w5e8t1y4u6i0o3p5",
+                     *       "tier": "identified",
+                     *       "issuedAt": "2026-11-26T09:00:00.000Z",
+                     *       "rolled": {
+                     *         "id": "key_jvel6nl50apuxkdaowvxb4w53",
+                     *         "state": "active",
+                     *         "issuedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-26T09:00:00.000Z",
+                     *         "revokedAt": "2026-11-26T09:00:00.000Z",
+                     *         "lastUsedAt": "2026-11-26T09:00:00.000Z",
+                     *         "successorId": "key_0r7x3m9q2w5e8t1y4u6i0o3p5",
+                     *         "predecessorId": "key_jvel6nl50apuxkdaowvxb4w53"
+                     *       },
+                     *       "owner": {
+                     *         "id": "key_jvel6nl50apuxkdaowvxb4w53",
+                     *         "spendCeilingUsd": 0,
+                     *         "committedUsd": 199
+                     *       },
+                     *       "use": {
+                     *         "header": "Authorization",
+                     *         "scheme": "Bearer",
+                     *         "example": "Authorization: Bearer <key>"
+                     *       },
+                     *       "notice": "the key is stored hashed and cannot be shown again; keep it now, and move every client to it before the rolled key expires"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RolledKey"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the key was already rolled: the refusal names its successor. Codes: KEY_ALREADY_ROLLED, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    post_keys_self_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description makes a retry safe: a fresh random key (a UUID) per request, the same key on its retries. Kept 24 hours per caller (the API key; inside a sandbox grain, the grain): a retry with the same method, path and body answers the first status and body again with Idempotent-Replayed: true and runs nothing; the same key on another request is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_USE. At the top level it needs an API key (400 IDEMPOTENCY_KEY_UNSCOPED without one)
+                 * @example 3f0c9a52-7d4e-4b8e-9a51-0d6c2f1e8b47
+                 */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the revoked key */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "OK",
+                     *       "key": {
+                     *         "id": "key_jvel6nl50apuxkdaowvxb4w53",
+                     *         "state": "active",
+                     *         "issuedAt": "2026-11-26T09:00:00.000Z",
+                     *         "expiresAt": "2026-11-26T09:00:00.000Z",
+                     *         "revokedAt": "2026-11-26T09:00:00.000Z",
+                     *         "lastUsedAt": "2026-11-26T09:00:00.000Z",
+                     *         "successorId": "key_0r7x3m9q2w5e8t1y4u6i0o3p5",
+                     *         "predecessorId": "key_jvel6nl50apuxkdaowvxb4w53"
+                     *       },
+                     *       "notice": "this key is refused from now on, on every door and every process; its records stay readable by id, and its successor (if any) keeps them"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokedKey"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP, MALFORMED_JSON, EMPTY_JSON_BODY, BAD_CONTENT_LENGTH, BAD_REQUEST, BODY_TOO_DEEP, IDEMPOTENCY_KEY_INVALID, IDEMPOTENCY_KEY_UNSCOPED */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: BODY_TOO_LARGE */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -6796,7 +7436,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6971,7 +7611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +7738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7195,7 +7835,7 @@ export interface operations {
                      *         "version": "0.3.0",
                      *         "suite": "http://127.0.0.1:3000/verify/suite.json",
                      *         "suiteId": "legalwork-contract@1",
-                     *         "pin": "d8062e296e253a3f78a161257be44b990943cec603e36e6398132d332fad99f2"
+                     *         "pin": "26bd37b10678ff27c8df55ec7b2dc30f91ab0ef6fce5d00668e7308cc5af980e"
                      *       },
                      *       "auth": {
                      *         "scheme": "bearer",
@@ -7260,7 +7900,7 @@ export interface operations {
                             suite: string;
                             /** @example legalwork-contract@1 */
                             suiteId: string;
-                            /** @example d8062e296e253a3f78a161257be44b990943cec603e36e6398132d332fad99f2 */
+                            /** @example 26bd37b10678ff27c8df55ec7b2dc30f91ab0ef6fce5d00668e7308cc5af980e */
                             pin: string;
                         };
                         auth: {
@@ -7342,7 +7982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7512,7 +8152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7607,7 +8247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7737,7 +8377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7884,7 +8524,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7979,7 +8619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8074,7 +8714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8169,7 +8809,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8270,7 +8910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8376,7 +9016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8491,7 +9131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8601,7 +9241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8707,7 +9347,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8822,7 +9462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8937,7 +9577,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9041,7 +9681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9142,7 +9782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9252,7 +9892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9362,7 +10002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9472,7 +10112,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9607,7 +10247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -9768,7 +10408,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9917,7 +10557,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10061,7 +10701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10231,7 +10871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10425,7 +11065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10616,7 +11256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -10835,7 +11475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11055,7 +11695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11283,7 +11923,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11466,7 +12106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11682,7 +12322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -11920,7 +12560,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12147,7 +12787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -12334,7 +12974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12497,7 +13137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12646,7 +13286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12837,7 +13477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13030,7 +13670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13195,7 +13835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13424,7 +14064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -13631,7 +14271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13765,7 +14405,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13904,7 +14544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14069,7 +14709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14229,7 +14869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14420,7 +15060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14655,7 +15295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -14930,7 +15570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15070,7 +15710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15207,7 +15847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15381,7 +16021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -15597,7 +16237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15773,7 +16413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15940,7 +16580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16136,7 +16776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -16340,7 +16980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16479,7 +17119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16628,7 +17268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16778,7 +17418,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16935,7 +17575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17082,7 +17722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17232,7 +17872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17388,7 +18028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17545,7 +18185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17694,7 +18334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17843,7 +18483,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17949,7 +18589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18069,7 +18709,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18224,7 +18864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18474,7 +19114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18709,7 +19349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -18953,7 +19593,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19212,7 +19852,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19465,7 +20105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19709,7 +20349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -19992,7 +20632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20239,7 +20879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20500,7 +21140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20715,7 +21355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -20944,7 +21584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21163,7 +21803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21429,7 +22069,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21683,7 +22323,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -21931,7 +22571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22189,7 +22829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22434,7 +23074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -22647,7 +23287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22854,7 +23494,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23067,7 +23707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23245,7 +23885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23456,7 +24096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23699,7 +24339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off. Codes: SIGNATURE_INVALID, SIGNATURE_EXPIRED, KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description the callback is unsigned, its signature does not match the exact body, or its timestamp is more than 5 minutes off. Codes: SIGNATURE_INVALID, SIGNATURE_EXPIRED, KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -23921,7 +24561,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24103,7 +24743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24261,7 +24901,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24405,7 +25045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24591,7 +25231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -24779,7 +25419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24939,7 +25579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25162,7 +25802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -25353,7 +25993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25473,7 +26113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25667,7 +26307,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25831,7 +26471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26033,7 +26673,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26237,7 +26877,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26506,7 +27146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26735,7 +27375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -26878,7 +27518,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27054,7 +27694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27221,7 +27861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -27431,7 +28071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27584,7 +28224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27738,7 +28378,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27893,7 +28533,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28055,7 +28695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28207,7 +28847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28362,7 +29002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28523,7 +29163,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28685,7 +29325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28839,7 +29479,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28993,7 +29633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -29104,7 +29744,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -29239,7 +29879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29410,7 +30050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29676,7 +30316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -29927,7 +30567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -30187,7 +30827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -30462,7 +31102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -30731,7 +31371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -30991,7 +31631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -31290,7 +31930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -31553,7 +32193,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -31830,7 +32470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -32061,7 +32701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -32306,7 +32946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -32541,7 +33181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -32813,7 +33453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -33083,7 +33723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -33347,7 +33987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -33621,7 +34261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -33882,7 +34522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -34111,7 +34751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -34333,7 +34973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -34561,7 +35201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -34744,7 +35384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -34960,7 +35600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -35198,7 +35838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -35425,7 +36065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -35612,7 +36252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -35775,7 +36415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -35924,7 +36564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -36115,7 +36755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -36308,7 +36948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -36473,7 +37113,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -36702,7 +37342,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -36909,7 +37549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -37043,7 +37683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -37242,7 +37882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -37411,7 +38051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -37618,7 +38258,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -37827,7 +38467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -38101,7 +38741,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -38335,7 +38975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -38484,7 +39124,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -38674,7 +39314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -38855,7 +39495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -39102,7 +39742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -39271,7 +39911,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -39478,7 +40118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -39687,7 +40327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -39961,7 +40601,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -40195,7 +40835,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -40462,7 +41102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -40681,7 +41321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -40905,7 +41545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -41129,7 +41769,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -41353,7 +41993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -41577,7 +42217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -41801,7 +42441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -41975,7 +42615,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -42139,7 +42779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -42304,7 +42944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -42468,7 +43108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -42639,7 +43279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -42817,7 +43457,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -42997,7 +43637,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -43175,7 +43815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -43355,7 +43995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -43533,7 +44173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -43713,7 +44353,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -43891,7 +44531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -44071,7 +44711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -44249,7 +44889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -44381,7 +45021,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -44539,7 +45179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -44697,7 +45337,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -44835,7 +45475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -45032,7 +45672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -45176,7 +45816,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REQUIRED */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED, KEY_REQUIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -45352,7 +45992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -45525,7 +46165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -45698,7 +46338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -45841,7 +46481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -46043,7 +46683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -46192,7 +46832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -46368,7 +47008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -46541,7 +47181,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -46714,7 +47354,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -46857,7 +47497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -47059,7 +47699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -47208,7 +47848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -47422,7 +48062,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -47609,7 +48249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -47782,7 +48422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -47984,7 +48624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -48166,7 +48806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -48368,7 +49008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -48550,7 +49190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -48752,7 +49392,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN */
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
             401: {
                 headers: {
                     [name: string]: unknown;
