@@ -18,7 +18,9 @@
  * The prerequisites, which a fresh service does not hold, are made first
  * with the examples of the doors that make them, and each operation gets its
  * own, so no operation depends on another's order:
- * - an API key (`POST /keys`, its example body) for every top-level request;
+ * - an API key (`POST /keys`, its example body) for every top-level request,
+ *   and one of its own for each door about the key itself (`/keys/self…`:
+ *   a roll or a revocation must not end the key the others use);
  * - the grain of a prefixed door (`POST /workspaces`, `/tenants`, `/firms`),
  *   a Tenant's Offers declared by `PUT /tenants/{tenantId}/offers`'s example
  *   (a Tenant mints only against a declared Offer);
@@ -108,11 +110,15 @@ function exampleOf(path: string, method: string): unknown {
 
 let keyHeaders: Record<string, string> | undefined;
 async function topLevelKey(): Promise<Record<string, string>> {
-  if (keyHeaders) return keyHeaders;
+  keyHeaders ??= await issuedKey();
+  return keyHeaders;
+}
+
+/** A key of its own: the doors about the key itself roll or revoke it, and every other operation's key must outlive them. */
+async function issuedKey(): Promise<Record<string, string>> {
   const issued = await send('POST', '/keys', { body: exampleOf('/keys', 'post') });
   if (issued.status !== 201) throw new Error(`POST /keys with its example answered ${issued.status}: ${JSON.stringify(issued.body)}`);
-  keyHeaders = { authorization: `Bearer ${issued.body.key}` };
-  return keyHeaders;
+  return { authorization: `Bearer ${issued.body.key}` };
 }
 
 const GRAINS: Record<string, { create: string; field: string }> = {
@@ -133,7 +139,7 @@ class Prerequisites {
 
   static async for(path: string): Promise<Prerequisites> {
     const grain = /^\/(workspaces|tenants|firms)\/\{(workspaceId|tenantId|firmId)\}/.exec(path);
-    if (!grain) return new Prerequisites('', '', await topLevelKey());
+    if (!grain) return new Prerequisites('', '', path.startsWith('/keys/self') ? await issuedKey() : await topLevelKey());
     const { create, field } = GRAINS[grain[2]];
     const opened = await send('POST', create);
     if (opened.status !== 201) throw new Error(`POST ${create} answered ${opened.status}`);
