@@ -208,7 +208,8 @@ export class Populations {
 
   constructor(
     private readonly supervisor: Supervisor,
-    private readonly now: () => number = Date.now,
+    /** Ages are counted to the service's clock (`LEGALWORK_CLOCK=fixed:…` fixes them as it fixes the stamps). */
+    private readonly now: () => number = () => Date.parse(supervisor.clock.now()),
   ) {
     this.journal = supervisor.journal;
   }
