@@ -22,7 +22,7 @@ import { enrollmentMachine } from '../machines/enrollment.ts';
 import { edgeIndex, pathOf, stateNodes } from '../machines/edges.ts';
 import type { AnyStateMachine } from 'xstate';
 import { stateId, TRANSITION_TOKEN } from '../src/diagrams/names.ts';
-import { fixedClock } from '../src/domain/clock.ts';
+import { fixedClock, type Clock } from '../src/domain/clock.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { MEMBERS_PAGE } from '../src/http/pages/population-script.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
@@ -30,6 +30,13 @@ import { expectAccessible, HANG_MS, launch, NARROW, openPage, SHOTS, WIDE, wider
 
 /** The clock starts 3 h 25 min before the test: ages read in hours and minutes. */
 const STARTED = new Date(Date.now() - (3 * 3600 + 25 * 60) * 1000).toISOString();
+/**
+ * Ages are counted to the service's clock (`Clock.now`): a fixed clock whose
+ * reads are 3 h 25 min after its stamps, so every age reads 3 h 25 min
+ * however long the test takes.
+ */
+const stamps = fixedClock(STARTED);
+const CLOCK: Clock = { stamp: () => stamps.stamp(), now: () => new Date(Date.parse(stamps.now()) + (3 * 3600 + 25 * 60) * 1000).toISOString() };
 const READY = '#population[data-ready="true"]';
 
 let app: TestApp;
@@ -126,7 +133,7 @@ async function clickState(page: Page, path: string) {
 }
 
 beforeAll(async () => {
-  ({ app, url } = await listeningApp({ clock: fixedClock(STARTED) }));
+  ({ app, url } = await listeningApp({ clock: CLOCK }));
   browser = await launch();
 }, 60_000);
 
