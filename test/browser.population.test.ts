@@ -331,7 +331,15 @@ describe('the population page for everyone', () => {
     for (const door of doors) {
       const page = door.replace(/\/inspection\/(matters|enrollments)$/, '/inspect');
       expect(Object.keys(contract.paths), door).toContain(page);
-      const html = await app.inject({ url: page.replace('{workspaceId}', 'ws_0000000000000000000000000').replace('{tenantId}', 'tn_0000000000000000000000000').replace('{firmId}', 'fm_0000000000000000000000000') });
+      const grainIds = { '{workspaceId}': (await ok('POST', '/workspaces')).workspace.id, '{tenantId}': (await ok('POST', '/tenants')).tenant.id, '{firmId}': (await ok('POST', '/firms')).firm.id };
+      const at = (gone: boolean) => Object.entries(grainIds).reduce((p, [name, id]) => p.replace(name, gone ? `${id.slice(0, 3)}${'0'.repeat(25)}` : id), page);
+      // A grain that is not there is refused by the page as by its population door, in the same words.
+      if (page !== '/inspect') {
+        const [refusedPage, refusedDoor] = await Promise.all([app.inject({ url: at(true) }), app.inject({ url: at(true).replace(/\/inspect$/, door.slice(door.lastIndexOf('/inspection'))) })]);
+        expect(refusedPage.statusCode, page).toBe(404);
+        expect(refusedPage.json(), page).toEqual(refusedDoor.json());
+      }
+      const html = await app.inject({ url: at(false) });
       expect(html.statusCode).toBe(200);
       expect(csp(html.headers['content-security-policy'])).toBe(csp(docs.headers['content-security-policy']));
       expect(html.body).not.toMatch(/\son[a-z]+\s*=/i);

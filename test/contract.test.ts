@@ -73,6 +73,8 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   await c.hit('GET', `${P}/matters/${id}/inspection`);
   await c.hit('GET', `${P}/matters/${id}/inspection?at=0`);
   await c.hit('GET', `${P}/matters/mt_0000000000000000000000000/inspection`);
+  // The page of an unknown Matter answers its data door's 404 (the page shows the refusal).
+  expect((await c.hit('GET', `${P}/matters/mt_0000000000000000000000000/inspect`)).status).toBe(404);
 
   // A Matter a Signer answers by callback; then consent, direction, terminal.
   const plain = (await c.hit('POST', `${P}/matters`, { ...mint, consumerPattern: 'B2A2D' }, headers)).body.matter;
@@ -128,6 +130,7 @@ async function matterFamily(prefix: string, headers: Record<string, string>, min
   await c.hit('GET', `${P}/inspection/matters/states/nowhere`, undefined, headers);
   await c.hit('GET', `${P}/inspection/deadlines`, undefined, headers);
   await c.hit('GET', `${P}/inspection/deadlines/states/open.terminalRung`, undefined, headers);
+  expect((await c.hit('GET', `${P}/inspect`, undefined, headers)).status).toBe(200);
 
   await c.hit('GET', `${P}/events`);
   await c.hit('GET', `${P}/events?feed=time&after=100000`);
@@ -285,6 +288,8 @@ describe('every documented operation answers as documented', () => {
     await c.hit('GET', `${F}/enrollments/mb_fixture_suspended/inspection`);
     await c.hit('GET', `${F}/enrollments/mb_nobody/inspection?at=0`);
     await c.hit('GET', `${F}/inspection/enrollments`);
+    expect((await c.hit('GET', `${F}/inspect`)).status).toBe(200);
+    expect((await c.hit('GET', '/firms/fm_0000000000000000000000000/inspect')).status).toBe(404);
     await c.hit('GET', `${F}/inspection/enrollments/states/revoked`);
     await c.hit('GET', `${F}/inspection/enrollments/states/live.amended`);
     await c.hit('GET', `${F}/fixtures`);

@@ -122,7 +122,7 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   await app.register(keyRoutes, { services });
   await app.register(discoveryRoutes, { services });
   await app.register(verifyRoutes);
-  await app.register(pageRoutes);
+  await app.register(pageRoutes, { services });
   await app.register(workspaceRoutes, { services });
   await app.register(tenantRoutes, { services });
   await app.register(firmRoutes, { services });

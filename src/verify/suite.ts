@@ -166,6 +166,19 @@ const REQUIREMENTS: Requirement[] = [
   row('tenant-matter-inspection-404', `${TN}${M}/inspection`, 404, goneTenant, 'an inspection in an unknown tenant'),
   row('tenant-deadline-inspection-404', `${TN}/deadlines/${ABSENT.asset}/inspection`, 404, goneTenant, 'a ladder\'s inspection in an unknown tenant'),
   row('firm-enrollment-inspection-404', `${FM}/enrollments/mb_fixture_eligible/inspection`, 404, goneFirm, 'an Enrollment\'s inspection in an unknown firm'),
+  // Each inspector page is answered by the code of the inspection beside it: an unknown record or grain is the same refusal.
+  row('matter-inspect-page-404', `${M}/inspect`, 404, { has: ['error', 'code'], equals: { code: 'MATTER_NOT_FOUND' } }, 'the inspector page of an unknown Matter is 404 like its inspection'),
+  row('deadline-inspect-page-404', `/deadlines/${ABSENT.asset}/inspect`, 404, { has: ['error', 'code'], equals: { code: 'LADDER_NOT_FOUND' } }, 'the inspector page of a ladder not here'),
+  row('workspace-matter-inspect-page-404', `${WS}${M}/inspect`, 404, goneWorkspace, 'an inspector page in an unknown workspace'),
+  row('workspace-deadline-inspect-page-404', `${WS}/deadlines/${ABSENT.asset}/inspect`, 404, goneWorkspace, 'a ladder\'s inspector page in an unknown workspace'),
+  row('tenant-matter-inspect-page-404', `${TN}${M}/inspect`, 404, goneTenant, 'an inspector page in an unknown tenant'),
+  row('tenant-deadline-inspect-page-404', `${TN}/deadlines/${ABSENT.asset}/inspect`, 404, goneTenant, 'a ladder\'s inspector page in an unknown tenant'),
+  row('firm-enrollment-inspect-page-404', `${FM}/enrollments/mb_fixture_eligible/inspect`, 404, goneFirm, 'an Enrollment\'s inspector page in an unknown firm'),
+  // Where records gather: the top level's page asks for a key; a grain's refuses an unknown grain as its data doors do.
+  row('population-page', '/inspect', 200, { contentType: 'text/html', contains: ['legalwork', '/inspection/matters'] }, 'where a key\'s Matters gather: the page (it asks for the key)'),
+  row('workspace-population-page-404', `${WS}/inspect`, 404, goneWorkspace, 'the population page of an unknown workspace'),
+  row('tenant-population-page-404', `${TN}/inspect`, 404, goneTenant, 'the population page of an unknown tenant'),
+  row('firm-population-page-404', `${FM}/inspect`, 404, goneFirm, 'the population page of an unknown firm'),
   // The generated diagrams.
   row('diagram-missing-404', '/docs/diagrams/no-such-machine.svg', 404, { type: 'EMPTY', equals: { code: 'DIAGRAM_NOT_GENERATED' } }, 'a diagram not generated is a typed EMPTY'),
 ];

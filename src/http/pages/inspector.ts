@@ -22,12 +22,17 @@ export interface InspectorSubject {
   /** The page's own path (`/workspaces/ws_…/matters/mt_…/inspect`). */
   path: string;
   /** The inspection door the script reads (`…/inspection`). */
-  inspection: string;
+  door: string;
   /** The generated SVG (`/docs/diagrams/<machine>.svg`). */
   diagram: string;
   /** The model tests' coverage of the machine (`visualizations/<machine>.coverage.json`), drawn on demand; null when none is written. */
   coverage: DrawnCoverage | null;
+  /** The inspection as of now, answered by the door the page reads, sent inside the page so its first paint waits for no second request. */
+  inspection: unknown;
 }
+
+/** JSON inside a `<script type="application/json">` data block: nothing in it may close the block or open a comment. */
+const dataBlock = (id: string, value: unknown) => `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
 
 /**
  * Marks never rely on hue alone: the current state has a double ring and a
@@ -95,8 +100,9 @@ export function inspectorPage(subject: InspectorSubject): Page {
     style: DIAGRAM_STYLE + STYLE,
     script: INSPECTOR_SCRIPT,
     body: `
-<div id="inspector" class="inspector" data-title="${h(subject.title)}" data-inspection="${h(subject.inspection)}" data-diagram="${h(subject.diagram)}"${subject.coverage ? ` data-coverage="${h(JSON.stringify(subject.coverage))}"` : ''}>
-<div class="top"><h1>${h(subject.title)} <code>${h(subject.id)}</code></h1><p class="links" id="links"><a href="${h(subject.inspection)}">inspection (JSON)</a></p></div>
+<div id="inspector" class="inspector" data-title="${h(subject.title)}" data-inspection="${h(subject.door)}" data-diagram="${h(subject.diagram)}"${subject.coverage ? ` data-coverage="${h(JSON.stringify(subject.coverage))}"` : ''}>
+<div class="top"><h1>${h(subject.title)} <code>${h(subject.id)}</code></h1><p class="links" id="links"><a href="${h(subject.door)}">inspection (JSON)</a></p></div>
+${dataBlock('inspection-now', subject.inspection)}
 <div class="bar" role="group" aria-label="where it stands">
   <span id="mode" class="pill">loading</span>
   <span class="state">state <strong id="state-name">…</strong> <code id="state-path"></code></span>

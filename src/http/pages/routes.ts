@@ -1,33 +1,24 @@
-/** The pages for people: /docs (with the generated diagrams), /sandbox, and each entity's inspector. */
+/**
+ * The pages for people: /docs (with the generated diagrams), /sandbox, and
+ * each grain's population page. (Each record's inspector page is served
+ * beside its inspection door, `src/http/routes/inspection.ts`.)
+ */
 import type { FastifyInstance } from 'fastify';
 import { refusal } from '../../domain/refusals.ts';
 import { Media } from '../schemas/responses.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { DIAGRAM_NAME, listDiagrams, readCoverage, readDiagram } from './diagrams.ts';
+import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
 import { docsPage } from './docs.ts';
-import { inspectorPage } from './inspector.ts';
 import { populationPage, type PopulationMachine } from './population.ts';
-import { MACHINES } from '../../diagrams/registry.ts';
-import { MatterParams, WorkspaceParams } from '../schemas/common.ts';
-import { DeadlineParams } from '../schemas/deadlines.ts';
-import { FirmMemberParams, FirmParams, TenantParams } from '../schemas/grains.ts';
+import { WorkspaceParams } from '../schemas/common.ts';
+import { FirmParams, TenantParams } from '../schemas/grains.ts';
+import { resolveGrain } from '../grain.ts';
+import type { Services } from '../services.ts';
 import { sendPage } from './layout.ts';
 import { sandboxPage } from './sandbox.ts';
 import { refused } from '../declared-refusals.ts';
 
 const DiagramParams = Type.Object({ file: Type.String({ pattern: DIAGRAM_NAME }) });
-
-/**
- * Where each entity's inspector is served: beside its other doors, under the
- * grain prefixes `app.ts` mounts them on. The page is a shell whose script
- * reads the inspection door next to it (`…/inspect` → `…/inspection`); an
- * unknown entity or grain is answered there, and the page shows that refusal.
- */
-const INSPECTED = [
-  { machine: 'matter', path: '/matters/:id/inspect', params: MatterParams, idOf: (p: Record<string, string>) => p.id, prefixes: ['', '/workspaces/:workspaceId', '/tenants/:tenantId'] },
-  { machine: 'deadline-ladder', path: '/deadlines/:assetId/inspect', params: DeadlineParams, idOf: (p: Record<string, string>) => p.assetId, prefixes: ['', '/workspaces/:workspaceId', '/tenants/:tenantId'] },
-  { machine: 'enrollment', path: '/firms/:firmId/enrollments/:memberId/inspect', params: FirmMemberParams, idOf: (p: Record<string, string>) => p.memberId, prefixes: [''] },
-] as const;
 
 /** What each grain's population page draws: the machines whose records it holds, and their population doors (`src/http/routes/population.ts`). */
 const MATTERS_AND_LADDERS: Array<Omit<PopulationMachine, 'data' | 'diagram'> & { door: string }> = [
@@ -43,30 +34,17 @@ const GATHERED = [
   { prefix: '/firms/:firmId', params: FirmParams, grain: (p: Record<string, string>) => `firm ${p.firmId}`, keyed: false, machines: ENROLLMENTS },
 ];
 
-export async function pageRoutes(app: FastifyInstance) {
+export async function pageRoutes(app: FastifyInstance, { services }: { services: Services }) {
   app.get('/docs', { schema: { summary: 'The docs page for people', description: 'An HTML page: what the service is, how to start, and the diagrams of its machines.', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => sendPage(reply, docsPage(await listDiagrams())));
 
   app.get('/sandbox', { schema: { summary: 'The sandbox page: walk a Matter in the browser', description: 'An HTML page that opens a sandbox workspace and walks a Matter through its stages by clicking.', tags: ['discovery'], response: { 200: Media('text/html', 'the sandbox page') } } }, async (_request, reply) => sendPage(reply, sandboxPage()));
-
-  for (const inspected of INSPECTED) {
-    const { title } = MACHINES.find((m) => m.name === inspected.machine)!;
-    for (const prefix of inspected.prefixes) {
-      app.get<{ Params: Record<string, string> }>(
-        `${prefix}${inspected.path}`,
-        { schema: { summary: `The inspector page of a ${title}`, description: `An HTML page: the ${title} on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact, and new facts arrive live. It reads the inspection door beside it.`, tags: ['discovery'], params: inspected.params, response: { 200: Media('text/html', 'the inspector page') } } },
-        async (request, reply) => {
-          const path = request.url.split('?')[0];
-          return sendPage(reply, inspectorPage({ title, id: inspected.idOf(request.params), path, inspection: `${path.slice(0, -'/inspect'.length)}/inspection`, diagram: `/docs/diagrams/${inspected.machine}.svg`, coverage: await readCoverage(inspected.machine) }));
-        },
-      );
-    }
-  }
 
   for (const gathered of GATHERED) {
     const nouns = gathered.machines.map((m) => m.nouns).join(' and ');
     app.get<{ Params: Record<string, string> }>(
       `${gathered.prefix}/inspect`,
-      { schema: { summary: `Where ${nouns} gather: the page`, description: `An HTML page: the grain's ${nouns} on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…${gathered.machines.map((m) => m.door).join(', …')}).${gathered.keyed ? ' At the top level they count one API key\'s records: the page asks for the key and keeps it in its memory only.' : ''}`, tags: ['discovery'], ...(gathered.params ? { params: gathered.params } : {}), response: { 200: Media('text/html', 'the population page') } } },
+      // The grain resolves as its population doors' does: an unknown or expired one is their refusal.
+      { preHandler: resolveGrain(services), schema: { summary: `Where ${nouns} gather: the page`, description: `An HTML page: the grain's ${nouns} on their machine's generated diagram: how many are in each state (the oldest there, and how long the waiting ones have waited), how many times each transition was taken; a click (or Enter) on a state lists its records a page at a time, oldest first, each opening its inspector. It reads the population doors (…${gathered.machines.map((m) => m.door).join(', …')}).${gathered.keyed ? ' At the top level they count one API key\'s records: the page asks for the key and keeps it in its memory only.' : ''}`, tags: ['discovery'], ...(gathered.params ? { params: gathered.params } : {}), response: { 200: Media('text/html', 'the population page') } } },
       async (request, reply) => {
         const path = request.url.split('?')[0];
         const base = path.slice(0, -'/inspect'.length);
