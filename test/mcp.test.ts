@@ -79,9 +79,9 @@ describe('the tool list', () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of SPEC_TOOLS) expect(byName.has(name), name).toBe(true);
     const extra = tools.map((t) => t.name).filter((n) => !(SPEC_TOOLS as readonly string[]).includes(n));
-    // Beyond the six: inspect_matter (issue 35), where_matters_gather (issue 36), and the sandbox rehearsal tools.
-    expect(extra.filter((n) => !n.startsWith('sandbox_'))).toEqual(['inspect_matter', 'where_matters_gather']);
-    expect(extra.sort()).toEqual(['inspect_matter', 'sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder', 'where_matters_gather']);
+    // Beyond the six: inspect_matter (issue 35), where_matters_gather (issue 36), the server's own key (issue 38), and the sandbox rehearsal tools.
+    expect(extra.filter((n) => !n.startsWith('sandbox_'))).toEqual(['inspect_matter', 'where_matters_gather', 'key_self', 'roll_key', 'revoke_key']);
+    expect(extra.sort()).toEqual(['inspect_matter', 'key_self', 'revoke_key', 'roll_key', 'sandbox_advance_matter', 'sandbox_create_matter', 'sandbox_get_matter', 'sandbox_gig_result', 'sandbox_open_workspace', 'sandbox_read_events', 'sandbox_tick_ladder', 'where_matters_gather']);
 
     const schema = (name: string) => byName.get(name)!.inputSchema as { properties?: Record<string, any>; required?: string[]; additionalProperties?: boolean };
     expect(Object.keys(schema('healthz').properties ?? {})).toEqual([]);

@@ -9,13 +9,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { ServiceClient } from '../client/service-client.ts';
 import { caller, type Caller, type Log } from './call.ts';
-import type { READ, WRITE } from './schemas.ts';
+import type { DESTROY, READ, WRITE } from './schemas.ts';
 
 export interface ToolDeclaration<Input extends z.ZodObject> {
   title: string;
   description: string;
   inputSchema: Input;
-  hints: typeof READ | typeof WRITE;
+  hints: typeof READ | typeof WRITE | typeof DESTROY;
 }
 
 export type RegisterTool = <Input extends z.ZodObject>(name: string, declaration: ToolDeclaration<Input>, handle: (input: z.output<Input>, calls: Caller) => Promise<CallToolResult>) => void;

@@ -12,6 +12,8 @@ import { ID_PATTERN } from '../domain/ids.ts';
 export const READ = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 /** A tool that writes without destroying: each call is a new act on the service alone. */
 export const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+/** A tool that ends something for good (a key revoked): a client may ask its person first. */
+export const DESTROY = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false } as const;
 
 /**
  * An input property as an agent reads it in `tools/list`: what it is and

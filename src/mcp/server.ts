@@ -1,8 +1,9 @@
 /**
  * The legalwork MCP server: the specification's six tools, `inspect_matter`
- * (what a Matter may do now, and why not the rest) and the sandbox rehearsal
- * tools, each a thin call to a running legalwork service. The
- * server holds no state of its own; the service is the truth.
+ * (what a Matter may do now, and why not the rest), the server's own key
+ * (`key_self`, `roll_key`, `revoke_key`) and the sandbox rehearsal tools,
+ * each a thin call to a running legalwork service. The server holds no state
+ * of its own; the service is the truth.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ServiceClient } from '../client/service-client.ts';
 import type { Log } from './call.ts';
 import { registerInspectTools } from './inspect-tools.ts';
+import { registerKeyTools } from './key-tools.ts';
 import { toolRegistrar } from './register.ts';
 import { registerSandboxTools } from './sandbox-tools.ts';
 import { registerSpecTools } from './spec-tools.ts';
@@ -39,6 +41,7 @@ export function createMcpServer(client: ServiceClient, log: Log = () => {}): Mcp
   const tool = toolRegistrar(server, client, log);
   registerSpecTools(tool);
   registerInspectTools(tool);
+  registerKeyTools(tool);
   registerSandboxTools(tool);
   return server;
 }
