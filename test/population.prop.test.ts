@@ -110,7 +110,23 @@ describe('where Matters gather', () => {
         await expectFolded(ws, 'matter');
         await expectFolded(ws, 'deadline-ladder');
       }),
-      { numRuns: 25 },
+      {
+        numRuns: 25,
+        // One walk that surely reaches every state the check below names, whatever the random runs reach.
+        examples: [[
+          [
+            { matterType: 'patent_provisional', client: FIXTURE.fulfillingClient, consumerPattern: 'B2A', title: 'A map' },
+            { matterType: 'patent_provisional', client: FIXTURE.decliningClient, consumerPattern: 'B2A', title: 'A map' },
+            { matterType: 'patent_provisional', client: undefined, consumerPattern: 'B2A', title: 'A map' },
+            { matterType: 'patent_maintenance', client: undefined, consumerPattern: 'B2A', title: `${FIXTURE.noticeEvePrefix} A map` },
+            { matterType: 'trademark_office_action', client: undefined, consumerPattern: 'B2A2D', title: 'A map' },
+          ],
+          [
+            ...[0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3].map((matter) => ({ matter, name: 'advance', days: 1 })),
+            { matter: 3, name: 'tick', days: 1 },
+          ],
+        ]],
+      },
     );
     // The walks reached the waiting states, a terminal, a ladder past its notice rung, at its terminal rung, vacant and recurring.
     for (const key of ['matter open.waiting_on_signer', 'matter open.needs_client_direction', 'matter fulfilled', 'matter open.intake', 'deadline-ladder open.counting', 'deadline-ladder facet notice', 'deadline-ladder facet vacant', 'deadline-ladder facet recurring', 'deadline-ladder transitions', 'matter transitions']) {
