@@ -6,14 +6,15 @@
  *   prefix says its kind; the id is the capability, and its fixtures apply.
  * - The top level is production: the records an API key's requests create
  *   form a grain of their own, named by the key's id (never the key), so
- *   lists, tails and seq counters separate by construction.
+ *   lists, tails and seq counters separate by construction. A key rolled
+ *   from another (`keys.ts`) writes in the grain of the first: its owner's.
  * - A read by id at the top level, and the supply network's signed callback,
  *   reach every top-level grain (`TOP_LEVEL`): there the Matter's id (at least
  *   96 random bits), or the signature, is the capability.
  */
 import { GRAIN_ID_PREFIX, type GrainKind } from './workspaces.ts';
 
-/** The grain of the top-level records a key's requests create: the key's id (`key_…`). */
+/** The grain of the top-level records an owner's keys create: the id (`key_…`) of its first key (`Owner.id` in keys.ts). */
 export const ownGrainOf = (keyId: string): string => keyId;
 
 /**
