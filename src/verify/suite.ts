@@ -97,7 +97,6 @@ const REQUIREMENTS: Requirement[] = [
   row('asset-404', `/assets/${ABSENT.asset}`, 404, { has: ['error', 'code'] }, 'an unknown Asset is 404'),
   // A key's own state needs that key.
   row('keys-self-keyless', '/keys/self', 401, { equals: { code: 'KEY_REQUIRED', fix: 'POST /keys' } }, 'a key\'s state (GET /keys/self) answers only the key itself: keyless, 401 naming POST /keys'),
-  row('keys-self-unknown', '/keys/self', 401, { equals: { code: 'KEY_UNKNOWN', fix: 'POST /keys' } }, 'a key never issued is refused 401 on every door', { authorization: `Bearer lwk_${'A'.repeat(43)}` }),
   // Sandbox workspaces: an unknown one is a typed EMPTY naming the fix.
   row('workspace-404', WS, 404, goneWorkspace, 'an unknown or expired workspace names the fix'),
   row('workspace-fixtures-404', `${WS}/fixtures`, 404, goneWorkspace, 'fixtures of an unknown workspace'),
