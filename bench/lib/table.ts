@@ -19,13 +19,14 @@ export interface Pair {
   bare: Figures;
 }
 
-export function pairTable(pairs: Pair[]): string[] {
+/** Each door, then its twin indented under it (`label` before the twin's title), with the door's ratio to the twin (`vs`). */
+export function pairTable(pairs: Pair[], vs = 'vs bare', label = 'bare: '): string[] {
   const rows: string[][] = [];
   for (const { door, bare } of pairs) {
     rows.push([door.title, num(door.rps), ms(door.p50), ms(door.p99), pct(door.rps / bare.rps), us(door.cpuUs), us(door.loopUs), num(door.ok), num(door.non2xx)]);
-    rows.push([`  bare: ${bare.title}`, num(bare.rps), ms(bare.p50), ms(bare.p99), '', us(bare.cpuUs), us(bare.loopUs), num(bare.ok), num(bare.non2xx)]);
+    rows.push([`  ${label}${bare.title}`, num(bare.rps), ms(bare.p50), ms(bare.p99), '', us(bare.cpuUs), us(bare.loopUs), num(bare.ok), num(bare.non2xx)]);
   }
-  return table(['door (50 connections)', 'req/s (2xx)', 'p50', 'p99', 'vs bare', 'CPU/req', 'loop/req', '2xx', 'non-2xx'], rows);
+  return table(['door (50 connections)', 'req/s (2xx)', 'p50', 'p99', vs, 'CPU/req', 'loop/req', '2xx', 'non-2xx'], rows);
 }
 
 /** "target: met/MISSED" wording for a figure against its target. */
