@@ -21,8 +21,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/compose.ts';
 import { Keys, KEYS_GRAIN, useGrainOf } from '../src/engine/keys.ts';
-import { call, tempDir, testApp, testJournal, workspace, type TestApp } from './helpers/app.ts';
+import { call, listeningApp, tempDir, testApp, testJournal, workspace, type TestApp } from './helpers/app.ts';
+import { send } from './helpers/processes.ts';
 import { until } from './helpers/wait.ts';
+import { burst, count, expectAdmitted, nextWindow } from './helpers/bursts.ts';
 
 const order = { mint: 'acme', offer: 'provisional', title: 'Self-folding map', inventor: 'Ada Inventor', listFeeUsd: 199 };
 const HOUR = 60 * 60 * 1000;
@@ -248,6 +250,30 @@ describe('POST /keys/self/revoke', () => {
     await call(app, 'POST', '/keys/self/revoke', undefined, next.auth);
     const kinds = (await app.services.journal.readTail(KEYS_GRAIN, { after: 0, limit: 100, feed: 'timeline' })).map((e) => `${e.kind} ${e.data.keyId}`);
     expect(kinds).toEqual([`key.issued ${old.id}`, `key.rolled ${old.id}`, `key.issued ${next.id}`, `key.revoked ${next.id}`]);
+  });
+});
+
+describe('the rate limit', () => {
+  it('counts a key and its successor as one caller, and a revoked key as the address it comes from', async () => {
+    const LIMIT = 5;
+    // Over a real socket, as the rate limit's own tests count it.
+    const { app, url } = await listeningApp({ rateLimit: { perSecond: LIMIT } });
+    apps.push(app);
+    const old = await issue(app);
+    const next = await roll(app, old.auth);
+    await nextWindow();
+    const both = await burst(4 * LIMIT, (i) => send(url, 'GET', '/matters', undefined, i % 2 ? old.auth : next.auth));
+    expectAdmitted(both, count(both.answers, 200), LIMIT);
+    expect(both.answers.find((a) => a.status === 429)!.body.rateLimit.caller).toBe('api key');
+
+    await nextWindow();
+    expect((await send(url, 'POST', '/keys/self/revoke', undefined, old.auth)).status).toBe(200);
+    await nextWindow();
+    const revoked = await burst(4 * LIMIT, () => send(url, 'GET', '/matters', undefined, old.auth));
+    expectAdmitted(revoked, count(revoked.answers, 401), LIMIT);
+    expect(revoked.answers.find((a) => a.status === 429)!.body.rateLimit.caller).toBe('address');
+    // The owner's allowance is untouched by it: the successor is served.
+    expect((await send(url, 'GET', '/matters', undefined, next.auth)).status).toBe(200);
   });
 });
 

@@ -242,8 +242,17 @@ export class Keys {
     if (!found.loaded) await this.current(found.record);
     const refused = refusalOf(found.record, this.now());
     if (refused) throw refused;
-    this.noteUse(found.record);
     return found.record;
+  }
+
+  /**
+   * Whether this process holds `record` honoured, from memory alone: what
+   * the rate limit counts a caller by (a key another process revoked a
+   * moment ago is counted as its owner once more, then `present` reads the
+   * revocation). Honouring a request is `present`'s.
+   */
+  honours(record: KeyRecord): boolean {
+    return refusalOf(record, this.now()) === null;
   }
 
   /** The key's record as this process holds it (whatever its state), or null when the key was never issued. */
@@ -438,14 +447,15 @@ export class Keys {
   }
 
   /**
-   * Notes a use of the key: in memory, and in the journal when this process
-   * has not journaled one in the last hour. A write per request would cost
+   * Notes a use of the key (a request honoured and past the rate limit): in
+   * memory, and in the journal when this process has not journaled one in
+   * the last hour. A write per request would cost
    * a write per read and put every caller's rhythm in the journal; this
    * keeps `lastUsedAt` good to the hour. Bookkeeping, beside the request:
    * never waited for, and a failure (another process noted the same use
    * first, the journal closing) costs only that note.
    */
-  private noteUse(record: KeyRecord): void {
+  noteUse(record: KeyRecord): void {
     const now = this.now();
     record.used.last = now;
     if (now - record.used.noted < USE_NOTED_EVERY_MS) return;

@@ -73,24 +73,12 @@ export function needsKey(method: string, url: string, keyless?: string): boolean
   return KEY_ITSELF.test(url) || (!READS.has(method) && keyless === undefined && !SANDBOX_GRAIN.test(url));
 }
 
-/** The key a request presents, checked once however many ask (the rate limit asks first, auth after). */
-const presented = new WeakMap<FastifyRequest, Promise<KeyRecord | Refusal | null>>();
-
 /**
  * The key a request presents, as `Keys.present` judges it: its record when
  * honoured, the 401 refusal when the header is malformed or the key unknown,
  * revoked or expired, null when it presents none.
  */
-export function presentedKey(request: FastifyRequest, keys: Keys): Promise<KeyRecord | Refusal | null> {
-  let judged = presented.get(request);
-  if (!judged) {
-    judged = judge(request, keys);
-    presented.set(request, judged);
-  }
-  return judged;
-}
-
-async function judge(request: FastifyRequest, keys: Keys): Promise<KeyRecord | Refusal | null> {
+async function presentedKey(request: FastifyRequest, keys: Keys): Promise<KeyRecord | Refusal | null> {
   const header = request.headers.authorization;
   if (header === undefined) return null;
   const match = BEARER.exec(header.trim());
@@ -147,6 +135,7 @@ export function installAuth(app: FastifyInstance, services: Services) {
       if (key) {
         request.access.tier = 'identified';
         request.access.key = key;
+        services.keys.noteUse(key);
         request.keyGuard = services.keys.guard(key);
         return guardWrites(request.keyGuard, () => done());
       }

@@ -33,10 +33,9 @@ import rateLimit from '@fastify/rate-limit';
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { KeyRecord } from '../engine/keys.ts';
-import { presentedKey } from './auth.ts';
+import { presentedSecret } from './auth.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -101,10 +100,16 @@ function keyOrAddress(request: FastifyRequest, key: KeyRecord | undefined): Call
 /** The caller of a request whose key auth has resolved (a route handler's). */
 export const callerOf = (request: FastifyRequest): Caller => grainCaller(request, request.routeOptions.url) ?? keyOrAddress(request, request.access?.key);
 
-/** The key a request presents, when it is one honoured here (auth reuses the same judgement). */
-async function honouredKey(request: FastifyRequest, services: Services): Promise<KeyRecord | undefined> {
-  const key = await presentedKey(request, services.keys);
-  return key instanceof Refusal || key === null ? undefined : key;
+/**
+ * The key a request presents, when this process holds it honoured: from
+ * memory (or its streams, on a miss), never a read of the journal per
+ * request, so a request refused here costs what it did before keys could be
+ * revoked; auth, after, honours the key on the journal as it stands.
+ */
+async function countedKey(request: FastifyRequest, services: Services): Promise<KeyRecord | undefined> {
+  const presented = presentedSecret(request);
+  const record = presented === undefined ? null : await services.keys.lookup(presented);
+  return record && services.keys.honours(record) ? record : undefined;
 }
 
 type Check = ReturnType<FastifyInstance['createRateLimit']>;
@@ -158,7 +163,7 @@ export async function installRateLimit(app: FastifyInstance, services: Services,
     const route = request.routeOptions;
     if (route.config?.rateLimitExempt !== undefined) return;
     // Inside a sandbox grain the key, if any, is not looked up: the grain is the caller.
-    const caller = grainCaller(request, route.url) ?? keyOrAddress(request, await honouredKey(request, services));
+    const caller = grainCaller(request, route.url) ?? keyOrAddress(request, await countedKey(request, services));
     (request as Limited)[CALLER] = caller;
     const counted = ((shared ? await shared(request) : undefined) ?? (await local(request))) as Counted;
     const seconds = Math.max(1, counted.ttlInSeconds);
