@@ -98,6 +98,43 @@ describe('POST /keys', () => {
   });
 });
 
+  it('keeps no issued key on disk when sent with a key under an Idempotency-Key, yet shows it again to a retry presenting that key, and to no other', async () => {
+    const dir = tempDir();
+    const app = await testApp({ journal: new SqliteJournal(dir) });
+    onTestFinished(async () => {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const caller = await issue(app);
+    const headers = { ...caller.auth, 'idempotency-key': 'issue-1' };
+    const first = await call(app, 'POST', '/keys', { email: 'ben@example.com' }, headers);
+    expect(first.status).toBe(201);
+    expect(first.body.key).toMatch(/^lwk_[A-Za-z0-9_-]{43}$/);
+    expect((await call(app, 'GET', '/keys/self', undefined, { authorization: `Bearer ${first.body.key}` })).body.key.id).toBe(first.body.keyId);
+    const replay = await call(app, 'POST', '/keys', { email: 'ben@example.com' }, headers);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(first.body);
+
+    // The kept answer and every other byte of the journal hold the key's hash, never the key.
+    const file = (app.services.journal as SqliteJournal).file;
+    const bytes = [file, `${file}-wal`].map((f) => {
+      try {
+        return readFileSync(f).toString('latin1');
+      } catch {
+        return '';
+      }
+    });
+    expect(bytes.join('')).toContain(createHash('sha256').update(first.body.key).digest('hex'));
+    expect(bytes.join('')).not.toContain(first.body.key);
+
+    // The same retry sent with a successor of the caller's key (the same owner, so the same kept answer) is not shown the key.
+    const successor = await call(app, 'POST', '/keys/self/roll', { expiresInSeconds: 600 }, caller.auth);
+    const other = await call(app, 'POST', '/keys', { email: 'ben@example.com' }, { authorization: `Bearer ${successor.body.key}`, 'idempotency-key': 'issue-1' });
+    expect(other.headers['idempotent-replayed']).toBe('true');
+    expect(other.body.keyId).toBe(first.body.keyId);
+    expect(other.body.key).toBe('lwk_ISSUED_KEY_SHOWN_ONCE_RETRY_WITH_CALLER_KEY');
+  });
+
 describe('Bearer authentication', () => {
   let app: TestApp;
   beforeEach(async () => {

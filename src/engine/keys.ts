@@ -146,6 +146,17 @@ export const useGrainOf = (keyId: string) => `keyuse:${keyId}`;
  */
 export const successorKeyOf = (rolledKey: string, secret: string): string => PREFIX + createHmac('sha256', rolledKey).update(`legalwork key roll ${secret}`).digest('base64url');
 
+/**
+ * A key issued to a caller who presented one (`POST /keys` sent with a key):
+ * derived from the presented key and a salt the answer carries in its place
+ * (HMAC-SHA256, 256 bits), so a retry presenting the same key under the same
+ * Idempotency-Key is shown it again while the journal, the kept answer
+ * included, holds only its hash and the salt. As with a roll's successor:
+ * without the presented key the salt gives nothing, without the kept answer
+ * the presented key gives nothing.
+ */
+export const issuedKeyOf = (presentedKey: string, salt: string): string => PREFIX + createHmac('sha256', presentedKey).update(`legalwork key issue ${salt}`).digest('base64url');
+
 /** Where `record` stands at `now` (ms): the one answer to "is this key honoured?". */
 export function keyState(record: Pick<KeyRecord, 'life'>, now: number): KeyState {
   const { rolled, revokedAt } = record.life;
@@ -208,11 +219,14 @@ export class Keys {
     return this.byHash.size;
   }
 
-  /** Issues a key; the returned secret exists nowhere else afterwards. */
-  async issue(request: IssueRequest): Promise<{ key: string; record: KeyRecord }> {
-    const key = PREFIX + randomBytes(32).toString('base64url');
-    const hash = hashKey(key);
+  /**
+   * Issues a key: random, or, for a caller who presented a key, derived from
+   * it and the `salt` (`issuedKeyOf`). The key exists nowhere else afterwards.
+   */
+  async issue(request: IssueRequest, derived?: { presentedKey: string; salt: string }): Promise<{ key: string; record: KeyRecord }> {
     const id = newId('key');
+    const key = derived ? issuedKeyOf(derived.presentedKey, derived.salt) : PREFIX + randomBytes(32).toString('base64url');
+    const hash = hashKey(key);
     const data = {
       keyId: id,
       keyHash: hash,
@@ -226,6 +240,11 @@ export class Keys {
     const record = recordOf(issued, owner, foldLife([]));
     this.byHash.set(hash, record);
     return { key, record };
+  }
+
+  /** Whether `key` is the key issued as `keyId` (a derived key checked before it is shown again). */
+  async isKey(key: string, keyId: string): Promise<boolean> {
+    return (await this.find(key))?.record.id === keyId;
   }
 
   /**

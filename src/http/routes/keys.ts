@@ -13,11 +13,12 @@
  * - `POST /keys/self/revoke`: the key refused from now on.
  * The `/keys/self…` doors need the key they are about (`needsKey`).
  */
+import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEFAULT_ROLL_EXPIRY_SECONDS, successorKeyOf, type KeyRecord, type KeyView } from '../../engine/keys.ts';
+import { DEFAULT_ROLL_EXPIRY_SECONDS, issuedKeyOf, successorKeyOf, type KeyRecord, type KeyView } from '../../engine/keys.ts';
 import { presentedSecret } from '../auth.ts';
 import { refused } from '../declared-refusals.ts';
 import { ok } from '../envelopes.ts';
@@ -34,6 +35,33 @@ import type { Services } from '../services.ts';
  * characters: none is this.
  */
 const SUCCESSOR_SHOWN_AS_IT_LEAVES = 'lwk_SUCCESSOR_KEY_SHOWN_ONCE_RETRY_WITH_OLD_KEY';
+
+/**
+ * The same for a key issued to a caller who presented one: the answer kept
+ * holds `KEPT_ISSUED` and the salt the key was derived with, never the key;
+ * a replay that cannot be shown the key answers `ISSUED_SHOWN_AS_IT_LEFT`.
+ * Both are shaped as a key (the contract's pattern), as the roll's is.
+ */
+const ISSUED_SHOWN_AS_IT_LEFT = 'lwk_ISSUED_KEY_SHOWN_ONCE_RETRY_WITH_CALLER_KEY';
+const KEPT_ISSUED = /lwk_KEY_SHOWN_ONCE_RETRY_([A-Za-z0-9_-]{22})/;
+const keptIssued = (salt: string) => `lwk_KEY_SHOWN_ONCE_RETRY_${salt}`;
+
+/**
+ * The key in the answer of `POST /keys` sent with a key, as it leaves:
+ * derived again from the presented key and the salt (`issuedKeyOf`), and
+ * shown only when it is the key issued (a replay sent with another key of
+ * the same owner answers `ISSUED_SHOWN_AS_IT_LEFT`).
+ */
+async function revealIssued(request: FastifyRequest, payload: unknown, keys: Services['keys']): Promise<unknown> {
+  const salt = typeof payload === 'string' ? KEPT_ISSUED.exec(payload)?.[1] : undefined;
+  if (!salt) return payload;
+  const text = payload as string;
+  const presented = presentedSecret(request);
+  const keyId = /"keyId":"(key_[a-z0-9]+)"/.exec(text)?.[1];
+  const issued = presented && keyId ? issuedKeyOf(presented, salt) : null;
+  const shown = issued && (await keys.isKey(issued, keyId!)) ? issued : ISSUED_SHOWN_AS_IT_LEFT;
+  return text.replace(KEPT_ISSUED, shown);
+}
 
 /** The successor in a roll's answer, as it leaves: derived again from the presenting key, so a replay of the roll shows it too. */
 function revealSuccessor(request: FastifyRequest, payload: unknown): unknown {
@@ -97,9 +125,14 @@ export async function keyRoutes(fastify: FastifyInstance, { services }: { servic
         response: { 201: ref(IssuedKey) },
       },
       preValidation: normalizeForm,
+      onSend: async (request, _reply, payload) => revealIssued(request, payload, services.keys),
     },
     async (request, reply) => {
-      const { key, record } = await services.keys.issue(request.body);
+      // Issued to a caller who sent a key: derived from it, and shown only as the answer leaves, so no kept answer holds it.
+      const presentedKey = presentedSecret(request);
+      const salt = randomBytes(16).toString('base64url');
+      const { key: issued, record } = await services.keys.issue(request.body, presentedKey ? { presentedKey, salt } : undefined);
+      const key = presentedKey ? keptIssued(salt) : issued;
       reply.header('cache-control', 'no-store');
       return reply.status(201).send(
         ok({
