@@ -40,12 +40,16 @@ export interface World {
   byTail: Map<string, Grain>;
   /** The webhook receiver's URL (loopback, answers 204). */
   receiverUrl: string;
+  /** Keys of no grain, which the doors that end the key they are sent with (a roll, a revocation) present instead of a grain's. */
+  expendableKeys: string[];
 }
 
 const emptyPools = (): Record<PoolName, string[]> => ({ matters: [], assets: [], gigs: [], webhooks: [], deliveries: [], members: [], offers: [], practitioners: ['pr_ada', 'pr_ben'] });
 
 const POOL_OF_PREFIX: Record<string, PoolName> = { mt: 'matters', as: 'assets', gig: 'gigs', wh: 'webhooks', dl: 'deliveries' };
 const ID = /^(mt|as|gig|wh|dl)_[0-9a-z]{20,30}$/;
+/** Keys for the roll and revoke doors to end: enough that most runs end some of them and still roll others. */
+const EXPENDABLE_KEYS = 12;
 /** Harvested ids kept per pool beyond the fixtures' own. */
 const POOL_CAP = 80;
 
@@ -190,7 +194,9 @@ export async function buildWorld(base: URL, agent: Agent, receiverUrl: string): 
       }, `a delivery to ${g.prefix}/webhooks/${wh}`);
     }
   }
-  return { grains, byTail: new Map(grains.map((g) => [g.tail, g])), receiverUrl };
+  const expendableKeys: string[] = [];
+  for (let i = 0; i < EXPENDABLE_KEYS; i++) expendableKeys.push((await call('POST', '/keys', { email: `fuzz-expendable-${i}@example.com` }, {}, 201)).body.key);
+  return { grains, byTail: new Map(grains.map((g) => [g.tail, g])), receiverUrl, expendableKeys };
 }
 
 /** The `latestSeq` of every tracked tail. */

@@ -21,6 +21,8 @@ const DIAGRAMS = ['matter.svg', 'deadline-ladder.svg', 'enrollment.svg'];
 /** The request head a Node server reads at most (16 KiB): past it, Node itself answers 431; the edge test covers that. */
 const HEAD_BUDGET = 15_000;
 const MAX_BODY = 1_500_000;
+/** Doors that end the key a request presents (anywhere in the path: a mutated path may still reach them). */
+const ENDS_ITS_KEY = /\/keys\/self\/(roll|revoke)/i;
 
 export interface GeneratorOptions {
   /** The share of requests sent as generated, valid by the contract. */
@@ -177,6 +179,17 @@ export class Generator {
     return this.finalize(d);
   }
 
+  /**
+   * The authorization with each grain's key swapped for an expendable one:
+   * sent with a grain's key, a roll or a revocation would end that grain for
+   * the rest of the run (its tail unreadable). Validity is kept: a malformed
+   * variant of a grain's key becomes the same variant of the expendable one.
+   */
+  private expendable(authorization: string | string[]): string | string[] {
+    const swap = (v: string) => this.world.grains.reduce((s, g) => (g.kind === 'top' ? s.split(g.auth.authorization.slice('Bearer '.length)).join(this.rng.pick(this.world.expendableKeys)) : s), v);
+    return Array.isArray(authorization) ? authorization.map(swap) : swap(authorization);
+  }
+
   private serialize(d: Draft): void {
     if (d.value === undefined || d.text) return;
     if (d.media === 'application/x-www-form-urlencoded') {
@@ -195,6 +208,7 @@ export class Generator {
     // A poisoned body sent as JSON is refused only while the poison is still in it as parsed (a later value may overwrite it, a repeated key shadow it).
     if (d.poisoned && (!asJson || !parsed || holdsPoison(parsed.value))) d.mustRefuse = true;
     const headers: Record<string, string | string[]> = { ...d.headers };
+    if (d.headers.authorization && ENDS_ITS_KEY.test(`/${d.segments.join('/')}`)) headers.authorization = this.expendable(d.headers.authorization);
     if (d.text && d.media !== undefined) headers['content-type'] = d.media;
     if (d.sign) {
       const body = d.text?.toString('utf8') ?? '';

@@ -53,7 +53,6 @@ export interface Stats {
   distinct: Map<string, { count: number; example: string }>;
 }
 
-/** The tails a request may write: its grain's, or, at the top level, the keys it presents (or that own the Matter a signed callback answers). */
 const decode = (s: string) => {
   try {
     return decodeURIComponent(s);
