@@ -64,6 +64,25 @@ interface SpawnOptions {
   env?: Record<string, string>;
   /** How long to wait for the address line. */
   timeoutMs?: number;
+  /**
+   * The open-file limit to start the child with (soft and hard, `ulimit -n`
+   * in a shell that then execs node, so the pid is node's): raising the
+   * hard limit needs root (CAP_SYS_RESOURCE); where it is refused, the child
+   * gets its hard limit. `openFileLimitOf(pid)` says what it got.
+   */
+  nofile?: number;
+}
+
+/** A process's open-file limit (soft, hard), from /proc (Linux). */
+export function openFileLimitOf(pid: number): { soft: number; hard: number } {
+  const m = /^Max open files\s+(\d+|unlimited)\s+(\d+|unlimited)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'));
+  const n = (x: string | undefined) => (x === undefined ? NaN : x === 'unlimited' ? Infinity : Number(x));
+  return { soft: n(m?.[1]), hard: n(m?.[2]) };
+}
+
+/** The command and arguments that start `node <args>` with an open-file limit of `nofile` (or as high as the hard limit allows). */
+export function withOpenFileLimit(nofile: number, args: string[]): [string, string[]] {
+  return ['/bin/sh', ['-c', `ulimit -n ${Math.floor(nofile)} 2>/dev/null || ulimit -n "$(ulimit -H -n)"; exec "$0" "$@"`, process.execPath, ...args]];
 }
 
 /**
@@ -75,9 +94,10 @@ interface SpawnOptions {
 export const LIMITS_OFF = { LEGALWORK_RATE_LIMIT: 'off', LEGALWORK_MAX_STREAMS: 'off' } as const;
 
 /** A node child on loopback, port 0, logs off, per-caller limits off, resolved once it prints `listening on <url>` on stderr (the service, either baseline). */
-export async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOptions): Promise<Child> {
+export async function spawnChild({ args, env = {}, timeoutMs = 30_000, nofile }: SpawnOptions): Promise<Child> {
   const spawnedAt = performance.now();
-  const proc = spawn(process.execPath, args, {
+  const [command, argv] = nofile === undefined ? [process.execPath, args] : withOpenFileLimit(nofile, args);
+  const proc = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LEGALWORK_LOG: 'off', ...LIMITS_OFF, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -123,8 +143,8 @@ export async function spawnChild({ args, env = {}, timeoutMs = 30_000 }: SpawnOp
 }
 
 /** The legalwork service on the embedded journal in `dataDir`; `nodeArgs` go before the script (e.g. `--cpu-prof`). */
-export function spawnService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Child> {
-  return spawnChild({ args: [...nodeArgs, join(ROOT, 'bin/legalwork.js'), 'serve'], env: { LEGALWORK_DATA: dataDir, ...env } });
+export function spawnService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], options: Pick<SpawnOptions, 'nofile'> = {}): Promise<Child> {
+  return spawnChild({ args: [...nodeArgs, join(ROOT, 'bin/legalwork.js'), 'serve'], env: { LEGALWORK_DATA: dataDir, ...env }, ...options });
 }
 
 /** The bare Fastify baseline (`bench/bare-fastify.ts`); with `dataDir`, it also serves its journal-append route. */
