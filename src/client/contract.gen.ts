@@ -10623,7 +10623,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
@@ -10638,6 +10644,8 @@ export interface operations {
             /** @description the Matters of this grain, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10688,6 +10696,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -11046,7 +11063,13 @@ export interface operations {
     get_tenants_tenantId_matters_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -11066,6 +11089,8 @@ export interface operations {
             /** @description the Matter, its Asset and its journal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11136,6 +11161,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -11228,7 +11262,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -11459,7 +11493,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -11675,7 +11709,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -11913,7 +11947,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -12138,7 +12172,13 @@ export interface operations {
     get_tenants_tenantId_matters_id_settlement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -12158,6 +12198,8 @@ export interface operations {
             /** @description the settlement of a fulfilled Matter */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12187,6 +12229,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -12286,7 +12337,13 @@ export interface operations {
     get_tenants_tenantId_matters_id_journal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -12306,6 +12363,8 @@ export interface operations {
             /** @description the Matter's journal, append-only */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12350,6 +12409,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -12440,7 +12508,13 @@ export interface operations {
     get_tenants_tenantId_matters_id_attestations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -12460,6 +12534,8 @@ export interface operations {
             /** @description the attestations landed, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12499,6 +12575,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -12591,7 +12676,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -12828,7 +12913,13 @@ export interface operations {
     get_tenants_tenantId_matters_id_documents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -12848,6 +12939,8 @@ export interface operations {
             /** @description the document records, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12883,6 +12976,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -12975,7 +13077,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -13426,7 +13528,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
@@ -13441,6 +13549,8 @@ export interface operations {
             /** @description a page of the Assets of this grain, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13484,6 +13594,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -13574,7 +13693,13 @@ export interface operations {
     get_tenants_tenantId_assets_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Asset's id: `matter.assetId` of the Matter that minted it
@@ -13594,6 +13719,8 @@ export interface operations {
             /** @description the Asset, its status history, docket and lineage */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13618,6 +13745,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -14174,7 +14310,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -14413,7 +14549,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -22441,7 +22577,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -22450,6 +22592,8 @@ export interface operations {
             /** @description the Matters of this grain, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22500,6 +22644,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -22835,7 +22988,13 @@ export interface operations {
     get_matters_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -22850,6 +23009,8 @@ export interface operations {
             /** @description the Matter, its Asset and its journal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22920,6 +23081,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -23012,7 +23182,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -23238,7 +23408,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -23692,7 +23862,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -23912,7 +24082,13 @@ export interface operations {
     get_matters_id_settlement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -23927,6 +24103,8 @@ export interface operations {
             /** @description the settlement of a fulfilled Matter */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23956,6 +24134,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -24055,7 +24242,13 @@ export interface operations {
     get_matters_id_journal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -24070,6 +24263,8 @@ export interface operations {
             /** @description the Matter's journal, append-only */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24114,6 +24309,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -24204,7 +24408,13 @@ export interface operations {
     get_matters_id_attestations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -24219,6 +24429,8 @@ export interface operations {
             /** @description the attestations landed, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24258,6 +24470,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -24350,7 +24571,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -24582,7 +24803,13 @@ export interface operations {
     get_matters_id_documents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -24597,6 +24824,8 @@ export interface operations {
             /** @description the document records, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24632,6 +24861,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -24724,7 +24962,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -25154,7 +25392,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -25163,6 +25407,8 @@ export interface operations {
             /** @description a page of the Assets of this grain, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25206,6 +25452,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -25287,7 +25542,13 @@ export interface operations {
     get_assets_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Asset's id: `matter.assetId` of the Matter that minted it
@@ -25302,6 +25563,8 @@ export interface operations {
             /** @description the Asset, its status history, docket and lineage */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25326,6 +25589,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -25612,7 +25884,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -25824,7 +26096,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -26026,7 +26298,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -26230,7 +26502,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -26499,7 +26771,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -33899,7 +34171,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
@@ -33914,6 +34192,8 @@ export interface operations {
             /** @description the Matters of this grain, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -33964,6 +34244,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -34324,7 +34613,13 @@ export interface operations {
     get_workspaces_workspaceId_matters_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -34344,6 +34639,8 @@ export interface operations {
             /** @description the Matter, its Asset and its journal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -34414,6 +34711,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -34506,7 +34812,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -34737,7 +35043,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -34953,7 +35259,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -35191,7 +35497,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -35416,7 +35722,13 @@ export interface operations {
     get_workspaces_workspaceId_matters_id_settlement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -35436,6 +35748,8 @@ export interface operations {
             /** @description the settlement of a fulfilled Matter */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35465,6 +35779,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -35564,7 +35887,13 @@ export interface operations {
     get_workspaces_workspaceId_matters_id_journal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -35584,6 +35913,8 @@ export interface operations {
             /** @description the Matter's journal, append-only */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35628,6 +35959,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -35718,7 +36058,13 @@ export interface operations {
     get_workspaces_workspaceId_matters_id_attestations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -35738,6 +36084,8 @@ export interface operations {
             /** @description the attestations landed, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35777,6 +36125,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -35869,7 +36226,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -36106,7 +36463,13 @@ export interface operations {
     get_workspaces_workspaceId_matters_id_documents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -36126,6 +36489,8 @@ export interface operations {
             /** @description the document records, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36161,6 +36526,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -36253,7 +36627,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -36704,7 +37078,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
@@ -36719,6 +37099,8 @@ export interface operations {
             /** @description a page of the Assets of this grain, or a typed EMPTY */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36762,6 +37144,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -36852,7 +37243,13 @@ export interface operations {
     get_workspaces_workspaceId_assets_id: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Asset's id: `matter.assetId` of the Matter that minted it
@@ -36872,6 +37269,8 @@ export interface operations {
             /** @description the Asset, its status history, docket and lineage */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -36896,6 +37295,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -37187,7 +37595,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -37404,7 +37812,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -37611,7 +38019,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -37820,7 +38228,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -38094,7 +38502,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -39047,7 +39455,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -39264,7 +39672,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -39471,7 +39879,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -39680,7 +40088,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -39954,7 +40362,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
+                 * @description the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written
                  * @example "3"
                  */
                 "if-match"?: string;
@@ -40192,7 +40600,13 @@ export interface operations {
                  */
                 at?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -40207,6 +40621,8 @@ export interface operations {
             /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40315,6 +40731,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -40411,7 +40836,13 @@ export interface operations {
                  */
                 at?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
@@ -40426,6 +40857,8 @@ export interface operations {
             /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40534,6 +40967,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -40850,7 +41292,13 @@ export interface operations {
                  */
                 at?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -40870,6 +41318,8 @@ export interface operations {
             /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -40978,6 +41428,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -41074,7 +41533,13 @@ export interface operations {
                  */
                 at?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
@@ -41094,6 +41559,8 @@ export interface operations {
             /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -41202,6 +41669,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -41528,7 +42004,13 @@ export interface operations {
                  */
                 at?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Matter's id: `matter.id` from POST /matters in the same grain
@@ -41548,6 +42030,8 @@ export interface operations {
             /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -41656,6 +42140,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -41752,7 +42245,13 @@ export interface operations {
                  */
                 at?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
@@ -41772,6 +42271,8 @@ export interface operations {
             /** @description the record on its machine: its path up to `at`, its state, the commands open and every other with its refusal */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -41880,6 +42381,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -48000,7 +48510,13 @@ export interface operations {
                  */
                 feed?: "timeline" | "reminders" | "time";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -48009,6 +48525,8 @@ export interface operations {
             /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48070,6 +48588,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -48354,7 +48881,13 @@ export interface operations {
                  */
                 feed?: "timeline" | "reminders" | "time";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
@@ -48369,6 +48902,8 @@ export interface operations {
             /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48430,6 +48965,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -48738,7 +49282,13 @@ export interface operations {
                  */
                 feed?: "timeline" | "reminders" | "time";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
@@ -48753,6 +49303,8 @@ export interface operations {
             /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -48814,6 +49366,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {
@@ -49122,7 +49683,13 @@ export interface operations {
                  */
                 feed?: "timeline" | "reminders" | "time";
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description the ETag(s) of an answer you hold (or `*`): when the answer is still the same bytes it is 304 with no body. Tags are compared weakly (`W/"x"` matches `"x"`); a member that is not an entity-tag is ignored
+                 * @example "3.q1VgZ0aYk0n7m4w2Jx9bLg"
+                 */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
@@ -49137,6 +49704,8 @@ export interface operations {
             /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -49198,6 +49767,15 @@ export interface operations {
                         provenance?: components["schemas"]["Provenance"];
                     };
                 };
+            };
+            /** @description Not Modified: the If-None-Match sent names this answer's ETag (or is `*`); no body, the ETag repeated */
+            304: {
+                headers: {
+                    /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
             400: {

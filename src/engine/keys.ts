@@ -117,6 +117,12 @@ export interface KeyRecord {
   used: { last: number; noted: number };
 }
 
+/** A key's record as `Keys.find` found it; `loaded`: read from the journal just now (so its lifecycle is current). */
+export interface FoundKey {
+  record: KeyRecord;
+  loaded: boolean;
+}
+
 /** A key as `GET /keys/self` shows it. */
 export interface KeyView {
   id: string;
@@ -256,7 +262,14 @@ export class Keys {
    * committed is never missed.
    */
   async present(key: string): Promise<KeyRecord> {
-    const found = await this.find(key);
+    return this.honour(await this.find(key));
+  }
+
+  /**
+   * `present`, given what `find` found for the key (a request looks its key
+   * up once, for the rate limit and for auth: `http/presented-key.ts`).
+   */
+  async honour(found: FoundKey | null): Promise<KeyRecord> {
     if (!found) throw refusal('KEY_UNKNOWN', {});
     if (!found.loaded) await this.current(found.record);
     const refused = refusalOf(found.record, this.now());
@@ -279,8 +292,12 @@ export class Keys {
     return (await this.find(key))?.record ?? null;
   }
 
-  /** The key's record (`loaded`: read from the journal just now), or null when the key was never issued. */
-  private async find(key: string): Promise<{ record: KeyRecord; loaded: boolean } | null> {
+  /**
+   * The key's record (`loaded`: read from the journal just now), or null when
+   * the key was never issued: its hash, then memory, or its streams on a miss.
+   * The one lookup of a presented key; `honour` judges what it found.
+   */
+  async find(key: string): Promise<FoundKey | null> {
     if (!KEY_PATTERN.test(key)) return null;
     const hash = hashKey(key);
     const cached = this.byHash.use(hash);

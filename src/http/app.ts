@@ -9,6 +9,7 @@ import { installAuth } from './auth.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installErrorHandling } from './errors.ts';
 import { installContract } from './openapi.ts';
+import { installEtags } from './etag.ts';
 import { capabilityRoutes } from './routes/capabilities.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { keyRoutes } from './routes/keys.ts';
@@ -88,8 +89,10 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' 
   installJsonBody(app);
   installValidation(app);
   installErrorHandling(app);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook: every answer passes it, without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('request-id', request.id);
+    done(null, payload);
   });
   return app;
 }
@@ -105,6 +108,8 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   installIdempotency(app, services.idempotency);
   installAuth(app, services);
   await installContract(app);
+  // After the contract's onRoute: a tagged read's schema is the copy it made, extended with If-None-Match and the 304.
+  installEtags(app);
   app.decorate('services', services);
   const sse = new SseHub(services.journal, services.bus, { keepAliveMs: options.sseKeepAliveMs, maxBufferedBytes: options.sseMaxBufferedBytes, maxStreamsPerCaller: options.maxStreams });
   // Open event streams would hold server.close() forever: end them before it runs.

@@ -28,6 +28,10 @@ import { refusal } from '../domain/refusals.ts';
 import type { KeyGuard, KeyRecord, Keys } from '../engine/keys.ts';
 import { guardWrites } from '../engine/write-guard.ts';
 import type { Services } from './services.ts';
+import { decoratePresentedKey, presentedKeyOf } from './presented-key.ts';
+
+/** The key the request presented, exactly as sent (`presented-key.ts`): what a roll derives its successor from. */
+export { presentedSecret } from './presented-key.ts';
 
 export interface Provenance {
   actor?: string;
@@ -66,7 +70,6 @@ const PROVENANCE_LIMITS = { 'x-actor': 200, 'x-mandate': 4000 } as const;
 
 /** The doors about the presenting key itself: they need it, reads included. */
 const KEY_ITSELF = /^\/keys\/self(\/|$)/;
-const BEARER = /^Bearer ([^\s]+)$/i;
 
 /** Does this route, as registered, need a key? A door about the key itself does; else not a read, not a route that says why it needs none (`config.keyless`), not a sandbox grain's. */
 export function needsKey(method: string, url: string, keyless?: string): boolean {
@@ -74,26 +77,21 @@ export function needsKey(method: string, url: string, keyless?: string): boolean
 }
 
 /**
- * The key a request presents, as `Keys.present` judges it: its record when
- * honoured, the 401 refusal when the header is malformed or the key unknown,
- * revoked or expired, null when it presents none.
+ * The key a request presents, as `Keys.honour` judges the one lookup of it
+ * (`presented-key.ts`, which the rate limit may have made already): its
+ * record when honoured, the 401 refusal when the header is malformed or the
+ * key unknown, revoked or expired, null when it presents none.
  */
 async function presentedKey(request: FastifyRequest, keys: Keys): Promise<KeyRecord | Refusal | null> {
-  const header = request.headers.authorization;
-  if (header === undefined) return null;
-  const match = BEARER.exec(header.trim());
-  if (!match) return refusal('KEY_MALFORMED', {});
+  const presented = await presentedKeyOf(request, keys);
+  if (presented.kind === 'none') return null;
+  if (presented.kind === 'malformed') return refusal('KEY_MALFORMED', {});
   try {
-    return await keys.present(match[1]);
+    return await keys.honour(presented.found);
   } catch (error) {
     if (error instanceof Refusal) return error;
     throw error;
   }
-}
-
-/** The key the request presented, exactly as sent: what a roll derives its successor from. */
-export function presentedSecret(request: FastifyRequest): string | undefined {
-  return BEARER.exec(request.headers.authorization?.trim() ?? '')?.[1];
 }
 
 /** A 401 carries the Bearer challenge beside its refusal. */
@@ -120,6 +118,7 @@ function provenanceOf(request: FastifyRequest): Provenance | undefined {
 export function installAuth(app: FastifyInstance, services: Services) {
   // Fastify decorates with a placeholder; the onRequest hook below sets `access` before anything reads it.
   app.decorateRequest('access', null as unknown as Access);
+  decoratePresentedKey(app);
 
   // A callback hook: the rest of a request presenting a key runs in its guard's context (`guardWrites`).
   app.addHook('onRequest', (request, reply, done) => {
@@ -148,25 +147,32 @@ export function installAuth(app: FastifyInstance, services: Services) {
   });
 
   // After validation, so only a well-formed paid act reserves against the ceiling.
-  app.addHook('preHandler', async (request) => {
+  // Callback hooks, and the route's options (built anew on each read) read only for a key with a ceiling: most requests pass with no promise and no allocation.
+  app.addHook('preHandler', (request, _reply, done) => {
     const key = request.access.key;
-    const paid = request.routeOptions.config.paidAct;
-    if (!key || !paid || key.owner.spendCeilingUsd === null || SANDBOX_GRAIN.test(request.routeOptions.url ?? '')) return;
-    const act = paid(request);
-    if (!act) return;
-    await services.keys.reserve(key, request.id, act.priceUsd, act.act);
-    request.reservation = { key, ref: request.id };
+    if (!key || key.owner.spendCeilingUsd === null) return done();
+    const route = request.routeOptions;
+    const paid = route.config.paidAct;
+    const act = paid && !SANDBOX_GRAIN.test(route.url ?? '') ? paid(request) : null;
+    if (!act) return done();
+    services.keys.reserve(key, request.id, act.priceUsd, act.act).then(() => {
+      request.reservation = { key, ref: request.id };
+      done();
+    }, done);
   });
 
   // Before the reply leaves, so the next call sees the ceiling as it stands.
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const held = request.reservation;
-    if (!held) return;
+    if (!held) return done(null, payload);
     request.reservation = undefined;
     // A 4xx wrote nothing: release. A 5xx may have written part of the act
     // (an order whose Gig post failed): keep it reserved, the ceiling is hard.
-    if (reply.statusCode >= 400 && reply.statusCode < 500) await services.keys.release(held.key, held.ref, `refused ${reply.statusCode}`);
-    else services.keys.settle(held.key, held.ref);
+    if (reply.statusCode >= 400 && reply.statusCode < 500) services.keys.release(held.key, held.ref, `refused ${reply.statusCode}`).then(() => done(null, payload), done);
+    else {
+      services.keys.settle(held.key, held.ref);
+      done(null, payload);
+    }
   });
 
   // Answered: what the request left running (a retry's timer, a delivery) writes on its own account, not the key's.

@@ -20,6 +20,7 @@ import { exampleMedia, PATH_EXAMPLES, type SchemaNode } from './contract-example
 import { LIMITED_HEADERS, REFUSAL_CODES } from './contract-vocabulary.ts';
 import { declareRefusals, declaredCodes } from './declared-refusals.ts';
 import { IDEMPOTENCY_HEADER, IdempotencyKey, takesIdempotencyKey } from './idempotency.ts';
+import { declareEtagHeaders } from './etag.ts';
 import { isBodyOptional } from './json-body.ts';
 import { Id } from './schemas/common.ts';
 import { COMPONENTS } from './schemas/components.ts';
@@ -155,6 +156,8 @@ const finish: SwaggerTransformObject = (document) => {
       if (takesIdempotencyKey(method.toUpperCase())) {
         for (const answer of Object.values(operation.responses ?? {})) if (!('$ref' in answer)) answer.headers = { ...answer.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
       }
+      // A conditional read's 200 says its ETag (`etag.ts`).
+      declareEtagHeaders(operation as unknown as Record<string, unknown>);
       // A 429 says when to come back and how the limit stands.
       const limited = operation.responses?.['429'];
       if (limited && !('$ref' in limited)) limited.headers = { ...limited.headers, ...LIMITED_HEADERS };

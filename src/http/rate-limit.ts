@@ -35,7 +35,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { refusal } from '../domain/refusals.ts';
 import type { KeyRecord } from '../engine/keys.ts';
-import { presentedSecret } from './auth.ts';
+import { presentedKeyOf } from './presented-key.ts';
 import type { Services } from './services.ts';
 
 declare module 'fastify' {
@@ -104,11 +104,12 @@ export const callerOf = (request: FastifyRequest): Caller => grainCaller(request
  * The key a request presents, when this process holds it honoured: from
  * memory (or its streams, on a miss), never a read of the journal per
  * request, so a request refused here costs what it did before keys could be
- * revoked; auth, after, honours the key on the journal as it stands.
+ * revoked; auth, after, honours the same lookup (`presented-key.ts`) on the
+ * journal as it stands.
  */
 async function countedKey(request: FastifyRequest, services: Services): Promise<KeyRecord | undefined> {
-  const presented = presentedSecret(request);
-  const record = presented === undefined ? null : await services.keys.lookup(presented);
+  const presented = await presentedKeyOf(request, services.keys);
+  const record = presented.kind === 'key' ? presented.found?.record : undefined;
   return record && services.keys.honours(record) ? record : undefined;
 }
 

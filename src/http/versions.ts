@@ -7,10 +7,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** The version a write's If-Match names (its schema admits only `"<digits>"` or `*`); undefined: the write is unconditional. */
+/** The version a write's If-Match names (its schema admits only `"<digits>"`, `"<digits>.<digest>"` from a read tagged by `etag.ts`, or `*`); undefined: the write is unconditional. */
 export function expectedVersionOf(request: FastifyRequest): number | undefined {
   const given = request.headers['if-match'];
-  return typeof given === 'string' && given !== '*' ? Number(given.slice(1, -1)) : undefined;
+  return typeof given === 'string' && given !== '*' ? Number(/^"(\d+)/.exec(given)![1]) : undefined;
 }
 
 /** A record's version as its ETag: what a later write's If-Match names. */

@@ -35,7 +35,7 @@ export async function eventRoutes(fastify: FastifyInstance, { services, sse }: {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', resolveGrain(services));
 
-  app.get('/events', { schema: { querystring: EventsQuery, ...R.tail } }, async (request) => {
+  app.get('/events', { config: { etag: true }, schema: { querystring: EventsQuery, ...R.tail } }, async (request) => {
     const query = request.query;
     const envelope = tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
     return request.grain === NO_GRAIN ? { ...envelope, message: KEYLESS_LISTING } : envelope;

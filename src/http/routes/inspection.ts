@@ -55,11 +55,11 @@ export async function inspectionRoutes(fastify: FastifyInstance, { services }: {
   const inspections = inspectionsOf(services);
   app.addHook('preHandler', resolveGrain(services));
 
-  app.get('/matters/:id/inspection', { config: BY_ID, schema: { params: MatterParams, querystring: InspectionQuery, ...R.matter } }, async (request) =>
+  app.get('/matters/:id/inspection', { config: { ...BY_ID, etag: true }, schema: { params: MatterParams, querystring: InspectionQuery, ...R.matter } }, async (request) =>
     ok({ inspection: await inspections.matter(request.grain, request.params.id, request.query.at) }),
   );
 
-  app.get('/deadlines/:assetId/inspection', { config: BY_ID, schema: { params: DeadlineParams, querystring: InspectionQuery, ...R.ladder } }, async (request) =>
+  app.get('/deadlines/:assetId/inspection', { config: { ...BY_ID, etag: true }, schema: { params: DeadlineParams, querystring: InspectionQuery, ...R.ladder } }, async (request) =>
     ok({ inspection: await inspections.ladder(request.grain, request.params.assetId, request.query.at) }),
   );
 

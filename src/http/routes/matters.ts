@@ -31,8 +31,10 @@ declare module 'fastify' {
 
 
 
-/** A read by id: at the top level it reaches every key's records (the id is the capability). */
-const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY } };
+/** A read by id: at the top level it reaches every key's records (the id is the capability); answered with an ETag, 304 to a matching If-None-Match (`etag.ts`). */
+const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY, etag: true as const } };
+/** A page: answered with an ETag, 304 to a matching If-None-Match (`etag.ts`). */
+const PAGE = { config: { etag: true as const } };
 
 export async function matterRoutes(fastify: FastifyInstance, { services, mintBody = CreateMatterBody }: { services: Services; mintBody?: TSchema }) {
   // Handlers read their body, params and query typed from the route's TypeBox schemas.
@@ -45,7 +47,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   const assetWithLadder = async (minted: JournalEvent, entity: MatterEntity) => ({ ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) });
   const withAsset = async (entity: MatterEntity) => assetWithLadder(await matters.mintingOf(entity), entity);
 
-  app.get('/matters', { schema: { querystring: ListMattersQuery, ...R.list } }, async (request) => {
+  app.get('/matters', { ...PAGE, schema: { querystring: ListMattersQuery, ...R.list } }, async (request) => {
     const q = request.query;
     if (q.scope !== undefined) {
       throw refusal('SCOPE_RESERVED', { scope: q.scope }, { scope: q.scope });
@@ -156,7 +158,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
 
-  app.get('/assets', { schema: { querystring: ListAssetsQuery, ...R.assets } }, async (request) => {
+  app.get('/assets', { ...PAGE, schema: { querystring: ListAssetsQuery, ...R.assets } }, async (request) => {
     const { after = 0, limit } = request.query;
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', after, limit!);
     // As GET /matters: a full page names where the next starts (which may be empty), a short one is the last.

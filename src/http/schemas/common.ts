@@ -75,8 +75,10 @@ export const WorkspaceParams = Type.Object({ workspaceId: Id });
 
 /**
  * A write may be conditional: `If-Match: "<version>"` (the ETag of the record
- * as read: a Matter, a Deadline Ladder, an Enrollment), or `*` for any.
+ * as read: a Matter, a Deadline Ladder, an Enrollment), or `*` for any. A
+ * read that tags its bytes as well answers `"<version>.<digest>"` (`etag.ts`):
+ * taken too, by its version.
  */
 export const IfMatchHeaders = Type.Object({
-  'if-match': Opt(Type.String({ pattern: '^("[0-9]{1,15}"|\\*)$', description: 'the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12"); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written', examples: ['"3"'] })),
+  'if-match': Opt(Type.String({ pattern: '^("[0-9]{1,15}(\\.[A-Za-z0-9_-]{1,64})?"|\\*)$', description: 'the version of the record (a Matter, a Deadline Ladder, an Enrollment) the write was decided against, as its ETag gives it ("12", or "12.<digest>" from a read that tags its bytes too: only the version is compared); a record that has moved on answers 412 VERSION_MISMATCH with `currentVersion`, and nothing is written', examples: ['"3"'] })),
 });

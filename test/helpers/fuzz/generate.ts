@@ -124,6 +124,8 @@ export class Generator {
       }
     }
     if (op.params.some((p) => p.name === 'if-match') && rng.chance(0.1)) d.headers['if-match'] = rng.chance(0.5) ? '*' : `"${rng.between(1, 12)}"`;
+    // A conditional read (`src/http/etag.ts`): `*` matches any answer (304), a made-up tag none (the answer in full).
+    if (op.params.some((p) => p.name === 'if-none-match') && rng.chance(0.1)) d.headers['if-none-match'] = rng.chance(0.5) ? '*' : `"${rng.u32().toString(36)}"`;
     if (rng.chance(0.05)) d.headers['x-actor'] = this.values.text(1, 60).replace(/[^\x20-\x7e]/g, '?').trim() || 'agent';
     if (rng.chance(0.03)) d.headers['x-mandate'] = this.values.text(1, 200).replace(/[^\x20-\x7e]/g, '?').trim() || 'mandate';
     if (op.params.some((p) => p.name === 'webhook-signature')) d.sign = rng.chance(0.9);

@@ -10,7 +10,9 @@
  *   none: 404 ROUTE_NOT_FOUND, 405 METHOD_NOT_ALLOWED);
  * - every answer but HEAD's carries a `request-id`;
  * - a request the contract refuses whatever the state (`mustRefuse`) is not
- *   answered 2xx;
+ *   answered 2xx (nor 304);
+ * - a 304 answers an operation that declares it, to a request that sent
+ *   If-None-Match, with no body and its ETag;
  * - an answer arrives (no reset, no hang).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -99,6 +101,13 @@ export class Oracle {
     } else if (status >= 200 && status < 300) {
       if (req.mustRefuse) problems.push(`${status}: accepted a request the contract refuses (${req.mutations.join(', ')})`);
       if (op && !req.offRoute && !op.statuses.has(status)) problems.push(`${status} is not declared by ${op.key}`);
+    } else if (status === 304) {
+      // A conditional read whose If-None-Match matched (`src/http/etag.ts`): declared by its operation, no body, its ETag repeated.
+      if (req.mustRefuse) problems.push(`304: accepted a request the contract refuses (${req.mutations.join(', ')})`);
+      if (!req.raw && !Object.keys(req.headers).some((name) => name.toLowerCase() === 'if-none-match')) problems.push('304 to a request that sent no If-None-Match');
+      if (op && !req.offRoute && !op.statuses.has(304)) problems.push(`304 is not declared by ${op.key}`);
+      if (a.body.length) problems.push('a 304 with a body');
+      if (!a.headers.etag) problems.push('a 304 without its ETag');
     } else if (status < 200 || (status >= 300 && status < 400)) {
       problems.push(`unexpected status ${status}`);
     }
