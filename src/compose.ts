@@ -44,6 +44,8 @@ export interface AppOptions extends HttpOptions {
   /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
   creationBound?: Partial<CreationBoundOptions>;
   residentActors?: number;
+  /** How many entries the bounded caches keep (default: each cache's own; tests make them small to reach them): key records and their owners, sandbox grains of each kind, settled Idempotency-Key records. */
+  caches?: { keys?: number; grains?: number; idempotencyRecords?: number };
   /** Webhook delivery: its time scale and timeout (tests), private addresses (local development), its transport. */
   webhooks?: WebhookOptions;
 }
@@ -61,7 +63,8 @@ export function createServices(options: AppOptions): Services {
   const ladders = new Ladders(supervisor, commands);
   // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
   matters.mintExtensions.push(ladders.mintExtension);
-  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow);
+  const caches = options.caches ?? {};
+  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow, caches.grains);
   // A Tenant's routing cap is a mechanics Guardrail on every Matter in its grain.
   matters.grainGuardrails = (grain) => tenants.guardrailsOf(grain);
   return {
@@ -76,16 +79,16 @@ export function createServices(options: AppOptions): Services {
     supplySecret: supplySecretOf(options.supplySecret),
     matters,
     ladders,
-    keys: new Keys(supervisor, { now: options.sandboxNow }),
-    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow),
+    keys: new Keys(supervisor, { now: options.sandboxNow, capacity: caches.keys }),
+    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow, caches.grains),
     // Admissions are counted where the journal is shared: on PostgreSQL, in its database, so every process on it
     // counts the same ones; on the embedded journal (one process per file) in this process's memory. Chosen here, by
     // the journal's adapter, rather than through the JournalStore contract: the ledger is the limiter's state, not the journal's.
     creationBound: new CreationBound({ now: options.sandboxNow, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
     tenants,
-    firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, options.sandboxNow),
+    firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, options.sandboxNow, caches.grains),
     conflicts: new Conflicts(supervisor),
-    idempotency: new IdempotencyRecords(supervisor, options.sandboxNow),
+    idempotency: new IdempotencyRecords(supervisor, options.sandboxNow, caches.idempotencyRecords),
     webhooks: new Webhooks(supervisor, options.webhooks),
   };
 }

@@ -35,30 +35,55 @@ export interface CreationBoundOptions {
 
 /** 1000 grains of each kind per caller per rolling hour. */
 export const DEFAULT_CREATION_BOUND = { limit: 1000, windowSeconds: 3600 } as const;
-/** When this many callers are tracked, callers with nothing left in the window are forgotten. */
-const SWEEP_AT = 10_000;
+/**
+ * The most callers whose admissions this process keeps (`MemoryAdmissions`).
+ * Callers are addresses, and one client may bring ever more of them (an IPv6
+ * network holds billions), so the ledger may not grow with how many it has
+ * met: past this many, the callers whose window has emptied are forgotten
+ * first, then the one whose last admission is oldest. While at most this
+ * many callers opened grains within the window, the bound is exact; past it,
+ * a forgotten caller may open its `limit` again, as it could from a new
+ * address. At most this many callers, each at most `limit` instants.
+ */
+export const ADMISSION_CALLERS = 10_000;
 
 /** Admissions counted in this process's memory: exact for one process, and only for one. */
 export class MemoryAdmissions implements AdmissionLedger {
-  /** Per key: admission instants (ms) still inside the window, oldest first. */
+  /**
+   * Per key: admission instants (ms) still inside the window, oldest first.
+   * The keys are kept in the order of their last admission, oldest first (an
+   * admission moves its key last), so those whose window has emptied, and
+   * those forgotten past the capacity, are the first ones.
+   */
   private readonly admitted = new Map<string, number[]>();
+
+  constructor(readonly capacity = ADMISSION_CALLERS) {}
 
   // Synchronous to the end: the check and the slot taken are one step, whatever else is in flight.
   async admit(key: string, nowMs: number, windowMs: number, limit: number): Promise<Admission> {
     const times = (this.admitted.get(key) ?? []).filter((t) => t > nowMs - windowMs);
     if (times.length >= limit) {
+      // Refused: no admission, so the key keeps its place.
       this.admitted.set(key, times);
       return { admitted: false, count: times.length, oldestMs: times[0] };
     }
     times.push(nowMs);
+    this.admitted.delete(key);
     this.admitted.set(key, times);
-    if (this.admitted.size > SWEEP_AT) this.sweep(nowMs - windowMs);
+    if (this.admitted.size > this.capacity) this.trim(nowMs - windowMs);
     return { admitted: true };
   }
 
-  private sweep(horizon: number): void {
+  /** How many callers are kept (at most the capacity). */
+  get size(): number {
+    return this.admitted.size;
+  }
+
+  /** Forgets, oldest first, the callers with nothing left in the window, then any past the capacity. */
+  private trim(horizon: number): void {
     for (const [key, times] of this.admitted) {
-      if (times[times.length - 1] <= horizon) this.admitted.delete(key);
+      if (times[times.length - 1] > horizon && this.admitted.size <= this.capacity) break;
+      this.admitted.delete(key);
     }
   }
 }

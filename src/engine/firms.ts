@@ -104,8 +104,9 @@ export class Firms extends SandboxGrains {
     private readonly commands: CommandHandler,
     ttlSeconds?: number,
     now?: () => number,
+    capacity?: number,
   ) {
-    super('firm', supervisor, ttlSeconds, now);
+    super('firm', supervisor, ttlSeconds, now, capacity);
   }
 
   /** Every Enrollment ever opened in the firm, oldest first. */

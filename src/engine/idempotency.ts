@@ -135,13 +135,16 @@ export class IdempotencyRecords {
   /** Keys whose request is running in this process. */
   private readonly running = new Set<string>();
   /** Settled records, most recently used last. */
-  private readonly cache = new RecentMap<string, Kept>(CACHED_RECORDS);
+  private readonly cache: RecentMap<string, Kept>;
 
   constructor(
     private readonly supervisor: Supervisor,
     /** Wall-clock milliseconds: records expire in real time, whatever the journal's clock. */
     private readonly now: () => number = Date.now,
-  ) {}
+    capacity = CACHED_RECORDS,
+  ) {
+    this.cache = new RecentMap(capacity);
+  }
 
   /**
    * Starts a request under `key` for the caller `scope`: answers the kept

@@ -44,8 +44,8 @@ export interface MintTerms {
 }
 
 export class Tenants extends SandboxGrains {
-  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number) {
-    super('tenant', supervisor, ttlSeconds, now);
+  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number, capacity?: number) {
+    super('tenant', supervisor, ttlSeconds, now, capacity);
   }
 
   /** The Tenant's declarations, folded from its stream: the latest of each kind wins. */

@@ -18,7 +18,7 @@ import type { Supervisor } from './supervisor.ts';
 
 /** 24 hours: long enough for a working session, short enough that synthetic state does not pile up. */
 export const DEFAULT_SANDBOX_TTL_SECONDS = 24 * 60 * 60;
-/** A grain's id is its only capability; these cap how many are kept decoded in memory. */
+/** A grain's id is its only capability; these cap how many of each kind are kept decoded in memory. */
 const CACHED_GRAINS = 10_000;
 
 export type GrainKind = 'workspace' | 'tenant' | 'firm';
@@ -73,7 +73,7 @@ export function sandboxTtl(value: number | undefined): number {
 
 export class SandboxGrains {
   /** Least recently opened or resolved out first; an evicted grain is re-read from the journal. */
-  private readonly cache = new RecentMap<string, Grain>(CACHED_GRAINS);
+  private readonly cache: RecentMap<string, Grain>;
   readonly ttlSeconds: number;
 
   constructor(
@@ -81,8 +81,10 @@ export class SandboxGrains {
     protected readonly supervisor: Supervisor,
     ttlSeconds?: number,
     protected readonly now: () => number = Date.now,
+    capacity = CACHED_GRAINS,
   ) {
     this.ttlSeconds = sandboxTtl(ttlSeconds);
+    this.cache = new RecentMap(capacity);
   }
 
   /** Opens a new grain: one journaled `<kind>.opened` fact in the grain's own tail. */
@@ -160,8 +162,8 @@ function recordOf(kind: GrainKind, opened: JournalEvent): GrainRecord {
 
 /** Sandbox workspaces: the same contract as the top level, on synthetic state. */
 export class Workspaces extends SandboxGrains {
-  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number) {
-    super('workspace', supervisor, ttlSeconds, now);
+  constructor(supervisor: Supervisor, ttlSeconds?: number, now?: () => number, capacity?: number) {
+    super('workspace', supervisor, ttlSeconds, now, capacity);
   }
 }
 

@@ -24,4 +24,9 @@ export class Mailboxes {
   isBusy(key: string): boolean {
     return this.tails.has(key);
   }
+
+  /** How many keys have work queued or running (an idle key holds none). */
+  get size(): number {
+    return this.tails.size;
+  }
 }
