@@ -172,6 +172,7 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       entityHeads: (g, k, a, l) => real.entityHeads(g, k, a, l),
       countStreams: (g, k) => real.countStreams(g, k),
       readIntents: (after, limit) => real.readIntents(after, limit),
+      pendingIntents: (after, limit) => real.pendingIntents(after, limit),
       population: (g, m) => real.population(g, m),
       streamsInState: (g, t, p, a, l) => real.streamsInState(g, t, p, a, l),
       resetPopulation: (g, m, s, c) => real.resetPopulation(g, m, s, c),

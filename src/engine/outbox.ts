@@ -11,21 +11,37 @@
  * - A failed attempt is retried on a backoff, in this process.
  * - A restart (SIGKILL included) resumes every intent without a delivery
  *   record (`resume`): nothing is lost, and an effect already performed is
- *   performed again only as a harmless, idempotent repeat.
+ *   performed again only as a harmless, idempotent repeat. It reads the
+ *   unsettled intents alone (`pendingIntents`: the journal keeps them
+ *   apart), never every intent the journal holds.
+ * - On a journal several processes share (PostgreSQL), an intent is worked
+ *   on by the holder of its lease (`outbox:<id>`, a row with an expiry the
+ *   holder renews: `journal/postgres-leases.ts`), taken before each attempt
+ *   and released once the delivery is recorded. The process that commits an
+ *   intent takes it at once; every process sweeps the unsettled intents
+ *   every `SWEEP_MS` and takes those whose lease is free or expired, so the
+ *   work of a process that died is taken by a live one within
+ *   `LEASE_SECONDS` + `SWEEP_MS`, with no restart. A sweep takes only an
+ *   intent it found unsettled at its previous sweep too, so it never races
+ *   the committing process for its own first attempt. On the embedded
+ *   journal this process is the only one, and holds every intent.
  *
  * Delivery records live in a grain of their own that no route serves: they
  * are the outbox's bookkeeping, not the customer's history (the customer's
  * tail holds the intent and the answer).
  */
-import { VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
+import { DELIVERY_KIND, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { asBookkeeping } from './idempotency.ts';
 
 /** The grain of delivery records; no route resolves to it. */
 export const OUTBOX_GRAIN = 'outbox';
 
-/** How many intents (and delivery records) resume reads at a time. */
+/** How many unsettled intents a resume (or a sweep) reads at a time. */
 const RESUME_PAGE = 500;
+
+/** How often each process sweeps the unsettled intents for work no live process holds (a journal several processes share). */
+export const SWEEP_MS = 2_000;
 
 /** When a failed delivery is tried again: 1 s, 5 s, 30 s, 2 min, then every 10 min. */
 const RETRY_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
@@ -40,16 +56,33 @@ export interface Consumer {
   deliver(intent: JournalEvent): Promise<Attempt>;
 }
 
-const RECORD_PREFIX = 'delivered:';
-const recordOf = (id: string) => `${RECORD_PREFIX}${id}`;
+const recordOf = (id: string) => `delivered:${id}`;
+/** The lease of an intent's effect, on a journal several processes share. */
+const LEASE_PREFIX = 'outbox:';
+const leaseOf = (id: string) => `${LEASE_PREFIX}${id}`;
 
 export class Outbox {
   private readonly consumers = new Map<string, Consumer>();
   private readonly attempts = new Map<string, Promise<Attempt>>();
   private readonly retries = new Map<string, { timer: NodeJS.Timeout; tries: number }>();
   private closed = false;
+  /** The leases of the intents the last sweep found unsettled and not under way here: what the next sweep may take. */
+  private seen = new Set<string>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<number> | null = null;
 
-  constructor(private readonly supervisor: Supervisor) {}
+  constructor(private readonly supervisor: Supervisor) {
+    // An intent's lease taken from this process (it stalled past the expiry): its retries here stop; the new holder delivers it.
+    supervisor.journal.shared?.onLeasesLost((names) => {
+      for (const name of names) {
+        const id = name.startsWith(LEASE_PREFIX) ? name.slice(LEASE_PREFIX.length) : null;
+        const retry = id === null ? undefined : this.retries.get(id);
+        if (!retry) continue;
+        clearTimeout(retry.timer);
+        this.retries.delete(id!);
+      }
+    });
+  }
 
   private get journal(): JournalStore {
     return this.supervisor.journal;
@@ -72,60 +105,89 @@ export class Outbox {
     let attempt = this.attempts.get(id);
     if (!attempt) {
       // The effect answers for the intent a commit journaled, not for the request that made it: its answer is journaled whatever became of that request's key.
-      attempt = asBookkeeping(() => this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent)).finally(() => this.attempts.delete(id));
+      attempt = asBookkeeping(async () => {
+        if (!(await this.lease(id))) return { delivered: false as const, reason: 'another process holds its lease (or the database did not answer); the lease holder, or a live process once it expires, delivers it' };
+        return this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent);
+      }).finally(() => this.attempts.delete(id));
       this.attempts.set(id, attempt);
     }
     return attempt;
   }
 
   /**
-   * Resumes every journaled intent that has no delivery record (after a
-   * restart); answers how many it resumed. Runs beside the service, so it
-   * never throws: a journal closed under it ends it, and the next start
-   * resumes again.
-   *
-   * The delivery records are read first, a page of the outbox grain's tail
-   * at a time, into one set of ids; then the intents, a page at a time, each
-   * checked against the set. Only an intent missing from it (pending, or
-   * delivered since the set was read) costs a read of its own. Asking the
-   * journal about every intent one by one took 35 s of queries after each
-   * start over a million events on PostgreSQL (133,000 intents).
+   * Resumes the journaled intents that have no delivery record (at a
+   * start); answers how many it resumed. Then, on a journal several
+   * processes share, sweeps them every `SWEEP_MS` for work no live process
+   * holds. Runs beside the service, so it never throws: a journal closed
+   * under it ends it, and the next start resumes again.
    */
   async resume(): Promise<number> {
-    let pending = 0;
+    const shared = this.journal.shared;
+    if (shared && !this.sweepTimer && !this.closed) {
+      this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_MS);
+      this.sweepTimer.unref();
+    }
+    return this.sweep();
+  }
+
+  /** One pass over the unsettled intents, one at a time. */
+  private sweep(): Promise<number> {
+    this.sweeping ??= this.pass().finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  /**
+   * Reads the unsettled intents a page at a time, yielding between pages (the
+   * service answers while a long list resumes), and delivers each this
+   * process is not already at: all of them on a journal no other process
+   * writes; on a shared one, those whose lease it takes, of those it found
+   * unsettled at its previous pass too.
+   */
+  private async pass(): Promise<number> {
+    const shared = this.journal.shared;
+    let resumed = 0;
+    const seen = new Set<string>();
     try {
-      const delivered = new Set<string>();
-      for (let after = 0; !this.closed; ) {
-        const page = await this.journal.readTail(OUTBOX_GRAIN, { after, limit: RESUME_PAGE, feed: 'timeline' });
-        for (const record of page) if (record.stream.startsWith(RECORD_PREFIX)) delivered.add(record.stream.slice(RECORD_PREFIX.length));
-        if (page.length < RESUME_PAGE) break;
-        after = page[page.length - 1].seq;
-        await new Promise((next) => setImmediate(next));
-      }
       for (let after: IntentCursor | null = null; !this.closed; ) {
-        const page = await this.journal.readIntents(after, RESUME_PAGE);
-        for (const intent of page) {
+        const page = await this.journal.pendingIntents(after, RESUME_PAGE);
+        const open = page.filter((intent) => {
           const consumer = this.consumers.get(intent.kind);
-          if (!consumer) continue;
-          const id = consumer.idOf(intent);
-          if (delivered.has(id) || (await this.journal.streamVersion(recordOf(id))) > 0) continue;
-          pending++;
-          void this.deliver(intent);
+          return consumer && !this.attempts.has(consumer.idOf(intent)) && !this.retries.has(consumer.idOf(intent));
+        });
+        let taken = open;
+        if (shared) {
+          for (const intent of open) seen.add(leaseOf(this.idOf(intent)));
+          const due = open.filter((intent) => this.seen.has(leaseOf(this.idOf(intent))));
+          const leased = await shared.tryLeases(due.map((intent) => leaseOf(this.idOf(intent))));
+          taken = due.filter((intent) => leased.has(leaseOf(this.idOf(intent))));
         }
+        for (const intent of taken) void this.deliver(intent);
+        resumed += taken.length;
         if (page.length < RESUME_PAGE) break;
         after = { grain: page[page.length - 1].grain, seq: page[page.length - 1].seq };
-        // A page at a time, yielding between pages: the service answers while a long journal resumes.
         await new Promise((next) => setImmediate(next));
       }
     } catch {
-      // The journal closed (the service is stopping): what is left is resumed at the next start.
+      // The journal closed (the service is stopping): what is left is resumed at the next start, or by another process.
     }
-    return pending;
+    this.seen = seen;
+    return resumed;
+  }
+
+  private idOf(intent: JournalEvent): string {
+    return this.consumers.get(intent.kind)!.idOf(intent);
+  }
+
+  /** Takes (or renews) the intent's lease: always held on a journal no other process writes. */
+  private async lease(id: string): Promise<boolean> {
+    const shared = this.journal.shared;
+    return !shared || (await shared.tryLeases([leaseOf(id)])).has(leaseOf(id));
   }
 
   /** Stops retrying (the process is stopping; a restart resumes). */
   close(): void {
     this.closed = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const { timer } of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
   }
@@ -143,12 +205,17 @@ export class Outbox {
     }
     this.retries.delete(id);
     try {
-      await this.supervisor.appendFact(OUTBOX_GRAIN, recordOf(id), 0, { kind: 'outbox.delivered', by: 'outbox', note: `${intent.kind} ${id} delivered`, data: { id, intent: { grain: intent.grain, stream: intent.stream, seq: intent.seq, kind: intent.kind } } });
+      await this.supervisor.appendFact(OUTBOX_GRAIN, recordOf(id), 0, { kind: DELIVERY_KIND, by: 'outbox', note: `${intent.kind} ${id} delivered`, data: { id, intent: { grain: intent.grain, stream: intent.stream, seq: intent.seq, kind: intent.kind } } });
     } catch (error) {
       // Another attempt (another process) recorded it first: delivered all the same. Else the
       // record is missing, and a later attempt repeats the (idempotent) effect to write it.
-      if (!(error instanceof VersionConflict)) this.retryLater(intent, id);
+      if (!(error instanceof VersionConflict)) {
+        this.retryLater(intent, id);
+        return outcome;
+      }
     }
+    // Settled: the lease goes (its row with it), and no sweep finds the intent again.
+    await this.journal.shared?.releaseLeases([leaseOf(id)]);
     return outcome;
   }
 

@@ -20,11 +20,13 @@
  *   dead receiver holds its own worker, nothing else.
  * - On a journal several processes share, every process knows every
  *   endpoint (it follows the `webhooks` grain as other processes write it),
- *   and one delivers to each: the holder of the endpoint's lease. When that
- *   process goes, its leases go with its database session, and another
- *   process takes them within `LEASE_POLL_MS`, folds the endpoint's stream
- *   and resumes where it stood (an event whose attempt was cut short is
- *   sent again: at least once).
+ *   and one delivers to each: the holder of the endpoint's lease (a row
+ *   with an expiry, renewed while held: `journal/postgres-leases.ts`). When
+ *   that process dies or stalls, its leases expire (`LEASE_SECONDS`), and
+ *   another live process takes them at its next claim (every
+ *   `LEASE_POLL_MS`), folds the endpoint's stream and resumes where it
+ *   stood: an event whose attempt was cut short is sent again under the
+ *   same `webhook-id`, which is how a receiver knows it for a repeat.
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -164,8 +166,10 @@ export class Webhooks {
       if (grain === null) for (const worker of this.workers.values()) this.wake(worker);
       else this.wakeOwnedBy(grain);
     });
-    shared.onLeasesLost(() => {
-      for (const worker of this.workers.values()) worker.leased = false;
+    // Taken from this process (it stalled past the expiry): it stops before its next attempt, and claims them again once free.
+    shared.onLeasesLost((names) => {
+      const lost = new Set(names);
+      for (const worker of this.workers.values()) if (lost.has(worker.stream)) worker.leased = false;
     });
     this.leaseTimer = setInterval(() => this.claimLeases(), LEASE_POLL_MS);
     this.leaseTimer.unref();

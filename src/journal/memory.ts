@@ -1,6 +1,6 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
 import { edgeCounts, enteredOf, snapshotOf, snapshotRow, statesOf, type PopulationRow, type SnapshotRow } from './population-rows.ts';
-import { inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
@@ -149,6 +149,18 @@ export class MemoryJournal implements JournalStore {
     intents.sort((x, y) => (x.grain === y.grain ? x.seq - y.seq : x.grain < y.grain ? -1 : 1));
     const rest = after ? intents.filter((e) => e.grain > after.grain || (e.grain === after.grain && e.seq > after.seq)) : intents;
     return structuredClone(rest.slice(0, limit));
+  }
+
+  async pendingIntents(after: IntentCursor | null, limit: number) {
+    const records = [...this.grains.values()].flat().filter((e) => e.kind === DELIVERY_KIND);
+    const settled = new Set(records.map((e) => (e.data.intent as { grain: string; seq: number }).grain + ' ' + (e.data.intent as { seq: number }).seq));
+    const pending: JournalEvent[] = [];
+    for (let cursor = after; ; ) {
+      const page = await this.readIntents(cursor, limit);
+      pending.push(...page.filter((e) => !settled.has(`${e.grain} ${e.seq}`)));
+      if (pending.length >= limit || page.length < limit) return pending.slice(0, limit);
+      cursor = { grain: page[page.length - 1].grain, seq: page[page.length - 1].seq };
+    }
   }
 
   async close() {}

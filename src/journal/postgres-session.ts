@@ -1,26 +1,25 @@
 /**
  * The process's own session on a shared PostgreSQL journal, beside the pool
  * that reads and writes: it LISTENs for the commits other processes
- * announce, and it holds this process's leases (session advisory locks: the
- * database releases them when the session ends, however the process ends,
- * SIGKILL included).
+ * announce. This process's leases are rows with an expiry
+ * (`postgres-leases.ts`), not this session's locks: a lease outlives a
+ * dropped connection while its holder renews it, and a dead holder's
+ * expires.
  *
  * Beside it, a few connections hold the locks of `exclusive` regions (one
  * region per connection while it runs, so a region's own queries never wait
  * for a connection a lock holds).
  *
- * When the connection is lost, every lease is gone and notices may have
- * been missed: lease holders hear `leasesLost` at once, and once the session
- * is back (it reconnects with a backoff) every listener hears a commit with
- * grain `null`: read the journal again.
+ * When the connection is lost, notices may have been missed: once the
+ * session is back (it reconnects with a backoff) every listener hears a
+ * commit with grain `null`: read the journal again.
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import pg from 'pg';
+import type { PostgresLeases } from './postgres-leases.ts';
 import type { SharedJournal } from './store.ts';
 
-/** Advisory-lock namespace of leases (the first key; the second is the lease's name hashed with the schema). */
-const LEASE_NAMESPACE = 7351992;
 /** How many `exclusive` regions of one process may hold their locks at once; more wait for a connection. */
 const LOCK_CONNECTIONS = 4;
 /** An exclusive region's lock: its name with the schema, hashed to 64 bits (one advisory-lock key), so two names practically never share one. */
@@ -29,7 +28,6 @@ const RECONNECT_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 interface SessionEvents {
   commit: (grain: string | null, seq: number) => void;
-  leasesLost: () => void;
 }
 
 export class PostgresSession implements SharedJournal {
@@ -45,6 +43,8 @@ export class PostgresSession implements SharedJournal {
     private readonly config: pg.ClientConfig,
     /** The notification channel of this journal's schema: processes on other schemas never hear it. */
     readonly channel: string,
+    /** This process's leases, kept in the journal's database. */
+    readonly leases: PostgresLeases,
   ) {
     this.locks = new pg.Pool({ ...config, max: LOCK_CONNECTIONS });
     this.locks.on('error', () => undefined);
@@ -75,7 +75,6 @@ export class PostgresSession implements SharedJournal {
   private lost(client: pg.Client): void {
     if (this.client !== client) return;
     this.client = null;
-    this.events.emit('leasesLost');
     client.removeAllListeners('end');
     void client.end().catch(() => undefined);
     void this.reconnect();
@@ -99,20 +98,17 @@ export class PostgresSession implements SharedJournal {
     this.events.on('commit', listener);
   }
 
-  onLeasesLost(listener: () => void): void {
-    this.events.on('leasesLost', listener);
+  onLeasesLost(listener: (names: string[]) => void): void {
+    this.leases.onLost(listener);
   }
 
-  /** One round trip for every name; a name already held by this session is taken again (the lock is re-entrant), which changes nothing. */
+  /** One round trip for every name; a database that does not answer takes none. */
   async tryLeases(names: string[]): Promise<Set<string>> {
-    const client = this.client;
-    if (!client || names.length === 0) return new Set();
-    try {
-      const { rows } = await client.query<{ name: string }>(`SELECT name FROM unnest($1::text[]) name WHERE pg_try_advisory_lock(${LEASE_NAMESPACE}, hashtext(current_schema() || ':' || name))`, [names]);
-      return this.client === client ? new Set(rows.map((r) => r.name)) : new Set();
-    } catch {
-      return new Set();
-    }
+    return this.leases.claim(names).catch(() => new Set<string>());
+  }
+
+  releaseLeases(names: string[]): Promise<void> {
+    return this.leases.release(names).catch(() => undefined);
   }
 
   /**
@@ -139,6 +135,7 @@ export class PostgresSession implements SharedJournal {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.leases.close();
     const client = this.client;
     this.client = null;
     if (client) {

@@ -27,13 +27,15 @@
  */
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
+import { LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
+import { OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 6;
 
 /** A snapshot row's columns set from the row offered (`excluded`). */
 const SNAPSHOT_UPDATE = SNAPSHOT_COLUMNS.split(', ').slice(1).map((c) => `${c} = excluded.${c}`).join(', ');
@@ -82,6 +84,10 @@ CREATE TABLE population_ledger (grain text, machine text, streams bigint NOT NUL
 CREATE TABLE transition_counts (grain text, machine text, edge text, n bigint NOT NULL, PRIMARY KEY (grain, machine, edge));
 ${appendBatch(4)}
 `,
+  // The leases of work one process holds (webhook endpoints, outbox intents), with their holder and expiry.
+  5: LEASES_MIGRATION,
+  // The outbox's unsettled intents, kept by a trigger with the intents and the records that settle them.
+  6: OUTBOX_MIGRATION,
 };
 
 
@@ -232,13 +238,14 @@ export class PostgresJournal implements JournalStore {
     // An idle connection the database dropped: the pool replaces it, and the next query says what failed.
     pool.on('error', () => undefined);
     const writer = await writerOf(pool);
-    let session: PostgresSession;
+    let session: PostgresSession | undefined;
     try {
       await migrate(writer, schema);
       const { rows } = await writer.query<{ schema: string }>('SELECT current_schema() AS schema');
-      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`);
+      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`, new PostgresLeases(pool));
       await session.open();
     } catch (error) {
+      await session?.close();
       writer.release();
       await pool.end();
       throw error;
@@ -394,6 +401,10 @@ export class PostgresJournal implements JournalStore {
 
   async readIntents(after: IntentCursor | null, limit: number) {
     return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(eventOf);
+  }
+
+  async pendingIntents(after: IntentCursor | null, limit: number) {
+    return (await this.rows<EventRow>(PENDING_SELECT(EVENT_COLUMNS), [after?.grain ?? '', after?.seq ?? 0, limit])).map(eventOf);
   }
 
   async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {

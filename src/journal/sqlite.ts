@@ -23,7 +23,7 @@ import { RecentMap } from '../lib/recent-map.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { WRITER_SOURCE, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, or a rebuilt population's counts. */
 type PendingWork = ({ rewrite: unknown[] } | { reset: PopulationReset; atSeq: number }) & {
@@ -88,10 +88,30 @@ CREATE TABLE IF NOT EXISTS transition_counts (
   n       INTEGER NOT NULL,
   PRIMARY KEY (grain, machine, edge)
 ) WITHOUT ROWID;
+-- The outbox's unsettled intents (pendingIntents in store.ts): a row inserted with each
+-- intent and deleted with the record that settles it (DELIVERY_KIND, whose data.intent
+-- names it), by triggers in the transaction of either, so a start reads these alone.
+CREATE TABLE IF NOT EXISTS outbox_pending (
+  grain TEXT    NOT NULL,
+  seq   INTEGER NOT NULL,
+  PRIMARY KEY (grain, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS events_outbox_enqueue AFTER INSERT ON events WHEN new.kind IN (${INTENT_KINDS_SQL})
+  BEGIN INSERT OR IGNORE INTO outbox_pending (grain, seq) VALUES (new.grain, new.seq); END;
+CREATE TRIGGER IF NOT EXISTS events_outbox_settle AFTER INSERT ON events WHEN new.kind = '${DELIVERY_KIND}'
+  BEGIN DELETE FROM outbox_pending WHERE grain = json_extract(new.body, '$.data.intent.grain') AND seq = json_extract(new.body, '$.data.intent.seq'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
+`;
+
+/** The unsettled intents of a journal an earlier build wrote (before `outbox_pending` was kept): every intent no record settles. */
+const OUTBOX_FILL = `
+INSERT OR IGNORE INTO outbox_pending (grain, seq)
+  SELECT e.grain, e.seq FROM events e INDEXED BY events_intents
+  WHERE e.kind IN (${INTENT_KINDS_SQL})
+    AND (e.grain, e.seq) NOT IN (SELECT json_extract(body, '$.data.intent.grain'), json_extract(body, '$.data.intent.seq') FROM events WHERE kind = '${DELIVERY_KIND}');
 `;
 
 /**
@@ -152,7 +172,12 @@ export class SqliteJournal implements JournalStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
+    const outboxKept = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox_pending'").get() !== undefined;
+    // One transaction: a journal an earlier build wrote gets the table, its triggers, and its unsettled intents together.
+    this.db.transaction(() => {
+      this.db.exec(SCHEMA);
+      if (!outboxKept) this.db.exec(OUTBOX_FILL);
+    })();
     const has = new Set((this.db.prepare('SELECT name FROM pragma_table_info(\'snapshots\')').pluck().all() as string[]));
     for (const [name, type] of STANDING_COLUMNS) if (!has.has(name)) this.db.exec(`ALTER TABLE snapshots ADD COLUMN ${name} ${type}`);
     this.db.exec(POPULATION_INDEX);
@@ -172,6 +197,7 @@ export class SqliteJournal implements JournalStore {
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
       entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
+      pending: this.db.prepare(`SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM outbox_pending p JOIN events e ON e.grain = p.grain AND e.seq = p.seq WHERE (p.grain, p.seq) > (?, ?) ORDER BY p.grain, p.seq LIMIT ?`).raw(),
       intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN (${INTENT_KINDS_SQL}) AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
       ledger: this.db.prepare(`${LEDGER_SELECT} WHERE grain = ? AND machine = ?`),
       edges: this.db.prepare('SELECT edge, n FROM transition_counts WHERE grain = ? AND machine = ? ORDER BY edge'),
@@ -393,6 +419,10 @@ export class SqliteJournal implements JournalStore {
 
   async countStreams(grain: string, kind: string) {
     return this.stmt.countHeads.get(grain, kind) as number;
+  }
+
+  async pendingIntents(after: IntentCursor | null, limit: number) {
+    return (this.stmt.pending.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(eventOf);
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {

@@ -207,6 +207,14 @@ export interface JournalStore {
    * reader resumes from.
    */
   readIntents(after: IntentCursor | null, limit: number): Promise<JournalEvent[]>;
+  /**
+   * The intents not yet settled (no {@link DELIVERY_KIND} record names
+   * them), in (grain, seq) order, a page at a time after `after`: what the
+   * outbox resumes at a start and sweeps for work a dead process held. The
+   * adapters keep the unsettled ones apart, in the transaction of the intent
+   * and of its record, so this reads them alone, never every intent.
+   */
+  pendingIntents(after: IntentCursor | null, limit: number): Promise<JournalEvent[]>;
   /** The population of one machine's streams in a grain: its rows by state, its ledger and its transition counts (`PopulationRows`). */
   population(grain: string, machine: PopulationMachine): Promise<PopulationRows>;
   /** The streams of a grain in one state of a machine (rows of its tag), oldest first (by the seq that entered it), after seq `after`. */
@@ -240,11 +248,15 @@ export interface SharedJournal {
   onPeerCommit(listener: (grain: string | null, seq: number) => void): void;
   /**
    * Takes each named lease no other process holds, for this process;
-   * answers the names it holds now. A lease is held until this process goes
-   * or loses its database session (`onLeasesLost`): then another may take it.
+   * answers the names it holds now. A lease is held while this process
+   * renews it, and released when the work is done (`releaseLeases`); a
+   * process that dies or stalls stops renewing, its leases expire, and
+   * another may take them (`postgres-leases.ts`). A lease this process
+   * finds taken from it is said to `onLeasesLost`'s listeners.
    */
   tryLeases(names: string[]): Promise<Set<string>>;
-  onLeasesLost(listener: () => void): void;
+  releaseLeases(names: string[]): Promise<void>;
+  onLeasesLost(listener: (names: string[]) => void): void;
   /** Runs `work` while no other process runs work under the same name. */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
 }
@@ -257,6 +269,15 @@ export interface SharedJournal {
  */
 export const INTENT_KINDS = ['gig.posted', 'capability.escalated'] as const;
 export type IntentKind = (typeof INTENT_KINDS)[number];
+
+/**
+ * The kind of the outbox's record that an intent is settled (its effect
+ * delivered): its `data.intent` names the intent's grain and seq. The SQL
+ * adapters read exactly these two fields, in their triggers, to strike the
+ * intent from the unsettled ones (`pendingIntents`): a change here changes
+ * those too.
+ */
+export const DELIVERY_KIND = 'outbox.delivered';
 
 /** Where a page of intents ended: its last intent's grain and seq. */
 export interface IntentCursor {

@@ -1,0 +1,135 @@
+/**
+ * The outbox resumes the unsettled intents alone (issue 38, item 3): the
+ * journal keeps them apart, with the intent and with the record that
+ * settles it, so a start after many settled intents reads only the few
+ * left, never every intent. A journal an earlier build wrote (before the
+ * unsettled ones were kept apart) gets them at its first open under this
+ * build: the SQLite file at its open, the PostgreSQL schema by migration 6.
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/compose.ts';
+import type { GigPost, SupplyNetwork } from '../../src/domain/supply-network.ts';
+import { OUTBOX_GRAIN } from '../../src/engine/outbox.ts';
+import { PostgresJournal } from '../../src/journal/postgres.ts';
+import { Database } from '../../src/journal/sqlite-driver.ts';
+import { SqliteJournal } from '../../src/journal/sqlite.ts';
+import { DELIVERY_KIND, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
+import { tempDir, testJournal } from '../helpers/app.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { until } from '../helpers/wait.ts';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const closing: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  while (closing.length) await closing.pop()!();
+});
+
+const GRAIN = 'ws_pending';
+const fact = (kind: string, data: Record<string, unknown>): NewEvent => ({ kind, at: '2026-01-01T00:00:00.000Z', subject: String(data.actId ?? data.id), summary: kind, data });
+
+/**
+ * `total` reserved acts journaled as the catalog does (`capability.escalated`,
+ * with their Gig ids), all but `unsettled` of them settled by the outbox's
+ * record, as a delivery writes it. Answers the unsettled Gig ids.
+ */
+async function intents(journal: JournalStore, total: number, unsettled: number): Promise<string[]> {
+  const open: string[] = [];
+  for (let i = 0; i < total; i++) {
+    const gigId = `gig_${String(i).padStart(4, '0')}`;
+    const data = { route: 'POST /x', actId: `rc_${i}`, gigId, credential: 'uspto-registration', reservedAct: 'file', matterType: 'patent_provisional' };
+    const [intent] = await journal.append(GRAIN, [{ stream: `rc_${i}`, expectedVersion: 0, events: [fact('capability.escalated', data)] }]);
+    if (i % Math.floor(total / unsettled) === 0 && open.length < unsettled) {
+      open.push(gigId);
+      continue;
+    }
+    await journal.append(OUTBOX_GRAIN, [{ stream: `delivered:${gigId}`, expectedVersion: 0, events: [fact(DELIVERY_KIND, { id: gigId, intent: { grain: intent.grain, stream: intent.stream, seq: intent.seq, kind: intent.kind } })] }]);
+  }
+  return open;
+}
+
+/** The journal, with the rows each read answers counted by method. */
+function counted(journal: JournalStore) {
+  const rows: Record<string, number[]> = {};
+  const proxy = new Proxy(journal, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function' || !['readIntents', 'pendingIntents', 'readTail', 'streamVersion'].includes(String(key))) return typeof value === 'function' ? value.bind(target) : value;
+      return async (...args: unknown[]) => {
+        const answer = await value.apply(target, args);
+        (rows[String(key)] ??= []).push(Array.isArray(answer) ? answer.length : 1);
+        return answer;
+      };
+    },
+  });
+  return { journal: proxy, rows };
+}
+
+function recordingNetwork() {
+  const posts: GigPost[] = [];
+  const network: SupplyNetwork = {
+    async post(gig) {
+      posts.push(gig);
+      return {};
+    },
+  };
+  return { network, posts };
+}
+
+describe('the outbox reads the unsettled intents alone', () => {
+  it('a start after 300 settled intents reads the 3 left, posts each once, and the next start reads none', async () => {
+    const made = await testJournal(tempDir());
+    closing.push(() => made.drop(), () => made.journal.close());
+    const open = await intents(made.journal, 303, 3);
+    expect(open).toHaveLength(3);
+    const { journal, rows } = counted(made.journal);
+    const { network, posts } = recordingNetwork();
+    const app = await createApp({ journal, supply: network });
+    closing.push(() => app.close());
+    await app.ready();
+    await until(async () => (await made.journal.pendingIntents(null, 1000)).length === 0, 'the three to be posted and settled');
+    expect(posts.map((p) => p.gigId).sort()).toEqual(open);
+    // Every read the outbox made answered the unsettled ones at most: never the 300 settled, nor their records.
+    expect(rows.pendingIntents?.length).toBeGreaterThan(0);
+    expect(Math.max(...rows.pendingIntents!)).toBeLessThanOrEqual(3);
+    expect(rows.readIntents).toBeUndefined();
+    expect(rows.readTail).toBeUndefined();
+    // A later start reads nothing: no intent is left unsettled.
+    const before = rows.pendingIntents!.length;
+    expect(await app.services.outbox.resume()).toBe(0);
+    expect(rows.pendingIntents!.slice(before)).toEqual([0]);
+    expect(posts).toHaveLength(3);
+  });
+
+  it('a SQLite journal an earlier build wrote gets its unsettled intents at its first open', async () => {
+    const dir = tempDir();
+    closing.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const first = new SqliteJournal(dir);
+    const open = await intents(first, 40, 4);
+    await first.close();
+    // As an earlier build left it: no table of unsettled intents, no triggers keeping one.
+    const raw = new Database(join(dir, 'journal.db'));
+    raw.exec('DROP TRIGGER events_outbox_enqueue; DROP TRIGGER events_outbox_settle; DROP TABLE outbox_pending;');
+    raw.close();
+    const reopened = new SqliteJournal(dir);
+    closing.push(() => reopened.close());
+    expect((await reopened.pendingIntents(null, 100)).map((e) => e.data.gigId)).toEqual(open);
+  });
+
+  it('a PostgreSQL schema an earlier build wrote gets its unsettled intents by migration 6', async () => {
+    const schema = freshSchema();
+    closing.push(() => dropSchema(schema));
+    const first = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    const open = await intents(first, 40, 4);
+    await first.close();
+    // As schema 5 left it: migration 6 undone.
+    const db = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    await db.connect();
+    await db.query('DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track(); DROP TABLE outbox_pending; DELETE FROM schema_version WHERE version = 6');
+    await db.end();
+    const migrated = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    closing.push(() => migrated.close());
+    expect((await migrated.pendingIntents(null, 100)).map((e) => e.data.gigId)).toEqual(open);
+  });
+});
