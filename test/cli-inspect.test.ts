@@ -5,6 +5,7 @@
  * exit code, and `--follow` printing the Matter again as a fact commits, in
  * a workspace (its event stream) and at the top level (asked on a clock).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, issueKey, listeningApp, type TestApp } from './helpers/app.ts';
 import { runCli, startCli, stop, until } from './helpers/cli.ts';
@@ -89,18 +90,34 @@ describe('legalwork inspect', () => {
     }
   });
 
-  it('--follow at the top level asks on a clock (a Matter\'s events reach only its owner key\'s stream)', { timeout: 60_000 }, async () => {
+  it('--follow at the top level asks on a clock (a Matter\'s events reach only its owner key\'s stream), with If-None-Match: unchanged is a 304', { timeout: 60_000 }, async () => {
     const owner = await issueKey(app, 'inspect-cli@legalwork.test');
     const m = (await call(app, 'POST', '/matters', { matterType: 'patent_provisional' }, owner.headers)).body.matter.id;
+    // What the service answered the follower's asks, as they leave.
+    const asked: Array<{ status: number; ifNoneMatch?: string }> = [];
+    const watch = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url === `/matters/${m}/inspection`) res.once('finish', () => asked.push({ status: res.statusCode, ifNoneMatch: req.headers['if-none-match'] }));
+    };
+    app.server.on('request', watch);
     const follower = startCli(['inspect', m, '--follow', '--poll', '200', '--url', url]);
     try {
       await until(() => follower.out.stderr.includes('asking every 200 ms'), () => `the follower to start (${follower.out.stderr})`);
+      // Unchanged: each ask sends the first answer's ETag back and is answered 304, and nothing more is printed.
+      await until(() => asked.filter((a) => a.status === 304).length >= 2, () => `two 304s (${JSON.stringify(asked)})`);
+      expect(asked[0]).toEqual({ status: 200, ifNoneMatch: undefined });
+      expect(asked.slice(1).every((a) => a.ifNoneMatch !== undefined)).toBe(true);
+      expect(follower.out.stdout.match(/ as of seq /g)).toHaveLength(1);
       expect((await call(app, 'POST', `/matters/${m}/advance`, {}, owner.headers)).status).toBe(200);
       await until(() => follower.out.stdout.includes('state: open.prepare (prepare)'), 'the advance to be printed');
       expect(follower.out.stdout).toContain('path (1 new of 2 facts):');
+      // After the change: a 200 with the new answer, then 304s against its ETag again.
+      const changed = asked.findIndex((a) => a.status === 200 && a.ifNoneMatch !== undefined);
+      expect(changed).toBeGreaterThan(0);
+      await until(() => asked.slice(changed + 1).some((a) => a.status === 304 && a.ifNoneMatch !== asked[changed].ifNoneMatch), () => `a 304 on the new ETag (${JSON.stringify(asked)})`);
       await stop(follower.child, 'SIGINT');
       expect(follower.child.exitCode).toBe(0);
     } finally {
+      app.server.off('request', watch);
       await stop(follower.child, 'SIGKILL');
     }
   });

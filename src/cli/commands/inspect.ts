@@ -11,10 +11,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { components } from '../../client/contract.gen.ts';
-import { seg, type ServiceAnswer, type ServiceClient } from '../../client/service-client.ts';
+import { seg, type ServiceClient } from '../../client/service-client.ts';
 import { optionalInt, UsageError, type Command, type Context } from '../command.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { followEvents } from '../follow.ts';
+import { getIfChanged } from '../conditional-get.ts';
 import { runWhere, WHERE_OPTIONS } from './inspect-where.ts';
 
 type Inspection = components['schemas']['Inspection'];
@@ -58,9 +59,9 @@ export function renderInspection(i: Inspection, steps: Step[] = i.path): string 
 /** The inspection's path for an id: a Matter's, or an Asset's ladder's. */
 const inspectionPath = (ctx: Context, id: string) => `${ctx.prefix}/${id.startsWith('as_') ? 'deadlines' : 'matters'}/${seg(id)}/inspection`;
 
-async function fetchInspection(client: ServiceClient, path: string, at: number | undefined): Promise<ServiceAnswer> {
-  return client.request('GET', path, { query: { at } });
-}
+/** The inspection, and its ETag: following sends it back as If-None-Match, so an unchanged Matter costs a 304 and no body. */
+const fetchInspection = (client: ServiceClient, path: string, at: number | undefined) => getIfChanged(client, path, null, { query: { at } });
+const fetchIfChanged = (client: ServiceClient, path: string, etag: string | null) => getIfChanged(client, path, etag);
 
 const inspect: Command = {
   path: ['inspect'],
@@ -76,8 +77,9 @@ const inspect: Command = {
     'commits (text: the new facts and the doors; --json: one inspection per line):',
     'in a workspace it follows the workspace\'s event stream; at the top level,',
     'where a Matter\'s events reach only its owner key\'s stream, it asks every',
-    '--poll ms. Stop with Ctrl-C (exit 0). An Asset id (as_…) inspects its',
-    'Deadline Ladder.',
+    '--poll ms, sending the last answer\'s ETag as If-None-Match (an unchanged',
+    'Matter costs a 304 with no body). Stop with Ctrl-C (exit 0). An Asset id',
+    '(as_…) inspects its Deadline Ladder.',
     'The page that draws it on the diagram: links.page (GET …/inspect).',
     '',
     '--where (instead of an id): where the grain\'s Matters gather, as tables',
@@ -114,9 +116,10 @@ const inspect: Command = {
     const json = ctx.values.json === true;
     const client = ctx.client();
     const path = inspectionPath(ctx, ctx.args.matterId);
-    const first = await fetchInspection(client, path, at);
+    const { answer: first, etag: firstEtag } = await fetchInspection(client, path, at);
     if (!first.ok) return ctx.out.answer(first);
     let shown = (first.body as { inspection: Inspection }).inspection;
+    let etag = firstEtag;
     /** JSON: the service's answer as given; text: the new facts (all, the first time), the state and the doors. */
     const print = (body: unknown, now: Inspection, steps?: Step[]) => (json ? ctx.out.json(body) : ctx.out.streams.stdout.write(renderInspection(now, steps)));
     print(first.body, shown);
@@ -132,16 +135,19 @@ const inspect: Command = {
     const refresh = () =>
       (asking = asking.then(async () => {
         if (ended !== null) return;
-        const again = await fetchInspection(client, path, undefined).catch((error: unknown) => {
+        const polled = await fetchIfChanged(client, path, etag).catch((error: unknown) => {
           ctx.out.progress(`cannot reach the service (${(error as Error).message}); asking again at the next fact`);
           return null;
         });
-        if (!again) return;
+        // Not reached, or the same answer as the one shown (304: nothing sent, nothing to compare).
+        if (!polled || polled.unchanged) return;
+        const again = polled.answer;
         if (!again.ok) {
           ended = ctx.out.answer(again);
           stop.abort();
           return;
         }
+        etag = polled.etag;
         const now = (again.body as { inspection: Inspection }).inspection;
         if (now.head.seq === shown.head.seq) return;
         if (!json) ctx.out.streams.stdout.write('\n');
