@@ -20,7 +20,8 @@
  *   wrong (non-2xx are printed, never counted). Its twin replays each
  *   advance's appends on as many Matters of its own journal, filled again to
  *   the service's size just before.
- * - GET: `GET .../matters/{id}` over the same pool (journal, view and Asset).
+ * - GET: `GET .../matters/{id}` over the same pool (journal, view and Asset);
+ *   then the same GETs with the ETag each answered as If-None-Match (304).
  * - list doors and the tail: `GET .../matters?limit=100`,
  *   `GET .../events?after=<cursor>&limit=100` (cursors spread over the
  *   workspace's tail), `GET .../assets` (100 a page).
@@ -133,6 +134,8 @@ export interface MatterFigures {
   /** The echo routes (the door's schema, no journal): the HTTP plumbing's share. */
   echo: { create: Figures; advance: Figures };
   get: Pair;
+  /** The same GETs sent with the ETag each Matter answered (If-None-Match: a 304, no body), beside the 200 run (`get.door`). */
+  notModified: Pair;
   /** The list doors and the event tail, each against the bare GET (`get.bare`). */
   lists: { matters: Figures; events: Figures; assets: Figures };
   /** Each read door beside the bare route sending the very bytes it answered (`sameBytes`). */
@@ -209,6 +212,13 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       door: await drive({ title: 'GET /matters/:id', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
+    // The same reads, each sent with the ETag its Matter answered: the service builds and hashes the answer, and sends a 304 with no body.
+    const etags: string[] = [];
+    for (const id of pool.slice(0, n)) etags.push((await fetch(`${service.url}${prefix}/matters/${id}`)).headers.get('etag') ?? '');
+    const notModified: Pair = {
+      door: await drive({ title: 'GET /matters/:id with If-None-Match (304)', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, headers: (i) => ({ 'if-none-match': etags[(i * 7919) % n] }), alsoOk: [304], duration: seconds }),
+      bare: get.door,
+    };
     // The list doors and the tail: a page of 100 Matters, a page of 100 events from a cursor anywhere
     // in the workspace's tail, and the workspace's first page of Assets (100).
     const latestSeq = ((await (await fetch(`${service.url}${prefix}/events?limit=1`)).json()) as { latestSeq: number }).latestSeq;
@@ -252,7 +262,7 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     const d = deadPool.length;
     const deadAdvance = await drive({ title: 'POST /matters/:id/advance, a dead endpoint registered', url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${deadPool[i % d]}/advance`, body: () => ADVANCE_BODY, amount: 4 * d, duration: seconds });
     dead.close();
-    return { create, advance, sizes, echo: { create: echoCreate, advance: echoAdvance }, get, lists, sameBytes: twins, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n, recorded };
+    return { create, advance, sizes, echo: { create: echoCreate, advance: echoAdvance }, get, notModified, lists, sameBytes: twins, keyed: { create: { door: keyedCreate, bare: plainCreate }, advance: { door: keyedAdvance, bare: plainAdvance } }, deadEndpoint: { door: deadAdvance, bare: advance.door }, pool: n, recorded };
   } finally {
     await Promise.all([service.stop(), bare.stop()]);
     removeDir(dir);
@@ -297,6 +307,9 @@ export async function bench(): Promise<string[]> {
     `target GET of a resident Matter >= 50% of its same-bytes twin: ${pct(getRatio)} -> ${verdict(getRatio >= 0.5)}`,
     ...pageTwins.map((p) => `target ${p.door.title} >= 30% of its same-bytes twin: ${pct(p.door.rps / p.bare.rps)} -> ${verdict(p.door.rps / p.bare.rps >= 0.3)}`),
     '',
+    'A conditional read: the same GETs sent with the ETag each Matter answered, answered 304 with no body (the answer is still built and hashed), beside the 200 run',
+    ...pairTable([f.notModified], 'vs 200', ''),
+    '',
     'For comparison, the reads against the bare GET (GET /echo/matters/:id: a few dozen bytes)',
     ...yardstickTable([f.get.door, f.lists.matters, f.lists.events, f.lists.assets], f.get.bare, 'vs bare GET'),
     '',
@@ -305,6 +318,6 @@ export async function bench(): Promise<string[]> {
     '',
     'A webhook endpoint that never answers, registered for every event of the workspace: the advance run again on fresh Matters, beside the first advance run (no endpoint)',
     ...pairTable([f.deadEndpoint], 'vs first', ''),
-    ...statusNotes([f.create.door, f.create.bare, f.advance.door, f.advance.bare, f.echo.create, f.echo.advance, f.get.door, ...Object.values(f.lists), ...f.sameBytes.map((p) => p.bare), f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
+    ...statusNotes([f.create.door, f.create.bare, f.advance.door, f.advance.bare, f.echo.create, f.echo.advance, f.get.door, f.notModified.door, ...Object.values(f.lists), ...f.sameBytes.map((p) => p.bare), f.keyed.create.door, f.keyed.create.bare, f.keyed.advance.door, f.keyed.advance.bare, f.deadEndpoint.door]),
   ];
 }

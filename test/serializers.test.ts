@@ -47,3 +47,24 @@ describe('a union told apart by a constant (an OK page or a typed EMPTY)', () =>
     expect(JSON.parse(tail(none))).toEqual(none);
   });
 });
+
+describe('a record or the item in its place (a list\'s UnreadableItem), told apart by `unreadable`', () => {
+  const item = (MatterDoors.assets.response[200] as { anyOf: Array<{ properties: { results: { items: unknown } } }> }).anyOf[0].properties.results.items;
+  const write = writerOf(item);
+  const asset = { id: 'as_1', kind: 'patent_application', title: 'Self-folding map', lineage: ['mt_1'] };
+  const unreadable = { id: 'as_2', unreadable: true, code: 'STREAM_UNREADABLE', error: 'Asset as_2 cannot be read', fix: 'GET /assets/as_2' };
+
+  it('is compiled as a dispatch on that field: the item when it holds it, the record when it does not', () => {
+    const dispatched = dispatchUnions(item as never, external as never);
+    expect(dispatched.oneOf).toBeUndefined();
+    expect(dispatched.if).toEqual({ type: 'object', required: ['unreadable'], properties: { unreadable: { enum: [true] } } });
+    expect(dispatched.else.if).toEqual({ type: 'object', not: { required: ['unreadable'] } });
+  });
+
+  it('writes each as JSON.stringify would, drops what its branch does not declare, and refuses an `unreadable` no branch holds', () => {
+    expect(write(asset)).toBe(JSON.stringify(asset));
+    expect(write(unreadable)).toBe(JSON.stringify(unreadable));
+    expect(write({ ...unreadable, body: 'never sent' })).toBe(JSON.stringify(unreadable));
+    expect(() => write({ ...asset, unreadable: false })).toThrow();
+  });
+});

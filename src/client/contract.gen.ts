@@ -6572,6 +6572,25 @@ export interface components {
                 count: number;
             }[];
         };
+        /** @description a record of the list its stream cannot be read for: its id and why, in place of the record */
+        UnreadableItem: {
+            /**
+             * @description the record's id: its stream in the journal
+             * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+             */
+            id: string;
+            /**
+             * @description always true: the record could not be read, and is named here in its place
+             * @enum {boolean}
+             */
+            unreadable: true;
+            /** @enum {string} */
+            code: "STREAM_UNREADABLE";
+            /** @example Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 cannot be read from the journal; the rest of the page is served, and paging goes on past it */
+            error: string;
+            /** @example GET /matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4 answers why (the stream and the seq that does not read); report it to the operator with this answer's request-id, who finds the stream in the journal by its id */
+            fix: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -10641,7 +10660,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the Matters of this grain, or a typed EMPTY */
+            /** @description the Matters of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -10682,7 +10701,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        results: components["schemas"]["Matter"][];
+                        results: (components["schemas"]["Matter"] | components["schemas"]["UnreadableItem"])[];
                         /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -13546,7 +13565,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the Assets of this grain, or a typed EMPTY */
+            /** @description a page of the Assets of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -13572,7 +13591,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        results: {
+                        results: ({
                             /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                             id: string;
                             /** @example patent_application */
@@ -13580,7 +13599,7 @@ export interface operations {
                             /** @example Self-folding map */
                             title: string;
                             lineage: string[];
-                        }[];
+                        } | components["schemas"]["UnreadableItem"])[];
                         /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -22589,7 +22608,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the Matters of this grain, or a typed EMPTY */
+            /** @description the Matters of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -22630,7 +22649,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        results: components["schemas"]["Matter"][];
+                        results: (components["schemas"]["Matter"] | components["schemas"]["UnreadableItem"])[];
                         /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -25404,7 +25423,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the Assets of this grain, or a typed EMPTY */
+            /** @description a page of the Assets of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -25430,7 +25449,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        results: {
+                        results: ({
                             /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                             id: string;
                             /** @example patent_application */
@@ -25438,7 +25457,7 @@ export interface operations {
                             /** @example Self-folding map */
                             title: string;
                             lineage: string[];
-                        }[];
+                        } | components["schemas"]["UnreadableItem"])[];
                         /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -34189,7 +34208,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the Matters of this grain, or a typed EMPTY */
+            /** @description the Matters of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -34230,7 +34249,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        results: components["schemas"]["Matter"][];
+                        results: (components["schemas"]["Matter"] | components["schemas"]["UnreadableItem"])[];
                         /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];
@@ -37096,7 +37115,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the Assets of this grain, or a typed EMPTY */
+            /** @description a page of the Assets of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -37122,7 +37141,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         type: "OK";
-                        results: {
+                        results: ({
                             /** @example as_2m6n0b4v8c3x7z1l5k9j3h7g1 */
                             id: string;
                             /** @example patent_application */
@@ -37130,7 +37149,7 @@ export interface operations {
                             /** @example Self-folding map */
                             title: string;
                             lineage: string[];
-                        }[];
+                        } | components["schemas"]["UnreadableItem"])[];
                         /** @description pass as `after` for the next page; null: this was the last */
                         nextAfter?: number | null;
                         provenance?: components["schemas"]["Provenance"];

@@ -27,6 +27,7 @@ import type { Command, CommandHandler, DecidedEntity } from './handle-command.ts
 import type { Attempt, Consumer, Outbox } from './outbox.ts';
 import { acceptedBefore, callbackRecord, type Delivery } from './supply-callbacks.ts';
 import type { Supervisor } from './supervisor.ts';
+import { orUnreadable, type Unreadable } from './unreadable.ts';
 
 export const MATTER: DecidedEntity<typeof matterMachine> = {
   openedKind: 'matter.opened',
@@ -350,15 +351,20 @@ export class Matters {
     });
   }
 
-  /** One page of the grain's Matters, oldest first, optionally narrowed: each Matter's state as its snapshot row holds it (one query a page). */
+  /**
+   * One page of the grain's Matters, oldest first, optionally narrowed: each
+   * Matter's state as its snapshot row holds it (one query a page). A Matter
+   * whose stream cannot be read takes its place on the page as `Unreadable`.
+   */
   async list(grain: string, query: { filter?: string; tag?: string; after?: number; limit: number }) {
-    const out: MatterState[] = [];
+    const out: Array<MatterState | Unreadable> = [];
     // Unfiltered, the page takes exactly the heads it reads; a filter may skip some, so it reads ahead.
     const filtered = query.tag !== undefined || query.filter !== undefined;
     for await (const head of eachEntityHead(this.supervisor.journal, grain, MATTER.openedKind, query.after, filtered ? undefined : query.limit)) {
-      if (query.tag !== undefined && head.opened.data.matterType !== query.tag) continue;
-      if (query.filter !== undefined && head.opened.data.offer !== query.filter) continue;
-      const state = await this.supervisor.stateOf(MATTER, head);
+      // An opening that does not read cannot say its type or offer: it is listed, as unreadable, rather than hidden.
+      if (!head.unreadable && query.tag !== undefined && head.opened.data.matterType !== query.tag) continue;
+      if (!head.unreadable && query.filter !== undefined && head.opened.data.offer !== query.filter) continue;
+      const state = await orUnreadable(head.opened.stream, () => this.supervisor.stateOf(MATTER, head));
       if (state) out.push(state);
       if (out.length === query.limit) return { matters: out, nextAfter: head.opened.seq };
     }

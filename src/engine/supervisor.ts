@@ -34,6 +34,7 @@ import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from '../lib/mailboxes.ts';
 import { writeGuard } from './write-guard.ts';
+import { refusingUnreadable, unreadableRefusal } from './unreadable.ts';
 
 /** How many times an append is tried while the guard's stream keeps moving (a key rolled meanwhile) before its conflict is the caller's. */
 const GUARD_RETRIES = 5;
@@ -156,6 +157,7 @@ export class Supervisor {
    */
   async stateOf<M extends AnyStateMachine>(definition: EntityDefinition<M>, head: EntityHead): Promise<EntityState<M> | null> {
     const { opened, snapshot } = head;
+    if (head.unreadable) throw unreadableRefusal(opened.stream, head.unreadable);
     // Resident on a journal this process alone writes: the entity is the state, with nothing to rebuild.
     const resident = this.journal.shared ? undefined : this.resident.get(opened.stream);
     if (resident) return resident.definition === definition ? (resident as unknown as Entity<M>) : null;
@@ -165,7 +167,7 @@ export class Supervisor {
   }
 
   private async hydrate(definition: EntityDefinition, id: string): Promise<Entity | null> {
-    const [journal, stored] = await Promise.all([this.journal.readStream(id), this.journal.readSnapshot(id)]);
+    const [journal, stored] = await refusingUnreadable(id, Promise.all([this.journal.readStream(id), this.journal.readSnapshot(id)]));
     if (journal.length === 0 || journal[0].kind !== definition.openedKind) return null;
     let entity: Entity;
     try {

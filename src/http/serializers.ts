@@ -26,8 +26,10 @@
  *   kind does not declare is dropped, so it never leaves; a kind no branch
  *   names is written with an empty `data`;
  * - a union of objects one field tells apart by its constant (an OK page or a
- *   typed EMPTY, by `type`) is written by testing that field
- *   (`dispatchOnConstant`), and the branch it names by its own schema.
+ *   typed EMPTY, by `type`), or by its presence (a list's record, closed, or
+ *   the `UnreadableItem` in its place, which alone holds `unreadable`), is
+ *   written by testing that field (`dispatchOnConstant`), and the branch it
+ *   names by its own schema.
  *
  * A journal entry's union compiled as fast-json-stringify's own dispatch
  * (an `if`/`then`/`else` tree on `kind`, every kind's branch written out)
@@ -157,7 +159,8 @@ const NONE_OF = { type: 'object', required: ['(a value of one of the union\'s br
 /**
  * An `anyOf`/`oneOf` of objects that one required field tells apart, each
  * branch holding a different constant there (an OK page or a typed EMPTY,
- * by `type`), as an `if`/`then`/`else` on that field; null for any other
+ * by `type`) or one closed branch not declaring it (`absentFrom`), as an
+ * `if`/`then`/`else` on that field; null for any other
  * schema. Each branch is written by its own schema, unchanged, and never
  * validated whole first (an OK page was, every item of it); a value whose
  * field names no branch is refused, as the union refused it.
@@ -170,11 +173,34 @@ export function dispatchOnConstant(schema: Node, external: Record<string, Node>)
   if (targets.some((t) => t?.type !== 'object' || !t.properties)) return null;
   const candidates = Object.keys(targets[0]!.properties).filter((name) => targets.every((t) => (t!.required ?? []).includes(name) && constantOf(t, name) !== undefined));
   const name = candidates.find((n) => new Set(targets.map((t) => JSON.stringify(constantOf(t, n)))).size === targets.length);
-  if (!name) return null;
   const { [key]: _union, ...siblings } = schema;
-  const chain = (i: number): Node =>
-    i === options.length ? NONE_OF : { if: { type: 'object', required: [name], properties: { [name]: { enum: [constantOf(targets[i], name)] } } }, then: options[i], else: chain(i + 1) };
-  return { ...siblings, ...chain(0) };
+  // The branches that hold the field's constants, tried in turn, then `last`.
+  const chain = (field: string, held: number[], last: Node): Node =>
+    held.reduceRight<Node>((otherwise, i) => ({ if: { type: 'object', required: [field], properties: { [field]: { enum: [constantOf(targets[i], field)] } } }, then: options[i], else: otherwise }), last);
+  if (name) return { ...siblings, ...chain(name, options.map((_, i) => i), NONE_OF) };
+  // A record or the item in its place (a list's `UnreadableItem`): the item alone holds the field, and the record, closed, cannot.
+  const absent = absentFrom(targets as Node[]);
+  if (!absent) return null;
+  const { field, without } = absent;
+  const held = options.map((_, i) => i).filter((i) => i !== without);
+  return { ...siblings, ...chain(field, held, { if: { type: 'object', not: { required: [field] } }, then: options[without], else: NONE_OF }) };
+}
+
+/**
+ * A field that tells a union's branches apart by its presence: every branch
+ * but one requires it as a distinct constant, and that one is closed and
+ * does not declare it. Null when no field does.
+ */
+function absentFrom(targets: Node[]): { field: string; without: number } | null {
+  const closedWithout = (t: Node, field: string) => t.additionalProperties === false && !(field in t.properties);
+  for (const field of new Set(targets.flatMap((t) => Object.keys(t.properties)))) {
+    const without = targets.findIndex((t) => closedWithout(t, field));
+    if (without < 0 || targets.filter((t) => closedWithout(t, field)).length !== 1) continue;
+    const holders = targets.filter((_, i) => i !== without);
+    const constants = holders.map((t) => ((t.required ?? []).includes(field) ? constantOf(t, field) : undefined));
+    if (constants.every((c) => c !== undefined) && new Set(constants.map((c) => JSON.stringify(c))).size === holders.length) return { field, without };
+  }
+  return null;
 }
 
 /**

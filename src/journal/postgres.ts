@@ -31,7 +31,7 @@ import { LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
 import { OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
-import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
@@ -387,7 +387,7 @@ export class PostgresJournal implements JournalStore {
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
     const { rows } = await this.pool.query<{ stream: string; seq: string; body: string }>('SELECT stream, seq, body FROM events WHERE grain = $1 AND kind = $2 AND version = 1 AND seq > $3 ORDER BY seq LIMIT $4', [grain, kind, after, limit]);
-    return rows.map((r) => ({ stream: r.stream, seq: Number(r.seq), data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+    return rows.map((r) => streamHeadOf(r.stream, r.seq, r.body));
   }
 
   async entityHeads(grain: string, kind: string, after: number, limit: number) {

@@ -4,7 +4,7 @@
  * rest of the event as one JSON text. Written once for both, so an event
  * reads back the same from either.
  */
-import type { EntityHead, JournalEvent, NewEvent, StreamWrite } from './store.ts';
+import { UnreadableEvent, type EntityHead, type JournalEvent, type NewEvent, type StreamHead, type StreamWrite } from './store.ts';
 
 /**
  * An event row as the adapters read it: its columns in `EVENT_COLUMNS`
@@ -37,10 +37,32 @@ export function rowOf(grain: string, seq: number, stream: string, version: numbe
   return [grain, seq, stream, version, at, kind, actor, body];
 }
 
-/** The event a row holds, as every reader sees it (sharing nothing with the row). */
+/** The event a row holds, as every reader sees it (sharing nothing with the row); `UnreadableEvent` when its body does not read. */
 export function eventOf([grain, seq, stream, version, at, kind, actor, body]: EventRow): JournalEvent {
-  const rest = JSON.parse(body) as Omit<NewEvent, 'kind' | 'at' | 'actor'>;
+  const rest = bodyOf(stream, seq, body);
   return { grain, seq: Number(seq), stream, version, at, kind, ...(actor === null ? {} : { actor }), ...rest };
+}
+
+/** An event's body: a JSON object, as `columnsOf` wrote it; anything else is `UnreadableEvent`. */
+function bodyOf(stream: string, seq: number | string, body: string): Omit<NewEvent, 'kind' | 'at' | 'actor'> {
+  let rest: unknown;
+  try {
+    rest = JSON.parse(body);
+  } catch {
+    rest = undefined;
+  }
+  if (rest === null || typeof rest !== 'object' || Array.isArray(rest)) throw new UnreadableEvent(stream, Number(seq));
+  return rest as Omit<NewEvent, 'kind' | 'at' | 'actor'>;
+}
+
+/** The head a `streamHeads` row names; one whose body does not read is marked `unreadable`, with an empty `data`. */
+export function streamHeadOf(stream: string, seq: number | string, body: string): StreamHead {
+  try {
+    return { stream, seq: Number(seq), data: bodyOf(stream, seq, body).data };
+  } catch (error) {
+    if (!(error instanceof UnreadableEvent)) throw error;
+    return { stream, seq: Number(seq), data: {}, unreadable: error };
+  }
 }
 
 /** An opening event's row joined with its stream's snapshot (version, machine, state: null when it has none). */
@@ -58,5 +80,13 @@ export const HEAD_SELECT = `SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c
 
 export function headOf(row: HeadRow): EntityHead {
   const [version, machine, state] = row.slice(8) as [number | null, string, string];
-  return { opened: eventOf(row.slice(0, 8) as EventRow), snapshot: version === null ? null : { version, machine, state } };
+  const snapshot = version === null ? null : { version, machine, state };
+  try {
+    return { opened: eventOf(row.slice(0, 8) as EventRow), snapshot };
+  } catch (error) {
+    if (!(error instanceof UnreadableEvent)) throw error;
+    // The row's columns still place it (its stream, its seq for the page's cursor); its body is not read.
+    const [grain, seq, stream, eventVersion, at, kind] = row;
+    return { opened: { grain, seq: Number(seq), stream, version: eventVersion, at, kind, subject: stream, summary: '', data: {} }, snapshot, unreadable: error };
+  }
 }

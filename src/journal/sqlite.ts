@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
-import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { WRITER_SOURCE, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
 import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
@@ -410,7 +410,7 @@ export class SqliteJournal implements JournalStore {
 
   async streamHeads(grain: string, kind: string, after: number, limit: number) {
     const rows = this.stmt.heads.all(grain, kind, after, limit) as Array<[stream: string, seq: number, body: string]>;
-    return rows.map(([stream, seq, body]) => ({ stream, seq, data: (JSON.parse(body) as { data: Record<string, unknown> }).data }));
+    return rows.map(([stream, seq, body]) => streamHeadOf(stream, seq, body));
   }
 
   async entityHeads(grain: string, kind: string, after: number, limit: number) {

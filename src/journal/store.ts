@@ -162,12 +162,16 @@ export interface StreamHead {
   stream: string;
   seq: number;
   data: Record<string, unknown>;
+  /** The opening event's body does not read (`data` is then empty): a list answers this stream as unreadable and the rest of its page as usual. */
+  unreadable?: UnreadableEvent;
 }
 
 /** An entity stream as a read of its state sees it: the event that opened it, and its snapshot when that reflects the stream's head. */
 export interface EntityHead {
   opened: JournalEvent;
   snapshot: StreamSnapshot | null;
+  /** As `StreamHead.unreadable`: `opened` holds the row's columns only (its `data` empty). */
+  unreadable?: UnreadableEvent;
 }
 
 export interface JournalStore {
@@ -285,6 +289,21 @@ export interface IntentCursor {
   seq: number;
 }
 
+/**
+ * An event row whose body is not the JSON object the adapters wrote (a
+ * database edited by hand, a disk that lost bytes). Named by its stream and
+ * seq, never by its bytes, so the message can be shown to the stream's
+ * caller and logged without leaking what the body held.
+ */
+export class UnreadableEvent extends Error {
+  constructor(
+    readonly stream: string,
+    readonly seq: number,
+  ) {
+    super(`the event at seq ${seq} of stream ${stream} is not readable JSON`);
+  }
+}
+
 export class VersionConflict extends Error {
   constructor(
     readonly stream: string,
@@ -317,11 +336,15 @@ const HEADS_PAGE = 500;
  * opening event parsed whole, and reading 500 to answer a page of 100 was
  * most of that door's time (issue 18's profile).
  */
-export function eachStreamHead(journal: JournalStore, grain: string, kind: string, after = 0, pageSize = HEADS_PAGE): AsyncGenerator<StreamHead> {
-  return eachPage((from, limit) => journal.streamHeads(grain, kind, from, limit), (head) => head.seq, after, pageSize);
+export async function* eachStreamHead(journal: JournalStore, grain: string, kind: string, after = 0, pageSize = HEADS_PAGE): AsyncGenerator<StreamHead> {
+  // Its walkers need every head whole (a grain's endpoints, a firm's Enrollments): one that does not read fails the walk, as it always did.
+  for await (const head of eachPage((from, limit) => journal.streamHeads(grain, kind, from, limit), (h) => h.seq, after, pageSize)) {
+    if (head.unreadable) throw head.unreadable;
+    yield head;
+  }
 }
 
-/** The same walk over `entityHeads`: each entity's opening and current snapshot. */
+/** The same walk over `entityHeads`: each entity's opening and current snapshot, an unreadable one marked (`unreadable`) for its caller to answer. */
 export function eachEntityHead(journal: JournalStore, grain: string, kind: string, after = 0, pageSize = HEADS_PAGE): AsyncGenerator<EntityHead> {
   return eachPage((from, limit) => journal.entityHeads(grain, kind, from, limit), (head) => head.opened.seq, after, pageSize);
 }

@@ -12,6 +12,8 @@ import { refusal } from '../../domain/refusals.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
+import { refusingUnreadable, Unreadable } from '../../engine/unreadable.ts';
+import { unreadableItem } from '../unreadable.ts';
 import { expectedVersionOf, tagVersion } from '../versions.ts';
 import { optionalBody } from '../json-body.ts';
 import { reaches } from '../../engine/grains.ts';
@@ -55,7 +57,7 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     // The schema's default fills `limit` before the handler runs; its static type cannot say so.
     const page = await matters.list(request.grain, { ...q, limit: q.limit! });
     const narrowed = q.filter !== undefined || q.tag !== undefined;
-    return listed(page.matters.map(matterView), emptyMessage(request, narrowed ? 'no Matter matches that filter or tag' : 'no Matters yet: POST /matters opens one'), { nextAfter: page.nextAfter });
+    return listed(page.matters.map((m) => (m instanceof Unreadable ? unreadableItem(request, 'Matter', 'matters', m) : matterView(m))), emptyMessage(request, narrowed ? 'no Matter matches that filter or tag' : 'no Matters yet: POST /matters opens one'), { nextAfter: page.nextAfter });
   });
 
   app.post('/matters', {
@@ -163,12 +165,13 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', after, limit!);
     // As GET /matters: a full page names where the next starts (which may be empty), a short one is the last.
     const nextAfter = heads.length === limit ? heads[heads.length - 1].seq : null;
-    return listed(heads.map((h) => ({ id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] })), emptyMessage(request, after ? 'no Assets after that cursor' : 'no Assets yet: each Matter mints one'), { nextAfter });
+    const items = heads.map((h) => (h.unreadable ? unreadableItem(request, 'Asset', 'assets', new Unreadable(h.stream, h.unreadable.message)) : { id: h.stream, kind: h.data.kind, title: h.data.title, lineage: [h.data.matterId] }));
+    return listed(items, emptyMessage(request, after ? 'no Assets after that cursor' : 'no Assets yet: each Matter mints one'), { nextAfter });
   });
 
   app.get('/assets/:id', { ...BY_ID, schema: { params: MatterParams, ...R.asset } }, async (request) => {
     const id = request.params.id;
-    const [minted] = await services.journal.readStream(id);
+    const [minted] = await refusingUnreadable(id, services.journal.readStream(id));
     if (!minted || minted.kind !== 'asset.minted' || !reaches(request.grain, minted.grain)) throw refusal('ASSET_NOT_FOUND', { assetId: id });
     const entity = await matters.get(request.grain, String(minted.data.matterId));
     return ok({ asset: await assetWithLadder(minted, entity) });

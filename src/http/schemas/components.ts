@@ -18,6 +18,7 @@ import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, Remind
 import { INSPECTION_COMPONENTS } from './inspection.ts';
 import { POPULATION_COMPONENTS } from './population.ts';
 import { KEY_COMPONENTS } from './keys.ts';
+import { UNREADABLE_COMPONENTS } from './unreadable.ts';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
@@ -384,4 +385,6 @@ export const COMPONENTS = [
   // The inspection (inspection.ts), and where records gather (population.ts).
   ...INSPECTION_COMPONENTS,
   ...POPULATION_COMPONENTS,
+  // A list's record it cannot read, in its place (unreadable.ts).
+  ...UNREADABLE_COMPONENTS,
 ];

@@ -15,6 +15,7 @@ import {
   LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, FirmRouting, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
 } from './components.ts';
 import { Inspection } from './inspection.ts';
+import { OrUnreadable } from './unreadable.ts';
 
 const Obj = Strict;
 
@@ -62,7 +63,7 @@ const MATTER_WRITE = { 404: NO_MATTER, 409: MATTER_STATE, 412: MOVED_ON, 500: UN
 
 export const MatterDoors = {
   list: door('List the Matters', 'The Matters of this grain, oldest first, paged by `after` (a Matter\'s seq) and `limit`. At the top level, only the calling key\'s own Matters; without a key, a typed EMPTY naming how to get one.', {
-    200: Listed(ref(Matter), { nextAfter: Opt(NextAfter) }, 'the Matters of this grain, or a typed EMPTY'),
+    200: Listed(OrUnreadable(ref(Matter)), { nextAfter: Opt(NextAfter) }, 'the Matters of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY'),
     403: refused('BLOCKED: a reserved listing scope (`scope`) is not served', ['SCOPE_RESERVED']),
   }),
   create: door('Open a Matter', 'Opens a Matter of a ratified matter type in `intake`, mints its Asset and opens the Asset\'s Deadline Ladder, in one journal transaction. The Gate checks the mechanics (fee cap, jurisdictions) and refuses naming the rule; nothing is written on a refusal.', {
@@ -144,7 +145,7 @@ export const MatterDoors = {
     422: refused('the Gate refuses on mechanics', ['GATE_MECHANICS']),
   }),
   assets: door('List the Assets', 'The Assets of this grain (each Matter mints one), oldest first, paged by `after` (an Asset\'s seq) and `limit` as the Matters are.', {
-    200: Listed(Obj({ id: AssetId, kind: StrEx('patent_application'), title: StrEx('Self-folding map'), lineage: Arr(MatterId) }), { nextAfter: Opt(NextAfter) }, 'a page of the Assets of this grain, or a typed EMPTY'),
+    200: Listed(OrUnreadable(Obj({ id: AssetId, kind: StrEx('patent_application'), title: StrEx('Self-folding map'), lineage: Arr(MatterId) })), { nextAfter: Opt(NextAfter) }, 'a page of the Assets of this grain (one whose stream cannot be read is an `UnreadableItem` in its place), or a typed EMPTY'),
   }),
   asset: door('Read an Asset', 'The Asset, its status history, its docket, its lineage of Matters and its Deadline Ladder. Keyless: the id is the capability.', {
     200: Ok({ asset: ref(Asset) }, 'the Asset, its status history, docket and lineage'),

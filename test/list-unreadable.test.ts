@@ -1,0 +1,219 @@
+/**
+ * A page survives one bad stream (issue 38, item 4). Streams are damaged
+ * among many by writing rows straight into the journal's tables of the
+ * pass's database (SQLite, or PostgreSQL in the second pass): an event
+ * body that is not JSON, an event the Matter's machine refuses, an opening
+ * that does not read, and a snapshot row that does not parse (whose events
+ * fold, so its Matter is served). Each list page then answers 200 with the
+ * damaged record as an `UnreadableItem` (its id, the code, a worded error
+ * and fix), the others exactly as before, and paging unchanged; the item
+ * says nothing of what the stream holds; a read by id answers the declared
+ * ENTITY_UNREADABLE. The app is restarted on the damaged journal, so no
+ * state a process kept in memory hides the damage.
+ */
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Database } from '../src/journal/sqlite-driver.ts';
+import { PostgresJournal } from '../src/journal/postgres.ts';
+import { SqliteJournal } from '../src/journal/sqlite.ts';
+import type { JournalStore } from '../src/journal/store.ts';
+import { call, PASS_JOURNAL, tempDir, testApp, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL } from './helpers/postgres.ts';
+
+/** What a damaged stream must never show: a Client's name and the bytes of the body written into it. */
+const SECRET = 'Ada Lovelace-Secret-Inventor';
+
+/** The pass's journal, opened again at each start, and plain SQL on its tables. */
+interface Store {
+  open(): Promise<JournalStore>;
+  sql(statement: string, values?: unknown[]): Promise<void>;
+  drop(): Promise<void>;
+}
+
+function passStore(): Store {
+  if (PASS_JOURNAL === 'sqlite') {
+    const dir = tempDir();
+    return {
+      open: async () => new SqliteJournal(dir),
+      sql: async (statement, values = []) => {
+        const db = new Database(join(dir, 'journal.db'));
+        try {
+          db.prepare(statement).run(...values);
+        } finally {
+          db.close();
+        }
+      },
+      drop: async () => undefined,
+    };
+  }
+  const schema = freshSchema();
+  return {
+    open: () => PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }),
+    sql: async (statement, values = []) => {
+      const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await db.connect();
+      try {
+        await db.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`);
+        // The same statements as SQLite's: `?` placeholders, numbered for pg.
+        let n = 0;
+        await db.query(statement.replace(/\?/g, () => `$${++n}`), values);
+      } finally {
+        await db.end();
+      }
+    },
+    drop: () => dropSchema(schema),
+  };
+}
+
+/**
+ * Appends one raw row to `stream` in `grain`, as no adapter would write it,
+ * at the next seq of the grain and the next version of the stream (an
+ * INSERT: the journal refuses UPDATE and DELETE of events).
+ */
+async function insertRow(store: Store, grain: string, stream: string, kind: string, body: string): Promise<void> {
+  await store.sql(
+    `INSERT INTO events (grain, seq, stream, version, at, kind, actor, body)
+     SELECT ?, (SELECT coalesce(max(seq), 0) + 1 FROM events WHERE grain = ?), ?, (SELECT coalesce(max(version), 0) + 1 FROM events WHERE stream = ?), ?, ?, NULL, ?`,
+    [grain, grain, stream, stream, '2026-11-27T12:00:00.000Z', kind, body],
+  );
+}
+
+/** Every item of a list, page by page (`limit` each), following `nextAfter` to the end. */
+async function everyPage(app: TestApp, path: string, limit: number, headers: Record<string, string> = {}) {
+  const items: Array<Record<string, any>> = [];
+  const pages: string[] = [];
+  const cursors: Array<number | null> = [];
+  let after = 0;
+  for (;;) {
+    const res = await call(app, 'GET', `${path}?limit=${limit}&after=${after}`, undefined, headers);
+    expect(res.status, `${path} after ${after}: ${res.raw}`).toBe(200);
+    pages.push(res.raw);
+    items.push(...(res.body.results ?? []));
+    cursors.push(res.body.nextAfter ?? null);
+    if (res.body.nextAfter === null || res.body.nextAfter === undefined) return { items, pages, cursors };
+    after = res.body.nextAfter;
+  }
+}
+
+let cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const done of cleanup.reverse()) await done();
+  cleanup = [];
+});
+
+/** A store and a start on it: each start is an app on the same journal (close the one before it first). */
+function journalled() {
+  const store = passStore();
+  const started: TestApp[] = [];
+  cleanup.push(async () => {
+    for (const app of started) await app.close();
+    await store.drop();
+  });
+  const start = async () => {
+    const app = await testApp({ journal: await store.open() });
+    started.push(app);
+    return app;
+  };
+  return { store, start };
+}
+
+describe('a list page with an unreadable stream on it', () => {
+  it('answers 200 with the damaged Matters and Asset typed as unreadable, the others intact, paging unchanged, nothing of the stream shown', async () => {
+    const { store, start } = journalled();
+    const first = await start();
+    const ws = await workspace(first);
+    const grain = ws.split('/')[2];
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await call(first, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', client: { name: SECRET }, asset: { title: `Map ${i}` } });
+      expect(res.status).toBe(201);
+      ids.push(res.body.matter.id);
+      if (i % 2) await call(first, 'POST', `${ws}/matters/${res.body.matter.id}/advance`);
+    }
+    const before = await everyPage(first, `${ws}/matters`, 3);
+    const assetsBefore = await everyPage(first, `${ws}/assets`, 3);
+    await first.close();
+
+    // Matter 1: an event body that is not JSON (and carries the Client's name in its bytes).
+    await insertRow(store, grain, ids[1], 'stage', `{"subject":"${ids[1]}","data":{"client":{"name":"${SECRET}"}`);
+    // Matter 4: valid JSON the machine refuses: a cause it has no transition for.
+    await insertRow(store, grain, ids[4], 'stage', JSON.stringify({ subject: ids[4], summary: SECRET, by: 'agent', data: { client: { name: SECRET } }, cause: { type: 'WARP_TO_FILED' } }));
+    // Matter 6: its snapshot row garbled; its events fold, so it is served as before.
+    await store.sql('UPDATE snapshots SET state = ? WHERE stream = ?', [`{"not a state": "${SECRET}"`, ids[6]]);
+    // A Matter and an Asset whose openings do not read, after every other record.
+    const badMatter = 'mt_0badbadbadbadbadbadbadbad';
+    const badAsset = 'as_0badbadbadbadbadbadbadbad';
+    await insertRow(store, grain, badMatter, 'matter.opened', `{"data":{"client":{"name":"${SECRET}"}},`);
+    await insertRow(store, grain, badAsset, 'asset.minted', `["${SECRET}"]`);
+
+    const app = await start();
+    const unreadable = new Set([ids[1], ids[4], badMatter]);
+    for (const limit of [3, 100]) {
+      const after = await everyPage(app, `${ws}/matters`, limit);
+      // Every Matter in its place, oldest first; the new one last.
+      expect(after.items.map((m) => m.id)).toEqual([...ids, badMatter]);
+      for (const item of after.items) {
+        if (unreadable.has(item.id)) {
+          expect(item).toEqual({ id: item.id, unreadable: true, code: 'STREAM_UNREADABLE', error: expect.stringContaining(item.id), fix: expect.stringContaining(`${ws}/matters/${item.id}`) });
+        } else {
+          expect(item).toEqual(before.items.find((m) => m.id === item.id));
+        }
+      }
+      // The attack angle: no page says anything the damaged streams hold.
+      for (const raw of after.pages) {
+        expect(raw).not.toContain('Lovelace');
+        expect(raw).not.toContain('WARP_TO_FILED');
+        expect(raw).not.toContain('not a state');
+      }
+    }
+    // The cursors are the ones the clean journal gave: an unreadable Matter holds its place (the new one, last, only fills the last page).
+    const paged = await everyPage(app, `${ws}/matters`, 3);
+    expect(paged.cursors.slice(0, 2)).toEqual(before.cursors.slice(0, 2));
+
+    // A filter by type keeps what it can read that matches, and the unreadable openings (it cannot say they do not match).
+    const narrowed = await call(app, 'GET', `${ws}/matters?tag=patent_utility`);
+    expect(narrowed.status).toBe(200);
+    expect(narrowed.body.results.map((m: { id: string }) => m.id)).toEqual([badMatter]);
+
+    const assets = await everyPage(app, `${ws}/assets`, 3);
+    expect(assets.items.slice(0, -1)).toEqual(assetsBefore.items);
+    expect(assets.items.at(-1)).toEqual({ id: badAsset, unreadable: true, code: 'STREAM_UNREADABLE', error: expect.stringContaining(badAsset), fix: expect.stringContaining(`${ws}/assets/${badAsset}`) });
+    for (const raw of assets.pages) expect(raw).not.toContain('Lovelace');
+    const asset = await call(app, 'GET', `${ws}/assets/${badAsset}`);
+    expect(asset.status, asset.raw).toBe(500);
+    expect(asset.body).toMatchObject({ code: 'ENTITY_UNREADABLE', stream: badAsset, seq: expect.any(Number) });
+    expect(asset.raw).not.toContain('Lovelace');
+
+    // Read by id: the declared, worded ENTITY_UNREADABLE naming the stream and the seq, never the body.
+    for (const id of unreadable) {
+      const res = await call(app, 'GET', `${ws}/matters/${id}`);
+      expect(res.status, res.raw).toBe(500);
+      expect(res.body).toMatchObject({ code: 'ENTITY_UNREADABLE', stream: id, seq: expect.any(Number), fix: expect.any(String) });
+      expect(res.raw).not.toContain('Lovelace');
+    }
+    // The Matter whose snapshot row was garbled reads by id as before.
+    expect((await call(app, 'GET', `${ws}/matters/${ids[6]}`)).status).toBe(200);
+  });
+
+  it('at the top level, a key\'s own page answers its unreadable Matter the same way', async () => {
+    const { store, start } = journalled();
+    const first = await start();
+    const key = await topLevelKey(first);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await call(first, 'POST', '/matters', { matterType: 'patent_provisional', client: { name: SECRET } }, key.headers);
+      expect(res.status, res.raw).toBe(201);
+      ids.push(res.body.matter.id);
+    }
+    await first.close();
+    await insertRow(store, key.grain, ids[0], 'stage', `{"subject":"${ids[0]}","note":"${SECRET}`);
+
+    const app = await start();
+    const page = await call(app, 'GET', '/matters', undefined, key.headers);
+    expect(page.status, page.raw).toBe(200);
+    expect(page.body.results.map((m: { id: string; unreadable?: true }) => [m.id, m.unreadable ?? false])).toEqual([[ids[0], true], [ids[1], false], [ids[2], false]]);
+    expect(page.body.results[0].fix).toContain(`GET /matters/${ids[0]}`);
+    expect(page.raw).not.toContain('Lovelace');
+  });
+});
