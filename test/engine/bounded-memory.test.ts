@@ -10,7 +10,7 @@
  * carries no accessor that exists only for this test.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/compose.ts';
@@ -164,6 +164,28 @@ describe('event-stream subscribers', () => {
     } finally {
       hub.close();
       await new Promise((closed) => server.close(closed));
+    }
+  });
+});
+
+describe('requests under an Idempotency-Key whose client is gone before the answer', () => {
+  it('leave no key running: each is free again, and answered on a retry', async () => {
+    const grain = await open('workspaces', 2000);
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(url);
+    const body = JSON.stringify({ matterType: 'patent_provisional', asset: { title: 'Dropped widget' } });
+    for (let i = 0; i < 20; i++) {
+      // The whole request is written, then the connection is dropped at once, before any answer.
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((sent) => socket.write([`POST /workspaces/${grain}/matters HTTP/1.1`, 'host: 127.0.0.1', 'content-type: application/json', `idempotency-key: dropped-${i}`, `content-length: ${Buffer.byteLength(body)}`, '', body].join('\r\n'), () => sent()));
+      socket.destroy();
+    }
+    await vi.waitFor(() => expect(app.services.idempotency['running'].size).toBe(0), { timeout: 10_000 });
+    for (let i = 0; i < 20; i++) {
+      const retry = await call(app, 'POST', `/workspaces/${grain}/matters`, JSON.parse(body), { 'idempotency-key': `dropped-${i}` });
+      // The dropped request had arrived whole, so it ran and its answer was kept.
+      expect(retry.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
     }
   });
 });
