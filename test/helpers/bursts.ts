@@ -26,6 +26,22 @@ export const oneWindow = (b: { ms: number }) => b.ms < 900;
 export const nextWindow = () => new Promise((r) => setTimeout(r, 1100));
 
 /**
+ * Runs `run` (a burst, then the requests that must meet its window still
+ * open) in a fresh window, again when it took 900 ms or more: on a core too
+ * loaded for that, the window may have closed before the follow-ups, and
+ * what they met says nothing of the limit. The last of `tries` runs is
+ * returned however long it took.
+ */
+export async function inOneWindow<T>(run: () => Promise<T>, tries = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    await nextWindow();
+    const started = performance.now();
+    const result = await run();
+    if (performance.now() - started < 900 || i === tries) return result;
+  }
+}
+
+/**
  * How many of a burst a limit admits: the window opens at the caller's first
  * counted request, so a burst answered within a second falls in one window and
  * exactly `limit` are admitted; on a machine too loaded to answer it that fast,
