@@ -39,7 +39,7 @@ export interface AppOptions extends HttpOptions {
   /** The supply network's Standard Webhooks signing secret (`whsec_…`); unset, the top-level callback door is BLOCKED. */
   supplySecret?: string;
   sandboxTtlSeconds?: number;
-  /** Wall clock (ms) for sandbox TTLs, the creation bound, the 24 hours an idempotency record is kept and API keys' expiries and last uses; tests inject one. */
+  /** Wall clock (ms) for sandbox TTLs, the creation bound, the 24 hours an idempotency record is kept and API keys' expiries and last uses; tests inject one. Absent: the database's clock on a journal several processes share, else this process's. */
   sandboxNow?: () => number;
   /** The per-caller creation bound on POST /workspaces, /tenants, /firms (default 1000 per kind per hour). */
   creationBound?: Partial<CreationBoundOptions>;
@@ -64,7 +64,12 @@ export function createServices(options: AppOptions): Services {
   // Each Matter's Asset opens its Deadline Ladder in the transaction that opens the Matter.
   matters.mintExtensions.push(ladders.mintExtension);
   const caches = options.caches ?? {};
-  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, options.sandboxNow, caches.grains);
+  // Windows that compare instants different processes wrote read the database's clock on a shared journal, so the
+  // processes agree on their edges whatever their own clocks say (journal/postgres-clock.ts); a test's clock wins.
+  const shared = options.journal.shared;
+  const databaseNow = shared ? () => shared.now() : undefined;
+  const wallClock = options.sandboxNow ?? databaseNow;
+  const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains);
   // A Tenant's routing cap is a mechanics Guardrail on every Matter in its grain.
   matters.grainGuardrails = (grain) => tenants.guardrailsOf(grain);
   return {
@@ -79,17 +84,17 @@ export function createServices(options: AppOptions): Services {
     supplySecret: supplySecretOf(options.supplySecret),
     matters,
     ladders,
-    keys: new Keys(supervisor, { now: options.sandboxNow, capacity: caches.keys }),
-    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, options.sandboxNow, caches.grains),
+    keys: new Keys(supervisor, { now: wallClock, capacity: caches.keys }),
+    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains),
     // Admissions are counted where the journal is shared: on PostgreSQL, in its database, so every process on it
     // counts the same ones; on the embedded journal (one process per file) in this process's memory. Chosen here, by
     // the journal's adapter, rather than through the JournalStore contract: the ledger is the limiter's state, not the journal's.
-    creationBound: new CreationBound({ now: options.sandboxNow, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
+    creationBound: new CreationBound({ now: wallClock, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
     tenants,
-    firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, options.sandboxNow, caches.grains),
+    firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, wallClock, caches.grains),
     conflicts: new Conflicts(supervisor),
-    idempotency: new IdempotencyRecords(supervisor, options.sandboxNow, caches.idempotencyRecords),
-    webhooks: new Webhooks(supervisor, options.webhooks),
+    idempotency: new IdempotencyRecords(supervisor, wallClock, caches.idempotencyRecords),
+    webhooks: new Webhooks(supervisor, { ...(databaseNow ? { now: databaseNow } : {}), ...options.webhooks }),
   };
 }
 

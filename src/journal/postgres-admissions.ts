@@ -20,9 +20,10 @@
  *   bucket): apart from the journal's single-key migration lock, and apart
  *   per schema (tests run many schemas on one database). Two buckets whose
  *   hashes collide only wait for each other.
- * - Instants are the calling process's clock (whole milliseconds, as
- *   `Date.now()` gives them; tests inject theirs): processes are assumed to
- *   keep their clocks in step, and a skew of s shifts the window's edge by s.
+ * - Instants are the database's clock as the calling process estimates it
+ *   (`postgres-clock.ts`, whole milliseconds; tests inject theirs), so
+ *   processes whose clocks disagree still count one window: an admission
+ *   one of them stamped is never in another's future.
  * - Every `SWEEP_EVERY` calls a ledger also deletes other buckets' rows that
  *   left the window (callers that never came back), skipping rows another
  *   transaction holds, so the sweep never waits on, or deadlocks with, an

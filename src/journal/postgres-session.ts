@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import pg from 'pg';
+import type { PostgresClock } from './postgres-clock.ts';
 import type { PostgresLeases } from './postgres-leases.ts';
 import type { SharedJournal } from './store.ts';
 
@@ -45,6 +46,8 @@ export class PostgresSession implements SharedJournal {
     readonly channel: string,
     /** This process's leases, kept in the journal's database. */
     readonly leases: PostgresLeases,
+    /** The database's clock, as this process estimates it. */
+    readonly clock: PostgresClock,
   ) {
     this.locks = new pg.Pool({ ...config, max: LOCK_CONNECTIONS });
     this.locks.on('error', () => undefined);
@@ -107,6 +110,10 @@ export class PostgresSession implements SharedJournal {
     return this.leases.claim(names).catch(() => new Set<string>());
   }
 
+  now(): number {
+    return this.clock.now();
+  }
+
   releaseLeases(names: string[]): Promise<void> {
     return this.leases.release(names).catch(() => undefined);
   }
@@ -135,6 +142,7 @@ export class PostgresSession implements SharedJournal {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.clock.close();
     await this.leases.close();
     const client = this.client;
     this.client = null;

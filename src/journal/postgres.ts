@@ -27,6 +27,7 @@
  */
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
+import { PostgresClock } from './postgres-clock.ts';
 import { LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
 import { OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
@@ -242,7 +243,9 @@ export class PostgresJournal implements JournalStore {
     try {
       await migrate(writer, schema);
       const { rows } = await writer.query<{ schema: string }>('SELECT current_schema() AS schema');
-      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`, new PostgresLeases(pool));
+      const clock = new PostgresClock(pool);
+      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`, new PostgresLeases(pool), clock);
+      await clock.sample();
       await session.open();
     } catch (error) {
       await session?.close();

@@ -263,6 +263,12 @@ export interface SharedJournal {
   onLeasesLost(listener: (names: string[]) => void): void;
   /** Runs `work` while no other process runs work under the same name. */
   exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * The database's clock, ms since the epoch, as this process estimates it
+   * (`postgres-clock.ts`): what every time window comparing instants that
+   * different processes wrote reads, so the processes agree on its edges.
+   */
+  now(): number;
 }
 
 /**
