@@ -49,6 +49,7 @@ export function check(row: Requirement, status: number, contentType: string, bod
   const e = row.expect;
   if (status !== row.status) problems.push(`status ${status}, expected ${row.status}`);
   if (!contentType.toLowerCase().startsWith(e.contentType)) problems.push(`content-type "${contentType}", expected ${e.contentType}`);
+  if (status === 304 && body !== '') problems.push('a 304 with a body');
   for (const needle of e.contains ?? []) if (!body.includes(needle)) problems.push(`body does not contain ${JSON.stringify(needle)}`);
   if (e.type === undefined && !e.has && !e.equals) return problems;
   let json: unknown;

@@ -17,7 +17,7 @@ export const SUITE_ID = `${SUITE_NAME}@${SUITE_VERSION}`;
 
 /** What a row expects of the answer, beyond its status. */
 export interface Expectation {
-  /** Media type the Content-Type header must start with. */
+  /** Media type the Content-Type header must start with; empty for an answer with no body (a 304, which must have none). */
   contentType: string;
   /** JSON: the `type` field, or one of several. */
   type?: string | string[];
@@ -87,8 +87,10 @@ const REQUIREMENTS: Requirement[] = [
   // Matters and assets at the top level.
   row('matters-list-keyless', '/matters', 200, { type: 'EMPTY', has: ['message'] }, 'the top level lists a key\'s own Matters: without a key, a typed EMPTY naming the fix'),
   row('matters-tag-empty', '/matters?tag=no_such_tag', 200, { type: 'EMPTY' }, 'a tag matching nothing is a typed EMPTY, never a bare array'),
+  row('matters-list-unchanged', '/matters', 304, { contentType: '' }, 'a page answers an ETag of its bytes; If-None-Match naming it (here `*`: any) is 304 Not Modified with no body', { 'if-none-match': '*' }),
   row('matters-scope-blocked', '/matters?scope=admin', 403, { type: 'BLOCKED', has: ['error', 'code'] }, 'reserved scopes are BLOCKED'),
   row('matter-404', M, 404, { has: ['error', 'code'] }, 'an unknown Matter is 404 with a worded error'),
+  row('matter-404-unconditional', M, 404, { has: ['error', 'code'] }, 'a refusal ignores If-None-Match: the 404, never a 304', { 'if-none-match': '*' }),
   row('matter-journal-404', `${M}/journal`, 404, { has: ['error'] }, 'journal of an unknown Matter'),
   row('matter-attestations-404', `${M}/attestations`, 404, { has: ['error'] }, 'attestations of an unknown Matter'),
   row('matter-documents-404', `${M}/documents`, 404, { has: ['error'] }, 'documents of an unknown Matter'),
@@ -135,6 +137,7 @@ const REQUIREMENTS: Requirement[] = [
   row('workspace-deadline-404', `${WS}/deadlines/${ABSENT.asset}`, 404, goneWorkspace, 'a ladder of an unknown workspace'),
   row('events-keyless', '/events', 200, { type: 'EMPTY', has: ['latestSeq', 'message'], equals: { appendOnly: true, feed: 'timeline' } }, 'the top-level tail is a key\'s own: without a key, a typed EMPTY naming the fix'),
   row('events-reminders-keyless', '/events?feed=reminders&after=0&limit=5', 200, { type: 'EMPTY', equals: { feed: 'reminders' } }, 'a feed of the tail, likewise'),
+  row('events-unchanged', '/events', 304, { contentType: '' }, 'a tail page answers an ETag; If-None-Match naming it is 304 with no body', { 'if-none-match': '*' }),
   row('events-feed-422', '/events?feed=gossip', 422, { has: ['error', 'code'] }, 'a feed off the enum is 422'),
   row('events-stream-keyless', '/events/stream', 200, { type: 'EMPTY', has: ['message'], equals: { appendOnly: true } }, 'without a key there is nothing of yours to follow at the top level: a typed EMPTY naming the fix, never a hung request'),
   row('workspace-events-404', `${WS}/events`, 404, goneWorkspace, 'the tail of an unknown workspace'),
