@@ -36,7 +36,8 @@ export interface CreationBoundOptions {
 /** 1000 grains of each kind per caller per rolling hour. */
 export const DEFAULT_CREATION_BOUND = { limit: 1000, windowSeconds: 3600 } as const;
 /**
- * The most callers whose admissions this process keeps (`MemoryAdmissions`).
+ * The most callers whose admissions this process keeps (`MemoryAdmissions`;
+ * a caller that opens two kinds of grain counts twice).
  * Callers are addresses, and one client may bring ever more of them (an IPv6
  * network holds billions), so the ledger may not grow with how many it has
  * met: past this many, the callers whose window has emptied are forgotten
