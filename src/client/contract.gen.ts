@@ -7854,7 +7854,7 @@ export interface operations {
                      *         "version": "0.3.0",
                      *         "suite": "http://127.0.0.1:3000/verify/suite.json",
                      *         "suiteId": "legalwork-contract@1",
-                     *         "pin": "eeeb20965429fc6d9aa15aa219446d4b01f7f887f5e52767f77e5dab8e5c31ae"
+                     *         "pin": "46463efaf441f1c22cf5370228c35e111886ece651843139e14ef669090ff0a3"
                      *       },
                      *       "auth": {
                      *         "scheme": "bearer",
@@ -7919,7 +7919,7 @@ export interface operations {
                             suite: string;
                             /** @example legalwork-contract@1 */
                             suiteId: string;
-                            /** @example eeeb20965429fc6d9aa15aa219446d4b01f7f887f5e52767f77e5dab8e5c31ae */
+                            /** @example 46463efaf441f1c22cf5370228c35e111886ece651843139e14ef669090ff0a3 */
                             pin: string;
                         };
                         auth: {
