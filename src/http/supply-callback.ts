@@ -43,9 +43,14 @@ export const TOLERANCE_SECONDS = 5 * 60;
  */
 export function installSupplySignature(app: FastifyInstance, secret: string | undefined): void {
   const verify = verifySupplySignature(secret);
+  // A signed callback carries a body, so no read is one: refused at registration, and a read passes without building the route's options (Fastify makes them anew on each read).
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.config?.signedCallback && methods.some((m) => m === 'GET' || m === 'HEAD')) throw new Error(`config.signedCallback is for a door that takes a body: ${methods.join(',')} ${route.url}`);
+  });
   // A callback hook: every request passes it, and one to any other door without a promise.
   app.addHook('preValidation', (request, _reply, done) => {
-    if (!request.routeOptions.config.signedCallback) return done();
+    if (request.method === 'GET' || request.method === 'HEAD' || !request.routeOptions.config.signedCallback) return done();
     verify(request).then(() => done(), done);
   });
 }
