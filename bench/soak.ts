@@ -1,51 +1,65 @@
 /**
- * The soak (issue 17, `npm run soak`): the real service on a fresh data
- * directory under the mixed load of bench/lib/mixed-load.ts, steadily, for
- * 10 minutes (`SOAK_MINUTES`), with a row every 30 s (`SOAK_INTERVAL_S`):
+ * The soak (issues 17 and 38, `npm run soak`): the real service on a fresh
+ * data directory under the mixed load of bench/lib/mixed-load.ts, steadily,
+ * for 10 minutes (`SOAK_MINUTES`), with a row every 60 s (`SOAK_INTERVAL_S`):
  *
- * - requests answered so far, and per second over the interval;
- * - the service's resident memory (VmRSS from /proc) and its peak (VmHWM);
+ * - requests answered so far, per second over the interval, Matters opened;
+ * - the service's resident memory (VmRSS from /proc);
+ * - its heap used and total, external memory and array buffers
+ *   (`process.memoryUsage()` in the service) and the event loop's worst delay
+ *   and p99 over exactly the interval (`perf_hooks.monitorEventLoopDelay`,
+ *   10 ms resolution, subtracted). The service exposes neither, and must not
+ *   grow a debug door for them: a probe preloaded only here
+ *   (bench/lib/soak-probe.mjs, `node --import`) answers the soak over an IPC
+ *   channel at each row;
  * - the journal's size on disk (the database, and its WAL beside it);
- * - the service's event-loop delay: measured inside the process by
- *   `perf_hooks.monitorEventLoopDelay` (10 ms resolution, subtracted), which
- *   a preloaded module (`--import data:…`, nothing of the service changed)
- *   reports on stderr every second; the service itself exposes no such
- *   figure. Beside it, from outside, the latency of `GET /healthz` sampled
- *   every 200 ms;
- * - p50 and p99 latency of the mixed requests answered in the interval.
+ * - p99 of `GET /healthz`, sampled every 200 ms from outside, and p50 and p99
+ *   of the mixed requests answered in the interval.
  *
- * At the end a summary table of every row, and the totals. `SOAK_CLIENTS`
- * (default 12) and `SOAK_SEED` set the load. Not part of `npm test`. The
- * load generator runs on the same machine as the service: on 2 cores they
- * share the CPU, and the figures say so much about this machine as about
- * the service.
+ * At the end, a summary table of every row, the totals, and the growth per
+ * minute after warm-up: the least-squares slope of RSS, heap used and external
+ * memory over the rows after the resident pool has filled. Warm-up ends at the
+ * first row by which the load has opened `SOAK_RESIDENT_ACTORS` (20,000, the
+ * service's default pool) Matters, each at least one resident actor, or at
+ * `SOAK_WARMUP_MIN` minutes when given. Targets (issue 38): growth under
+ * 1 MiB a minute after warm-up; the loop's worst delay under 50 ms in every
+ * row after the first minute.
+ *
+ * `SOAK_SNAPSHOTS=10,25` writes a heap snapshot of the service after the rows
+ * at those minutes, into `SOAK_SNAPSHOT_DIR` (default: a temp directory,
+ * kept), to compare in Chrome's DevTools (Memory, Comparison). Writing one
+ * stops the service's loop for seconds: the row after it shows that stall.
+ *
+ * `SOAK_CLIENTS` (default 12) and `SOAK_SEED` set the load. Not part of
+ * `npm test`. The load generator runs on the same machine as the service: on
+ * 2 cores they share the CPU, and the figures say as much about this machine
+ * as about the service.
  */
-import { statSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MixedLoad, seededRng, seedFrom, topLevelOperator } from './lib/mixed-load.ts';
-import { removeDir, spawnService, tempDataDir } from './lib/service.ts';
+import { removeDir, ROOT, spawnService, tempDataDir, type Child } from './lib/service.ts';
+import { slope } from './lib/slope.ts';
 import { quantile } from './lib/stats.ts';
-import { table } from './lib/table.ts';
+import { table, verdict } from './lib/table.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
-const INTERVAL_S = Number(process.env.SOAK_INTERVAL_S ?? 30);
+const INTERVAL_S = Number(process.env.SOAK_INTERVAL_S ?? 60);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 12);
 const SEED = seedFrom(process.env.SOAK_SEED);
-const LOOP_RESOLUTION_MS = 10;
+const RESIDENT_ACTORS = Number(process.env.SOAK_RESIDENT_ACTORS ?? 20_000);
+const WARMUP_MIN = process.env.SOAK_WARMUP_MIN ? Number(process.env.SOAK_WARMUP_MIN) : undefined;
+const SNAPSHOTS = (process.env.SOAK_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number);
 const HEALTH_EVERY_MS = 200;
+/** How long the probe may take to answer: a loop stalled longer than this is a finding, not a hang. */
+const PROBE_TIMEOUT_MS = 60_000;
+const GROWTH_TARGET_MIB = 1;
+const LOOP_TARGET_MS = 50;
 
 if (!(MINUTES > 0) || !(INTERVAL_S > 0)) throw new Error('SOAK_MINUTES and SOAK_INTERVAL_S must be positive numbers');
-
-/** Preloaded into the service: its event-loop delay histogram, reported and reset every second on stderr. */
-const LOOP_MONITOR = `data:text/javascript,${encodeURIComponent(`
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-const h = monitorEventLoopDelay({ resolution: ${LOOP_RESOLUTION_MS} });
-h.enable();
-setInterval(() => {
-  process.stderr.write('soak-loop-delay ' + JSON.stringify({ p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6, n: h.count }) + '\\n');
-  h.reset();
-}, 1000).unref();
-`)}`;
+if (SNAPSHOTS.some((m) => !(m > 0))) throw new Error(`SOAK_SNAPSHOTS is a list of minutes, got ${process.env.SOAK_SNAPSHOTS}`);
 
 const MiB = (bytes: number) => bytes / 1024 / 1024;
 const fileSize = (path: string) => {
@@ -56,17 +70,43 @@ const fileSize = (path: string) => {
   }
 };
 
+interface ProbeReport {
+  memory: NodeJS.MemoryUsage;
+  loop: { max: number; p99: number; p50: number; count: number; resolution: number };
+}
+
+/** Asks the preloaded probe in the child for one message of `kind`, and waits for its answer. */
+function ask<T>(child: Child, message: Record<string, unknown>): Promise<T> {
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => {
+      child.proc.off('message', listen);
+      fail(new Error(`the service's probe did not answer ${JSON.stringify(message)} within ${PROBE_TIMEOUT_MS} ms`));
+    }, PROBE_TIMEOUT_MS);
+    const listen = (answer: any) => {
+      if (answer?.probe !== message.probe) return;
+      clearTimeout(timer);
+      child.proc.off('message', listen);
+      ok(answer as T);
+    };
+    child.proc.on('message', listen);
+    child.proc.send(message);
+  });
+}
+
 interface Row {
   elapsed: number;
   requests: number;
   rps: number;
+  matters: number;
   rss: number;
-  peak: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
+  loopMax: number;
+  loopP99: number;
   journal: number;
   wal: number;
-  loopP99: number;
-  loopMax: number;
-  healthP50: number;
   healthP99: number;
   p50: number;
   p99: number;
@@ -77,19 +117,11 @@ interface Row {
 async function main() {
   const dir = tempDataDir('legalwork-soak-');
   const operator = topLevelOperator(dir);
-  const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0' }, ['--import', LOOP_MONITOR]);
+  const probe = pathToFileURL(join(ROOT, 'bench/lib/soak-probe.mjs')).href;
+  const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0' }, ['--import', probe], { ipc: true });
   console.log(`soak: ${MINUTES} min at ${CLIENTS} clients, a row every ${INTERVAL_S} s; seed ${SEED}; service pid ${child.pid} on ${child.url}, data ${dir}`);
   const load = new MixedLoad({ rng: seededRng(SEED), operator, clients: CLIENTS, keepAcks: false, keepSamples: true });
   await load.setup(child.url);
-
-  // The event-loop delay lines the preload writes, read as they come.
-  let stderrRead = 0;
-  const loopLines = () => {
-    const err = child.stderr();
-    const fresh = err.slice(stderrRead);
-    stderrRead = err.length - (fresh.length - fresh.lastIndexOf('\n') - 1);
-    return [...fresh.matchAll(/^soak-loop-delay (.*)$/gm)].map((m) => JSON.parse(m[1]) as { p50: number; p99: number; max: number });
-  };
 
   // /healthz from outside, every 200 ms.
   let health: number[] = [];
@@ -108,19 +140,24 @@ async function main() {
     }
   })();
 
+  let snapshotDir: string | undefined;
+  const snapshotsLeft = [...SNAPSHOTS].sort((a, b) => a - b);
+  await ask<ProbeReport>(child, { probe: 'report' }); // resets the histogram: the first row starts with the load
   const run = load.run(child.url, { stopOnNetworkError: false });
   const started = performance.now();
   const rows: Row[] = [];
-  const header = ['elapsed', 'requests', 'req/s', 'RSS MiB', 'peak MiB', 'journal + WAL MiB', 'loop delay p99 / max ms', '/healthz p50 / p99 ms', 'p50 ms', 'p99 ms', 'non-2xx', '5xx'];
+  const header = ['elapsed', 'requests', 'req/s', 'Matters', 'RSS MiB', 'heap used / total MiB', 'external / arrayBuffers MiB', 'loop worst / p99 ms', 'journal + WAL MiB', '/healthz p99 ms', 'p50 ms', 'p99 ms', 'non-2xx', '5xx'];
   const fmt = (r: Row) => [
     `${(r.elapsed / 60).toFixed(1)} min`,
     r.requests.toLocaleString('en-US'),
     r.rps.toFixed(0),
+    r.matters.toLocaleString('en-US'),
     MiB(r.rss).toFixed(0),
-    MiB(r.peak).toFixed(0),
-    `${MiB(r.journal).toFixed(1)} + ${MiB(r.wal).toFixed(1)}`,
-    `${r.loopP99.toFixed(1)} / ${r.loopMax.toFixed(1)}`,
-    `${r.healthP50.toFixed(1)} / ${r.healthP99.toFixed(1)}`,
+    `${MiB(r.heapUsed).toFixed(0)} / ${MiB(r.heapTotal).toFixed(0)}`,
+    `${MiB(r.external).toFixed(1)} / ${MiB(r.arrayBuffers).toFixed(1)}`,
+    `${r.loopMax.toFixed(0)} / ${r.loopP99.toFixed(1)}`,
+    `${MiB(r.journal).toFixed(0)} + ${MiB(r.wal).toFixed(1)}`,
+    r.healthP99.toFixed(1),
     r.p50.toFixed(1),
     r.p99.toFixed(1),
     String(r.non2xx),
@@ -130,25 +167,28 @@ async function main() {
   let lastRequests = load.requests;
   let lastAt = started;
   const end = started + MINUTES * 60_000;
-  while (performance.now() < end) {
+  while (performance.now() < end - 1000) {
     await new Promise((r) => setTimeout(r, Math.min(INTERVAL_S * 1000, end - performance.now())));
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) throw new Error(`the service exited (${child.proc.exitCode ?? child.proc.signalCode}):\n${child.stderr().slice(-3000)}`);
+    const report = await ask<ProbeReport>(child, { probe: 'report' });
     const now = performance.now();
     const samples = load.takeSamples();
     const ms = samples.map((s) => s.ms);
-    const loops = loopLines();
-    const mem = child.memory();
+    const { memory, loop } = report;
     const row: Row = {
       elapsed: (now - started) / 1000,
       requests: load.requests,
       rps: (load.requests - lastRequests) / ((now - lastAt) / 1000),
-      rss: mem.rss,
-      peak: mem.peak,
+      matters: load.matters.size,
+      rss: child.memory().rss,
+      heapUsed: memory.heapUsed,
+      heapTotal: memory.heapTotal,
+      external: memory.external,
+      arrayBuffers: memory.arrayBuffers,
+      loopMax: Math.max(0, loop.max - loop.resolution),
+      loopP99: Math.max(0, loop.p99 - loop.resolution),
       journal: fileSize(join(dir, 'journal.db')),
       wal: fileSize(join(dir, 'journal.db-wal')),
-      loopP99: Math.max(0, Math.max(...loops.map((l) => l.p99), 0) - LOOP_RESOLUTION_MS),
-      loopMax: Math.max(0, Math.max(...loops.map((l) => l.max), 0) - LOOP_RESOLUTION_MS),
-      healthP50: health.length ? quantile(health, 0.5) : NaN,
       healthP99: health.length ? quantile(health, 0.99) : NaN,
       p50: ms.length ? quantile(ms, 0.5) : NaN,
       p99: ms.length ? quantile(ms, 0.99) : NaN,
@@ -160,12 +200,17 @@ async function main() {
     lastAt = now;
     rows.push(row);
     console.log(fmt(row).join(' | '));
+    while (snapshotsLeft.length && row.elapsed / 60 >= snapshotsLeft[0] - 0.05) {
+      const minute = snapshotsLeft.shift()!;
+      snapshotDir ??= process.env.SOAK_SNAPSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'legalwork-soak-heap-'));
+      const written = await ask<{ path: string; ms: number }>(child, { probe: 'snapshot', path: join(snapshotDir, `soak-${minute}min.heapsnapshot`) });
+      console.log(`heap snapshot at ${minute} min: ${written.path} (the loop stopped ${(written.ms / 1000).toFixed(1)} s to write it)`);
+    }
   }
   run.stop();
   const stats = await run.done;
   sampling = false;
   await sampler;
-  const final = child.memory();
   await child.stop();
   const exit = await child.exited;
 
@@ -173,15 +218,35 @@ async function main() {
   console.log(table(header, rows.map(fmt)).join('\n'));
   const seconds = (performance.now() - started) / 1000;
   const byStatus = Object.entries(stats.statuses).map(([s, n]) => `${s}: ${n}`).join(', ');
+
+  // Warm-up: until the pool has filled (or as told); the growth is fitted over the rows after it.
+  const filledAt = rows.findIndex((r) => r.matters >= RESIDENT_ACTORS);
+  const warmupEnd = WARMUP_MIN !== undefined ? WARMUP_MIN * 60 : filledAt >= 0 ? rows[filledAt].elapsed : Infinity;
+  const after = rows.filter((r) => r.elapsed > warmupEnd + 1);
+  const minutes = after.map((r) => r.elapsed / 60);
+  const growth = (pick: (r: Row) => number) => slope(minutes, after.map((r) => MiB(pick(r))));
+  const rssSlope = growth((r) => r.rss);
+  const heapSlope = growth((r) => r.heapUsed);
+  const externalSlope = growth((r) => r.external);
+  const growthLine =
+    after.length >= 3
+      ? `growth after warm-up (the first ${(warmupEnd / 60).toFixed(1)} min, ${WARMUP_MIN !== undefined ? 'SOAK_WARMUP_MIN' : `until ${RESIDENT_ACTORS.toLocaleString('en-US')} Matters were opened`}), least squares over ${after.length} rows (${minutes[0].toFixed(1)}-${minutes[minutes.length - 1].toFixed(1)} min): RSS ${rssSlope.toFixed(2)} MiB/min, heap used ${heapSlope.toFixed(2)} MiB/min, external ${externalSlope.toFixed(2)} MiB/min; target < ${GROWTH_TARGET_MIB} MiB/min: RSS ${verdict(rssSlope < GROWTH_TARGET_MIB)}, heap ${verdict(heapSlope < GROWTH_TARGET_MIB)}`
+      : `growth after warm-up: not measured (${after.length} rows after a warm-up of ${Number.isFinite(warmupEnd) ? `${(warmupEnd / 60).toFixed(1)} min` : `more than the run: fewer than ${RESIDENT_ACTORS.toLocaleString('en-US')} Matters were opened`}; at least 3 are needed)`;
+  const later = rows.filter((r) => r.elapsed > 61);
+  const worstLoop = Math.max(...later.map((r) => r.loopMax));
   console.log(
     [
       `${load.requests.toLocaleString('en-US')} requests in ${(seconds / 60).toFixed(1)} min (${(load.requests / seconds).toFixed(0)}/s), ${load.ackCount.toLocaleString('en-US')} writes acknowledged, ${load.matters.size.toLocaleString('en-US')} Matters opened; answers ${byStatus}; ${stats.unanswered} unanswered`,
-      `RSS ${MiB(rows[0]?.rss ?? 0).toFixed(0)} MiB at the first row -> ${MiB(final.rss).toFixed(0)} MiB at the end (peak ${MiB(final.peak).toFixed(0)} MiB); journal ${MiB(rows[rows.length - 1]?.journal ?? 0).toFixed(1)} MiB + WAL ${MiB(rows[rows.length - 1]?.wal ?? 0).toFixed(1)} MiB`,
-      `worst interval: loop delay p99 ${Math.max(...rows.map((r) => r.loopP99)).toFixed(1)} ms (max ${Math.max(...rows.map((r) => r.loopMax)).toFixed(1)} ms), request p99 ${Math.max(...rows.map((r) => r.p99)).toFixed(1)} ms`,
+      `RSS ${MiB(rows[0]?.rss ?? 0).toFixed(0)} MiB at the first row -> ${MiB(rows[rows.length - 1]?.rss ?? 0).toFixed(0)} MiB at the last; heap used ${MiB(rows[0]?.heapUsed ?? 0).toFixed(0)} -> ${MiB(rows[rows.length - 1]?.heapUsed ?? 0).toFixed(0)} MiB; journal ${MiB(rows[rows.length - 1]?.journal ?? 0).toFixed(0)} MiB + WAL ${MiB(rows[rows.length - 1]?.wal ?? 0).toFixed(1)} MiB`,
+      growthLine,
+      later.length
+        ? `event loop after the first minute: worst delay ${worstLoop.toFixed(0)} ms (rows over ${LOOP_TARGET_MS} ms: ${later.filter((r) => r.loopMax >= LOOP_TARGET_MS).length} of ${later.length}); target < ${LOOP_TARGET_MS} ms: ${verdict(worstLoop < LOOP_TARGET_MS)}; request p99 at worst ${Math.max(...rows.map((r) => r.p99)).toFixed(1)} ms`
+        : 'event loop after the first minute: no row',
       `5xx (or 2xx without a body): ${load.faults.length}; the service stopped with exit code ${exit}`,
     ].join('\n'),
   );
   for (const f of load.faults.slice(0, 10)) console.log(`  ${f.status} ${f.method} ${f.path}: ${f.body.slice(0, 300)}`);
+  if (snapshotDir) console.log(`heap snapshots kept in ${snapshotDir}`);
   removeDir(dir);
   if (load.faults.length || exit !== 0) process.exitCode = 1;
 }

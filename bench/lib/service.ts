@@ -71,6 +71,8 @@ interface SpawnOptions {
    * gets its hard limit. `openFileLimitOf(pid)` says what it got.
    */
   nofile?: number;
+  /** Opens an IPC channel to the child (`proc.send`, `proc.on('message')`), for a preloaded probe such as the soak's (`bench/lib/soak-probe.mjs`). */
+  ipc?: boolean;
 }
 
 /** A process's open-file limit (soft, hard), from /proc (Linux). */
@@ -94,13 +96,13 @@ export function withOpenFileLimit(nofile: number, args: string[]): [string, stri
 export const LIMITS_OFF = { LEGALWORK_RATE_LIMIT: 'off', LEGALWORK_MAX_STREAMS: 'off' } as const;
 
 /** A node child on loopback, port 0, logs off, per-caller limits off, resolved once it prints `listening on <url>` on stderr (the service, either baseline). */
-export async function spawnChild({ args, env = {}, timeoutMs = 30_000, nofile }: SpawnOptions): Promise<Child> {
+export async function spawnChild({ args, env = {}, timeoutMs = 30_000, nofile, ipc = false }: SpawnOptions): Promise<Child> {
   const spawnedAt = performance.now();
   const [command, argv] = nofile === undefined ? [process.execPath, args] : withOpenFileLimit(nofile, args);
   const proc = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LEGALWORK_LOG: 'off', ...LIMITS_OFF, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ipc ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
   const exited = new Promise<number | null>((done) => proc.once('exit', (code) => done(code)));
@@ -143,7 +145,7 @@ export async function spawnChild({ args, env = {}, timeoutMs = 30_000, nofile }:
 }
 
 /** The legalwork service on the embedded journal in `dataDir`; `nodeArgs` go before the script (e.g. `--cpu-prof`). */
-export function spawnService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], options: Pick<SpawnOptions, 'nofile'> = {}): Promise<Child> {
+export function spawnService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = [], options: Pick<SpawnOptions, 'nofile' | 'ipc'> = {}): Promise<Child> {
   return spawnChild({ args: [...nodeArgs, join(ROOT, 'bin/legalwork.js'), 'serve'], env: { LEGALWORK_DATA: dataDir, ...env }, ...options });
 }
 
