@@ -15,22 +15,22 @@
  *   unsettled intents alone (`pendingIntents`: the journal keeps them
  *   apart), never every intent the journal holds.
  * - On a journal several processes share (PostgreSQL), an intent is worked
- *   on by the holder of its lease (`outbox:<id>`, a row with an expiry the
- *   holder renews: `journal/postgres-leases.ts`), taken before each attempt
- *   and released once the delivery is recorded. The process that commits an
- *   intent takes it at once; every process sweeps the unsettled intents
- *   every `SWEEP_MS` and takes those whose lease is free or expired, so the
- *   work of a process that died is taken by a live one within
- *   `LEASE_SECONDS` + `SWEEP_MS`, with no restart. A sweep takes only an
- *   intent it found unsettled at its previous sweep too, so it never races
- *   the committing process for its own first attempt. On the embedded
- *   journal this process is the only one, and holds every intent.
+ *   on by the holder of its lease (`intentLeaseOf`: a row with an expiry
+ *   the holder renews, `journal/postgres-leases.ts`), taken before each
+ *   attempt and released once the delivery is recorded. An intent is born
+ *   leased to the process that commits it (the database writes the lease in
+ *   the same append), so no other process takes it before that process's
+ *   first attempt. Every process sweeps the unsettled intents no live
+ *   process holds every `SWEEP_MS` and takes them, so the work of a process
+ *   that died is taken by a live one within `LEASE_SECONDS` + `SWEEP_MS`,
+ *   with no restart. On the embedded journal this process is the only one,
+ *   and holds every intent.
  *
  * Delivery records live in a grain of their own that no route serves: they
  * are the outbox's bookkeeping, not the customer's history (the customer's
  * tail holds the intent and the answer).
  */
-import { DELIVERY_KIND, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
+import { DELIVERY_KIND, intentLeaseOf, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { asBookkeeping } from './idempotency.ts';
 
@@ -57,29 +57,23 @@ export interface Consumer {
 }
 
 const recordOf = (id: string) => `delivered:${id}`;
-/** The lease of an intent's effect, on a journal several processes share. */
-const LEASE_PREFIX = 'outbox:';
-const leaseOf = (id: string) => `${LEASE_PREFIX}${id}`;
 
 export class Outbox {
   private readonly consumers = new Map<string, Consumer>();
   private readonly attempts = new Map<string, Promise<Attempt>>();
-  private readonly retries = new Map<string, { timer: NodeJS.Timeout; tries: number }>();
+  private readonly retries = new Map<string, { timer: NodeJS.Timeout; tries: number; lease: string }>();
   private closed = false;
-  /** The leases of the intents the last sweep found unsettled and not under way here: what the next sweep may take. */
-  private seen = new Set<string>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
 
   constructor(private readonly supervisor: Supervisor) {
     // An intent's lease taken from this process (it stalled past the expiry): its retries here stop; the new holder delivers it.
     supervisor.journal.shared?.onLeasesLost((names) => {
-      for (const name of names) {
-        const id = name.startsWith(LEASE_PREFIX) ? name.slice(LEASE_PREFIX.length) : null;
-        const retry = id === null ? undefined : this.retries.get(id);
-        if (!retry) continue;
+      const lost = new Set(names);
+      for (const [id, retry] of this.retries) {
+        if (!lost.has(retry.lease)) continue;
         clearTimeout(retry.timer);
-        this.retries.delete(id!);
+        this.retries.delete(id);
       }
     });
   }
@@ -106,7 +100,7 @@ export class Outbox {
     if (!attempt) {
       // The effect answers for the intent a commit journaled, not for the request that made it: its answer is journaled whatever became of that request's key.
       attempt = asBookkeeping(async () => {
-        if (!(await this.lease(id))) return { delivered: false as const, reason: 'another process holds its lease (or the database did not answer); the lease holder, or a live process once it expires, delivers it' };
+        if (!(await this.lease(intent))) return { delivered: false as const, reason: 'another process holds its lease (or the database did not answer); the lease holder, or a live process once it expires, delivers it' };
         return this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent);
       }).finally(() => this.attempts.delete(id));
       this.attempts.set(id, attempt);
@@ -140,13 +134,12 @@ export class Outbox {
    * Reads the unsettled intents a page at a time, yielding between pages (the
    * service answers while a long list resumes), and delivers each this
    * process is not already at: all of them on a journal no other process
-   * writes; on a shared one, those whose lease it takes, of those it found
-   * unsettled at its previous pass too.
+   * writes; on a shared one, those whose lease it takes (the read leaves out
+   * those a process, this one included, holds a live lease of).
    */
   private async pass(): Promise<number> {
     const shared = this.journal.shared;
     let resumed = 0;
-    const seen = new Set<string>();
     try {
       for (let after: IntentCursor | null = null; !this.closed; ) {
         const page = await this.journal.pendingIntents(after, RESUME_PAGE);
@@ -156,10 +149,8 @@ export class Outbox {
         });
         let taken = open;
         if (shared) {
-          for (const intent of open) seen.add(leaseOf(this.idOf(intent)));
-          const due = open.filter((intent) => this.seen.has(leaseOf(this.idOf(intent))));
-          const leased = await shared.tryLeases(due.map((intent) => leaseOf(this.idOf(intent))));
-          taken = due.filter((intent) => leased.has(leaseOf(this.idOf(intent))));
+          const leased = await shared.tryLeases(open.map(intentLeaseOf));
+          taken = open.filter((intent) => leased.has(intentLeaseOf(intent)));
         }
         for (const intent of taken) void this.deliver(intent);
         resumed += taken.length;
@@ -170,18 +161,13 @@ export class Outbox {
     } catch {
       // The journal closed (the service is stopping): what is left is resumed at the next start, or by another process.
     }
-    this.seen = seen;
     return resumed;
   }
 
-  private idOf(intent: JournalEvent): string {
-    return this.consumers.get(intent.kind)!.idOf(intent);
-  }
-
   /** Takes (or renews) the intent's lease: always held on a journal no other process writes. */
-  private async lease(id: string): Promise<boolean> {
+  private async lease(intent: JournalEvent): Promise<boolean> {
     const shared = this.journal.shared;
-    return !shared || (await shared.tryLeases([leaseOf(id)])).has(leaseOf(id));
+    return !shared || (await shared.tryLeases([intentLeaseOf(intent)])).has(intentLeaseOf(intent));
   }
 
   /** Stops retrying (the process is stopping; a restart resumes). */
@@ -215,7 +201,7 @@ export class Outbox {
       }
     }
     // Settled: the lease goes (its row with it), and no sweep finds the intent again.
-    await this.journal.shared?.releaseLeases([leaseOf(id)]);
+    await this.journal.shared?.releaseLeases([intentLeaseOf(intent)]);
     return outcome;
   }
 
@@ -226,6 +212,6 @@ export class Outbox {
     const timer = setTimeout(() => void this.deliver(intent), wait);
     // A pending retry never keeps the process alive: a restart resumes it.
     timer.unref();
-    this.retries.set(id, { timer, tries });
+    this.retries.set(id, { timer, tries, lease: intentLeaseOf(intent) });
   }
 }

@@ -58,6 +58,18 @@ export interface LeaseOptions {
   holder?: string;
 }
 
+/** A holder's name: host, pid and a random tag, so an operator reading `leases` knows the process, and a restarted pid is another holder. */
+export function leaseHolder(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * The setting each of the journal's connections carries its process's
+ * holder in (a connection option), so the database can lease an intent to
+ * the process whose append writes it, in that append (`postgres-outbox.ts`).
+ */
+export const HOLDER_SETTING = 'legalwork.lease_holder';
+
 export class PostgresLeases {
   readonly holder: string;
   readonly leaseSeconds: number;
@@ -75,7 +87,7 @@ export class PostgresLeases {
     private readonly pool: pg.Pool,
     options: LeaseOptions = {},
   ) {
-    this.holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.holder = options.holder ?? leaseHolder();
     this.leaseSeconds = options.leaseSeconds ?? LEASE_SECONDS;
     this.timer = setInterval(() => void this.renew(), options.renewMs ?? RENEW_MS);
     this.timer.unref();
@@ -104,7 +116,9 @@ export class PostgresLeases {
   async release(names: string[]): Promise<void> {
     const mine = names.filter((n) => this.held.delete(n));
     if (mine.length === 0) return;
-    await this.pool.query('DELETE FROM leases WHERE holder = $1 AND name = ANY($2::text[])', [this.holder, mine]);
+    const release = () => this.pool.query('DELETE FROM leases WHERE holder = $1 AND name = ANY($2::text[])', [this.holder, mine]);
+    // Once more on a failure: a pooled connection the database just ended fails the first; a release that fails twice expires instead.
+    await release().catch(release);
   }
 
   /** Does this holder still hold `name` (as far as its last renewal says)? */

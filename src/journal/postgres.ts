@@ -28,15 +28,15 @@
 import pg from 'pg';
 import { ADMISSIONS_MIGRATION, PostgresAdmissions } from './postgres-admissions.ts';
 import { PostgresClock } from './postgres-clock.ts';
-import { LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
-import { OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
+import { HOLDER_SETTING, leaseHolder, LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
+import { OUTBOX_LEASE_MIGRATION, OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** A snapshot row's columns set from the row offered (`excluded`). */
 const SNAPSHOT_UPDATE = SNAPSHOT_COLUMNS.split(', ').slice(1).map((c) => `${c} = excluded.${c}`).join(', ');
@@ -89,6 +89,8 @@ ${appendBatch(4)}
   5: LEASES_MIGRATION,
   // The outbox's unsettled intents, kept by a trigger with the intents and the records that settle them.
   6: OUTBOX_MIGRATION,
+  // An intent is born leased to the process whose append writes it.
+  7: OUTBOX_LEASE_MIGRATION,
 };
 
 
@@ -232,7 +234,9 @@ export class PostgresJournal implements JournalStore {
     const schema = options.schema;
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`the journal's schema must be a plain lower-case identifier (letters, digits, _), got ${JSON.stringify(schema)}`);
     // Set at connection start-up, on every connection: durable before the reply (the default, made explicit), and the schema.
-    const startup = `-c synchronous_commit=on${schema ? ` -c search_path=${schema}` : ''}`;
+    // And this process's lease holder, which the database gives the intents its appends write (migration 7).
+    const holder = leaseHolder();
+    const startup = `-c synchronous_commit=on${schema ? ` -c search_path=${schema}` : ''} -c ${HOLDER_SETTING}=${holder}`;
     // Named, so an operator sees in pg_stat_activity which connections are the journal's (and of which schema).
     const named = (role: string) => ({ connectionString: options.url, options: startup, application_name: `legalwork ${role} ${schema ?? ''}`.trim() });
     const pool = new pg.Pool({ ...named('journal'), max: 8 });
@@ -244,7 +248,7 @@ export class PostgresJournal implements JournalStore {
       await migrate(writer, schema);
       const { rows } = await writer.query<{ schema: string }>('SELECT current_schema() AS schema');
       const clock = new PostgresClock(pool);
-      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`, new PostgresLeases(pool), clock);
+      session = new PostgresSession(named('session'), `legalwork_journal:${rows[0].schema}`, new PostgresLeases(pool, { holder }), clock);
       await clock.sample();
       await session.open();
     } catch (error) {

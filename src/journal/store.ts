@@ -216,7 +216,10 @@ export interface JournalStore {
    * them), in (grain, seq) order, a page at a time after `after`: what the
    * outbox resumes at a start and sweeps for work a dead process held. The
    * adapters keep the unsettled ones apart, in the transaction of the intent
-   * and of its record, so this reads them alone, never every intent.
+   * and of its record, so this reads them alone, never every intent. On a
+   * journal several processes share, an intent a process holds the live
+   * lease of (`intentLeaseOf`), this one included, is left out: that work
+   * is under way.
    */
   pendingIntents(after: IntentCursor | null, limit: number): Promise<JournalEvent[]>;
   /** The population of one machine's streams in a grain: its rows by state, its ledger and its transition counts (`PopulationRows`). */
@@ -288,6 +291,14 @@ export type IntentKind = (typeof INTENT_KINDS)[number];
  * those too.
  */
 export const DELIVERY_KIND = 'outbox.delivered';
+
+/**
+ * The lease of an intent's effect on a journal several processes share
+ * (`outbox:<grain>:<seq>`): the outbox takes it before each attempt, and
+ * `pendingIntents` leaves out the intents another live process holds by it.
+ */
+export const INTENT_LEASE_PREFIX = 'outbox:';
+export const intentLeaseOf = (intent: { grain: string; seq: number }) => `${INTENT_LEASE_PREFIX}${intent.grain}:${intent.seq}`;
 
 /** Where a page of intents ended: its last intent's grain and seq. */
 export interface IntentCursor {

@@ -5,6 +5,9 @@
  * left, never every intent. A journal an earlier build wrote (before the
  * unsettled ones were kept apart) gets them at its first open under this
  * build: the SQLite file at its open, the PostgreSQL schema by migration 6.
+ * On a journal several processes share, an intent is born leased to the
+ * process that wrote it, and those a live lease holds are left out of the
+ * read: that work is under way.
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,8 +17,8 @@ import { OUTBOX_GRAIN } from '../../src/engine/outbox.ts';
 import { PostgresJournal } from '../../src/journal/postgres.ts';
 import { Database } from '../../src/journal/sqlite-driver.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
-import { DELIVERY_KIND, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
-import { tempDir, testJournal } from '../helpers/app.ts';
+import { DELIVERY_KIND, intentLeaseOf, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
+import { tempDir } from '../helpers/app.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
 import { until } from '../helpers/wait.ts';
 import { rmSync } from 'node:fs';
@@ -78,18 +81,36 @@ function recordingNetwork() {
 }
 
 describe('the outbox reads the unsettled intents alone', () => {
-  it('a start after 300 settled intents reads the 3 left, posts each once, and the next start reads none', async () => {
-    const made = await testJournal(tempDir());
-    closing.push(() => made.drop(), () => made.journal.close());
-    const open = await intents(made.journal, 303, 3);
-    expect(open).toHaveLength(3);
-    const { journal, rows } = counted(made.journal);
+  /** A journal of each adapter that a test closes and opens again, as a process stops and the next starts. */
+  const reopenable = {
+    sqlite: () => {
+      const dir = tempDir();
+      closing.push(async () => rmSync(dir, { recursive: true, force: true }));
+      return async (): Promise<JournalStore> => new SqliteJournal(dir);
+    },
+    postgres: () => {
+      const schema = freshSchema();
+      closing.push(() => dropSchema(schema));
+      return (): Promise<JournalStore> => PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    },
+  };
+
+  it.each(['sqlite', 'postgres'] as const)('%s: a start after 300 settled intents reads the 3 left, posts each once, and the next start reads none', async (kind) => {
+    const open = reopenable[kind]();
+    // One process journals them and stops (on PostgreSQL its close releases the leases its appends took).
+    const first = await open();
+    const unsettled = await intents(first, 303, 3);
+    expect(unsettled).toHaveLength(3);
+    await first.close();
+    const next = await open();
+    closing.push(() => next.close());
+    const { journal, rows } = counted(next);
     const { network, posts } = recordingNetwork();
     const app = await createApp({ journal, supply: network });
     closing.push(() => app.close());
     await app.ready();
-    await until(async () => (await made.journal.pendingIntents(null, 1000)).length === 0, 'the three to be posted and settled');
-    expect(posts.map((p) => p.gigId).sort()).toEqual(open);
+    await until(async () => (await next.pendingIntents(null, 1000)).length === 0 && posts.length === 3, 'the three to be posted and settled');
+    expect(posts.map((p) => p.gigId).sort()).toEqual(unsettled);
     // Every read the outbox made answered the unsettled ones at most: never the 300 settled, nor their records.
     expect(rows.pendingIntents?.length).toBeGreaterThan(0);
     expect(Math.max(...rows.pendingIntents!)).toBeLessThanOrEqual(3);
@@ -123,13 +144,38 @@ describe('the outbox reads the unsettled intents alone', () => {
     const first = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     const open = await intents(first, 40, 4);
     await first.close();
-    // As schema 5 left it: migration 6 undone.
+    // As schema 5 left it: migrations 6 and 7 undone.
     const db = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
     await db.connect();
-    await db.query('DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track(); DROP TABLE outbox_pending; DELETE FROM schema_version WHERE version = 6');
+    await db.query('DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track(); DROP TABLE outbox_pending; DELETE FROM schema_version WHERE version >= 6');
     await db.end();
     const migrated = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     closing.push(() => migrated.close());
     expect((await migrated.pendingIntents(null, 100)).map((e) => e.data.gigId)).toEqual(open);
+  });
+
+  it('on PostgreSQL, an intent is born leased to the process that wrote it: no sweep reads it until its lease is released or expires', async () => {
+    const schema = freshSchema();
+    closing.push(() => dropSchema(schema));
+    const a = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    const b = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
+    closing.push(() => a.close(), () => b.close());
+    const open = await intents(a, 3, 3);
+    const gigs = async (j: PostgresJournal) => (await j.pendingIntents(null, 100)).map((e) => e.data.gigId);
+    const db = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
+    await db.connect();
+    closing.push(() => db.end());
+    // Leased in the append that wrote it, to A: neither reads them (A's own are under way in A, its first attempts).
+    expect((await db.query<{ holder: string }>("SELECT DISTINCT holder FROM leases WHERE name LIKE 'outbox:%'")).rows).toEqual([{ holder: a.shared.leases.holder }]);
+    expect(await gigs(b)).toEqual([]);
+    expect(await gigs(a)).toEqual([]);
+    // A's first attempt takes (renews) its lease; released, the intent is read by any process.
+    const [first] = await a.readIntents(null, 1);
+    expect(await a.shared.tryLeases([intentLeaseOf(first)])).toEqual(new Set([intentLeaseOf(first)]));
+    await a.shared.releaseLeases([intentLeaseOf(first)]);
+    expect(await gigs(b)).toEqual(open.slice(0, 1));
+    // A stalled past the expiry of the others: B reads them again.
+    await db.query("UPDATE leases SET expires_at = now() - interval '1 second'");
+    expect(await gigs(b)).toEqual(open);
   });
 });
