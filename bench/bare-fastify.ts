@@ -21,8 +21,8 @@
  */
 import { createFastify } from '../src/http/app.ts';
 import { ok } from '../src/http/envelopes.ts';
-import { MatterParams } from '../src/http/schemas/common.ts';
-import { AdvanceBody, CreateMatterBody } from '../src/http/schemas/matters.ts';
+import { MatterParams } from '../src/schemas/common.ts';
+import { AdvanceBody, CreateMatterBody } from '../src/schemas/matters.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -15,7 +15,7 @@
  * fact schemas (docs/contract-and-keys.md). BENCH_SECONDS (default 10),
  * BENCH_POOL (default 300 Matters).
  */
-import { COMPONENTS } from '../src/http/schemas/components.ts';
+import { COMPONENTS } from '../src/schemas/components.ts';
 import { EventDoors, MatterDoors } from '../src/http/schemas/responses.ts';
 import { buildSerializer } from '../src/http/serializers.ts';
 import { drive } from './lib/load.ts';

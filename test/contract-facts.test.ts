@@ -1,6 +1,6 @@
 /**
  * Facts typed by kind (issue 33, item 4): each kind a door answers has its
- * `data` declared, closed, once (`Fact.<kind>`, src/http/schemas/facts.ts);
+ * `data` declared, closed, once (`Fact.<kind>`, src/schemas/facts.ts);
  * a journal or tail entry is a `oneOf` of them discriminated by `kind`, so a
  * client generated from the contract (src/client/contract.gen.ts) narrows a
  * fact's data by its kind, the reply check holds every fact to its kind's
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import type { components } from '../src/client/contract.gen.ts';
 import { EVENT_KINDS, INTERNAL_EVENT_KINDS } from '../src/domain/event-kinds.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { COMPONENTS } from '../src/http/schemas/components.ts';
+import { COMPONENTS } from '../src/schemas/components.ts';
 import { buildSerializer } from '../src/http/serializers.ts';
 import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
 

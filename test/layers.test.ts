@@ -1,6 +1,6 @@
 /**
  * The layers a write crosses import only downward: route → engine →
- * machines and domain → journal → lib, and the CLI, a client, never reaches
+ * schemas → machines and domain → journal → lib, and the CLI, a client, never reaches
  * into the HTTP edge or the engine. `machines/` imports nothing from
  * `src/` (the deciders name their refusals; the catalog words them), and the
  * journal knows neither the domain nor the engine. Read off the sources'
@@ -17,8 +17,10 @@ const ROOT = resolve(import.meta.dirname, '..');
 const LAYERS: Record<string, { dir: string; may: string[] }> = {
   // The CLI is a client of the service: it reads the domain's settings (the supply network's secret) where the service does, never through the HTTP edge or the engine.
   cli: { dir: 'src/cli', may: ['machines', 'domain', 'journal', 'lib'] },
-  http: { dir: 'src/http', may: ['engine', 'machines', 'domain', 'journal', 'lib'] },
-  engine: { dir: 'src/engine', may: ['machines', 'domain', 'journal', 'lib'] },
+  http: { dir: 'src/http', may: ['engine', 'schemas', 'machines', 'domain', 'journal', 'lib'] },
+  engine: { dir: 'src/engine', may: ['schemas', 'machines', 'domain', 'journal', 'lib'] },
+  // The contract's shapes (request bodies, resources, facts): what the edge validates and serializes, and what the engine's requests are the static types of.
+  schemas: { dir: 'src/schemas', may: ['machines', 'domain', 'journal', 'lib'] },
   domain: { dir: 'src/domain', may: ['machines', 'journal', 'lib'] },
   machines: { dir: 'machines', may: [] },
   journal: { dir: 'src/journal', may: ['lib'] },

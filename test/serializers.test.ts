@@ -6,7 +6,7 @@
  */
 import fastJson, { type Schema } from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
-import { COMPONENTS } from '../src/http/schemas/components.ts';
+import { COMPONENTS } from '../src/schemas/components.ts';
 import { EventDoors, MatterDoors } from '../src/http/schemas/responses.ts';
 import { buildSerializer, dispatchUnions, forSerializer } from '../src/http/serializers.ts';
 

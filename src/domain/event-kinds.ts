@@ -5,7 +5,7 @@
  * - `EVENT_KINDS`: the kinds a door answers (a Matter's journal, an Asset's
  *   docket, a grain's tail and its event stream, the `reminder.*` webhooks).
  *   They are the contract's `EventKind`, and each has its `data` declared
- *   field by field, closed, in `src/http/schemas/facts.ts` (`Fact.<kind>`):
+ *   field by field, closed, in `src/schemas/facts.ts` (`Fact.<kind>`):
  *   a journal or tail entry is a `oneOf` of them discriminated by `kind`, so
  *   a client generated from the contract narrows a fact's `data` by its kind.
  *   A fact of a kind not listed here, or whose data its kind's schema does not

@@ -56,6 +56,8 @@ import { asBookkeeping } from './idempotency.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import { ownGrainOf } from './grains.ts';
 import { unguarded, type WriteGuard } from './write-guard.ts';
+import type { KeyState } from '../domain/key-life.ts';
+import type { IssueKeyBody } from '../schemas/keys.ts';
 
 /** The grain the key streams are journaled in; no route resolves to it. */
 export const KEYS_GRAIN = 'keys';
@@ -64,22 +66,11 @@ const PREFIX = 'lwk_';
 /** `lwk_` followed by 43 base64url characters (32 random bytes). */
 export const KEY_PATTERN = /^lwk_[A-Za-z0-9_-]{43}$/;
 
-/** Where a key stands: `active` and `rolled` (until its expiry) are honoured, `revoked` and `expired` are refused. */
-export type KeyState = 'active' | 'rolled' | 'revoked' | 'expired';
-export const KEY_STATES: readonly KeyState[] = ['active', 'rolled', 'revoked', 'expired'];
-
-/** The longest a rolled key may stay honoured: 7 days, as Stripe allows. */
-export const MAX_ROLL_EXPIRY_SECONDS = 7 * 24 * 60 * 60;
-/** How long a rolled key stays honoured when its holder does not say: a day, to deploy the successor in. */
-export const DEFAULT_ROLL_EXPIRY_SECONDS = 24 * 60 * 60;
 /** How often a key's use is journaled, at most, per key and process: its `lastUsedAt` is good to this much. */
 export const USE_NOTED_EVERY_MS = 60 * 60 * 1000;
 
-export interface IssueRequest {
-  email: string;
-  building?: string;
-  spendCeilingUsd?: number;
-}
+/** What `POST /keys` takes, as its schema states it. */
+export type IssueRequest = IssueKeyBody;
 
 /** What the keys rolled from one issued key share: their records' grain, one spend ceiling and one committed spend. */
 export interface Owner {

@@ -8,19 +8,20 @@
  * that escalates it, then posted by the outbox, still in the mailbox.
  */
 import { advanceable, decideAdvance, decideClientDirection, decideConsent, decideDocument, decideGigAnswer, decideTerminal, type GigAnswer, type TerminalCommand } from '../../machines/matter.decide.ts';
-import { MATTER_MACHINE_VERSION, matterMachine, type Attestation, type ConsumerPattern, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
+import { MATTER_MACHINE_VERSION, matterMachine, type ReservedAct, type StageVerb, type Terminal } from '../../machines/matter.ts';
 import { isConflictParty, clientFixtureOf } from '../domain/fixtures.ts';
-import { mechanicsRefusal, mechanicsVerdict, meritsVerdict, type Guardrails, type Mandates } from '../domain/gate.ts';
+import { mechanicsRefusal, mechanicsVerdict, meritsVerdict, type Guardrails } from '../domain/gate.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import { newId } from '../domain/ids.ts';
 import { deriveJurisdiction } from '../domain/jurisdiction.ts';
-import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF, type GigOutcome, type MatterType, type Rail } from '../domain/matter-types.ts';
+import { DEFAULT_ASSET_KIND, ORDER_MATTER_TYPE, RAIL_OF } from '../domain/matter-types.ts';
 import { factsOf, type MatterFacts, type MatterState } from '../domain/matter-view.ts';
 import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { SignerRegistry } from '../domain/signer-registry.ts';
 import { SupplyRefused, syntheticReceipt, type SupplyNetwork } from '../domain/supply-network.ts';
 import { eachEntityHead, type JournalEvent, type StreamWrite } from '../journal/store.ts';
+import type { CreateMatterBody, GigResultBody } from '../schemas/matters.ts';
 import { Entity } from './entity.ts';
 import { fixturesApply } from './grains.ts';
 import type { Command, CommandHandler, DecidedEntity } from './handle-command.ts';
@@ -38,22 +39,8 @@ export const MATTER: DecidedEntity<typeof matterMachine> = {
 };
 export type MatterEntity = Entity<typeof matterMachine>;
 
-export interface MintRequest {
-  matterType: MatterType;
-  consumerPattern?: ConsumerPattern;
-  rail?: Rail;
-  tenant?: string;
-  mint?: string;
-  offer?: string;
-  listFeeUsd?: number;
-  client?: { name?: string };
-  asset?: { kind?: string; title?: string };
-  clientState?: string;
-  adverseParties?: Array<string | { name: string }>;
-  exposureUsd?: number;
-  clientMandates?: Mandates & Record<string, unknown>;
-  tenantGuardrails?: Guardrails;
-}
+/** What opening a Matter takes, as its schema states it (a Tenant's mint has resolved its Offer into `matterType` by then). */
+export type MintRequest = CreateMatterBody;
 
 /** Extra streams written in the same transaction as a new Matter (its Asset's ladder, ...). */
 export type MintExtension = (ctx: { grain: string; matterId: string; assetId: string; request: MintRequest; facts: MatterFacts }) => StreamWrite[];
@@ -65,13 +52,8 @@ export interface AdvanceResult {
   escalated?: { reservedAct: ReservedAct; gigId: string; answered?: string; pending?: string };
 }
 
-export interface GigResultRequest {
-  gigId: string;
-  outcome: GigOutcome;
-  attestation?: Partial<Attestation>;
-  memo?: string;
-  receipt?: string;
-}
+/** A Signer's answer to a pending Gig, as its schema states it (the supply network's answer to a post is put in the same shape). */
+export type GigResultRequest = GigResultBody;
 
 type Escalated = NonNullable<AdvanceResult['escalated']>;
 

@@ -14,8 +14,6 @@ import type { Feed, JournalEvent, JournalStore, TailQuery } from '../journal/sto
 /** The journal's own tail query: the tail pages exactly what the store reads. */
 export type { TailQuery };
 
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 500;
 
 /** One tail entry: what a subscriber sees of a journal event (no internal cause or stream version). */
 export type TailEntry = Pick<JournalEvent, 'seq' | 'at' | 'kind' | 'subject' | 'summary' | 'verb' | 'by' | 'actor' | 'deliverTo' | 'data'>;

@@ -29,6 +29,7 @@
  *   same `webhook-id`, which is how a receiver knows it for a repeat.
  */
 import { randomBytes } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import { Webhook } from 'standardwebhooks';
 import { newId } from '../domain/ids.ts';
 import { matterView, factsOf } from '../domain/matter-view.ts';
@@ -37,6 +38,7 @@ import { subscribes, webhookEventId, webhookTypesOf, type WebhookEventType, type
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../domain/webhook-url.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import { eachStreamHead, VersionConflict, type JournalEvent } from '../journal/store.ts';
+import type { WebhookBody } from '../schemas/webhooks.ts';
 import { Entity } from './entity.ts';
 import { sandboxKindOf } from './grains.ts';
 import { asBookkeeping } from './idempotency.ts';
@@ -71,11 +73,8 @@ export interface WebhookOptions {
   now?: () => number;
 }
 
-export interface EndpointRequest {
-  url: string;
-  events: WebhookSubscription[];
-  description?: string;
-}
+/** What registering an endpoint takes, as its schema states it. */
+export type EndpointRequest = Static<typeof WebhookBody>;
 
 export interface Endpoint {
   id: string;

@@ -25,7 +25,7 @@ import type { RouteOptions } from 'fastify';
 import { REFUSALS } from '../domain/refusals.ts';
 import { needsKey } from './auth.ts';
 import { takesIdempotencyKey } from './idempotency.ts';
-import { Refusal, ref } from './schemas/components.ts';
+import { Refusal, ref } from '../schemas/components.ts';
 
 export type RefusalCode = keyof typeof REFUSALS;
 

@@ -22,9 +22,9 @@ import { declareRefusals, declaredCodes } from './declared-refusals.ts';
 import { IDEMPOTENCY_HEADER, IdempotencyKey, takesIdempotencyKey } from './idempotency.ts';
 import { declareEtagHeaders } from './etag.ts';
 import { isBodyOptional } from './json-body.ts';
-import { Id } from './schemas/common.ts';
-import { COMPONENTS } from './schemas/components.ts';
-import { WEBHOOK_EVENTS_DOCUMENT } from './schemas/webhooks.ts';
+import { Id } from '../schemas/common.ts';
+import { COMPONENTS } from '../schemas/components.ts';
+import { WEBHOOK_EVENTS_DOCUMENT } from '../schemas/webhooks.ts';
 
 export const CONTRACT_VERSION = '0.3.0';
 export const OPENAPI_VERSION = '3.1.0';

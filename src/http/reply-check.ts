@@ -13,7 +13,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { declaredCodes, UNROUTED } from './declared-refusals.ts';
-import { COMPONENTS } from './schemas/components.ts';
+import { COMPONENTS } from '../schemas/components.ts';
 
 const replyCheckOn = () => process.env.LEGALWORK_REPLY_CHECK === '1';
 

@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify';
 import { grainBase } from '../domain/links.ts';
 import type { Unreadable } from '../engine/unreadable.ts';
-import { STREAM_UNREADABLE, type UnreadableItem } from './schemas/unreadable.ts';
+import { STREAM_UNREADABLE, type UnreadableItem } from '../schemas/unreadable.ts';
 
 /** The item in place of `record`, a `noun` of the list (`Matter`, `Asset`) readable by id at `door` (`matters`, `assets`). */
 export function unreadableItem(request: FastifyRequest, noun: string, door: string, record: Unreadable): UnreadableItem {

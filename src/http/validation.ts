@@ -7,7 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
-import { COMPONENTS } from './schemas/components.ts';
+import { COMPONENTS } from '../schemas/components.ts';
 
 /** What a schema compiler hands Fastify: a validator, with the errors of its last call. */
 type Validate = ReturnType<FastifySchemaCompiler<object>>;

@@ -18,8 +18,8 @@ import type { ConflictEntry, LedgerOwner } from '../../engine/conflicts.ts';
 import { listed, ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { param } from '../params.ts';
-import { Cursor, PageSize, Strict } from '../schemas/common.ts';
-import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../schemas/grains.ts';
+import { Cursor, PageSize, Strict } from '../../schemas/common.ts';
+import { ConflictEntryBody, FirmParams, nameHashRefusal, PractitionerParams, PrescreenBody } from '../../schemas/grains.ts';
 import { ConflictDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 

@@ -13,7 +13,7 @@ import { empty, ok } from '../envelopes.ts';
 import { NO_GRAIN } from '../../engine/grains.ts';
 import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
 import { callerOf } from '../rate-limit.ts';
-import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../schemas/events.ts';
+import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../../schemas/events.ts';
 import { EventDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 import type { SseHub } from '../sse.ts';

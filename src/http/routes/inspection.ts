@@ -20,10 +20,10 @@ import { inspectorPage } from '../pages/inspector.ts';
 import { sendPage } from '../pages/layout.ts';
 import { ok } from '../envelopes.ts';
 import { ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
-import { MatterParams } from '../schemas/common.ts';
-import { DeadlineParams } from '../schemas/deadlines.ts';
-import { FirmMemberParams } from '../schemas/grains.ts';
-import { InspectionQuery } from '../schemas/inspection.ts';
+import { MatterParams } from '../../schemas/common.ts';
+import { DeadlineParams } from '../../schemas/deadlines.ts';
+import { FirmMemberParams } from '../../schemas/grains.ts';
+import { InspectionQuery } from '../../schemas/inspection.ts';
 import { InspectionDoors as R, Media } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 

@@ -16,16 +16,15 @@
 import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DEFAULT_ROLL_EXPIRY_SECONDS, issuedKeyOf, successorKeyOf, type KeyRecord, type KeyView } from '../../engine/keys.ts';
+import { issuedKeyOf, successorKeyOf, type KeyRecord, type KeyView } from '../../engine/keys.ts';
+import { DEFAULT_ROLL_EXPIRY_SECONDS } from '../../domain/key-life.ts';
 import { presentedSecret } from '../auth.ts';
 import { refused } from '../declared-refusals.ts';
 import { ok } from '../envelopes.ts';
 import { optionalBody } from '../json-body.ts';
-import { Money, Strict, Text } from '../schemas/common.ts';
-import { ref } from '../schemas/components.ts';
-import { IssuedKey, KeySelf, RevokedKey, RollKeyBody, RolledKey } from '../schemas/keys.ts';
+import { ref } from '../../schemas/components.ts';
+import { IssueKeyBody, IssuedKey, KeySelf, RevokedKey, RollKeyBody, RolledKey } from '../../schemas/keys.ts';
 import type { Services } from '../services.ts';
 
 /**
@@ -80,14 +79,6 @@ const ownerOf = (record: KeyRecord) => ({
   committedUsd: record.owner.committedUsd,
 });
 
-const IssueKeyBody = Strict(
-  {
-    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'the email the key is issued to' }),
-    building: Type.Optional(Text(200)),
-    spendCeilingUsd: Type.Optional({ ...Money, description: 'a hard ceiling on the posted prices of paid acts taken with this key; absent means none' }),
-  },
-  { description: 'form fields or JSON: email, optional building and spendCeilingUsd', examples: [{ email: 'agent@example.com', building: 'a patent filing agent' }] },
-);
 
 const NUMBER = /^(0|[1-9]\d*)(\.\d+)?$/;
 

@@ -19,8 +19,8 @@ import { optionalBody } from '../json-body.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
 import { SIGNED_CALLBACK, SIGNED_NOT_KEYED } from '../supply-callback.ts';
-import { IfMatchHeaders, MatterParams } from '../schemas/common.ts';
-import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListAssetsQuery, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../schemas/matters.ts';
+import { IfMatchHeaders, MatterParams } from '../../schemas/common.ts';
+import { AdvanceBody, ClientDirectionBody, ConsentBody, CreateMatterBody, DocumentBody, GigResultBody, ListAssetsQuery, ListMattersQuery, OrderBody, SignedCallbackHeaders, TerminalBody } from '../../schemas/matters.ts';
 import { MatterDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 

@@ -16,9 +16,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KINDS, populationsOf, type PopulationKind } from '../../engine/population.ts';
 import { listed, ok } from '../envelopes.ts';
 import { emptyMessage, resolveGrain } from '../grain.ts';
-import { Any, Arr, Nullable, Opt, Str, StrEx, Strict } from '../schemas/common.ts';
-import { Provenance, ref } from '../schemas/components.ts';
-import { EnrollmentStateParams, LadderStateParams, MatterStateParams, MembersQuery, Population, PopulationMember } from '../schemas/population.ts';
+import { Any, Arr, Nullable, Opt, Str, StrEx, Strict } from '../../schemas/common.ts';
+import { Provenance, ref } from '../../schemas/components.ts';
+import { EnrollmentStateParams, LadderStateParams, MatterStateParams, MembersQuery, Population, PopulationMember } from '../../schemas/population.ts';
 import { door, Listed, Ok } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 

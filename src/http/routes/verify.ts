@@ -3,7 +3,7 @@
  * exact bytes (the pin is their sha256), `GET /verify` the page naming it.
  */
 import { Type } from '@sinclair/typebox';
-import { Strict } from '../schemas/common.ts';
+import { Strict } from '../../schemas/common.ts';
 import type { FastifyInstance } from 'fastify';
 import { SUITE_BYTES, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
 import { sendPage } from '../pages/layout.ts';

@@ -10,7 +10,7 @@ import type { Endpoint } from '../../engine/webhooks.ts';
 import { listed, ok } from '../envelopes.ts';
 import { emptyMessage, resolveGrain } from '../grain.ts';
 import { WebhookDoors as R } from '../schemas/responses.ts';
-import { DeliveriesQuery, DeliveryParams, WebhookBody, WebhookParams } from '../schemas/webhooks.ts';
+import { DeliveriesQuery, DeliveryParams, WebhookBody, WebhookParams } from '../../schemas/webhooks.ts';
 import type { Services } from '../services.ts';
 
 /** An endpoint as it is shown: never its secret. */

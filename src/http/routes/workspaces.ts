@@ -5,7 +5,7 @@ import { grainView } from '../../engine/workspaces.ts';
 import { ok } from '../envelopes.ts';
 import { resolveGrain } from '../grain.ts';
 import { admitCreation, SANDBOX_PROVISIONING } from '../sandbox.ts';
-import { WorkspaceParams } from '../schemas/common.ts';
+import { WorkspaceParams } from '../../schemas/common.ts';
 import { WorkspaceDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
 

@@ -3,9 +3,9 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { formationDocs, NAME_SUFFIXES, draftSpec, toArtifact } from '../../domain/capabilities/drafts.ts';
 import { SHA256_HEX_PATTERN, sha256Hex } from '../../domain/hash.ts';
 import { IDENTIFIERS, type IdentifierKind } from '../../domain/identifiers.ts';
-import { Bool, Enum, Int, Money, Num, Opt, Sha256Hex, Str, Strict, Text } from './common.ts';
+import { Bool, Enum, Int, Money, Num, Opt, Sha256Hex, Str, Strict, Text } from '../../schemas/common.ts';
 import { Listed, Ok } from './responses.ts';
-import { ActReceipt, CapabilityMeta, ref } from './components.ts';
+import { ActReceipt, CapabilityMeta, ref } from '../../schemas/components.ts';
 
 /**
  * `schema` carrying `examples: [example]`, and each of its properties (and

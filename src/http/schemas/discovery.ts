@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import { SUITE_ID, SUITE_PIN } from '../../verify/suite.ts';
 import { CONTRACT_VERSION, OPENAPI_VERSION } from '../openapi.ts';
-import { Arr, Bool, Int, Num, Opt, Str, StrEx, Strict } from './common.ts';
-import { ConsumerPattern, Gate, MatterType, Rail, ref } from './components.ts';
+import { Arr, Bool, Int, Num, Opt, Str, StrEx, Strict } from '../../schemas/common.ts';
+import { ConsumerPattern, Gate, MatterType, Rail, ref } from '../../schemas/components.ts';
 import { Ok } from './responses.ts';
 
 /**

@@ -5,7 +5,7 @@
  * (`reply-check.ts`) fails a test on any field a schema does not declare.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Any, Arr, At, Bool, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
+import { Any, Arr, At, Bool, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from '../../schemas/common.ts';
 import { FIXTURE_LISTING } from '../../domain/fixtures.ts';
 import { KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../../domain/sse-wire.ts';
 import { FIRM_FIXTURE_LISTING, ROSTER_PROBE } from '../../domain/firm-members.ts';
@@ -13,9 +13,9 @@ import { refused, type RefusalCode } from '../declared-refusals.ts';
 import {
   Asset, Attestation, Ceremony, DeadlineLadder, DocumentRecord, Enrollment, Escalation, Feed, Firm, Grant, LadderFields,
   LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, FirmRouting, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
-} from './components.ts';
-import { Inspection } from './inspection.ts';
-import { OrUnreadable } from './unreadable.ts';
+} from '../../schemas/components.ts';
+import { Inspection } from '../../schemas/inspection.ts';
+import { OrUnreadable } from '../../schemas/unreadable.ts';
 
 const Obj = Strict;
 

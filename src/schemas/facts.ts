@@ -18,8 +18,8 @@
  * components.ts can import it without a cycle.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EVENT_KINDS, type EventKind } from '../../domain/event-kinds.ts';
-import { RUNGS } from '../../../machines/deadline-ladder.ts';
+import { EVENT_KINDS, type EventKind } from '../domain/event-kinds.ts';
+import { RUNGS } from '../../machines/deadline-ladder.ts';
 import { Arr, Enum, EXAMPLE, EXAMPLE_SHA256, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 import { WEEKDAYS } from './grains.ts';
 

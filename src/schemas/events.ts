@@ -1,7 +1,7 @@
 /** Query schemas of the event tail doors (`GET /events`, `GET /events/stream`). */
 import { Type } from '@sinclair/typebox';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../engine/tail.ts';
-import { FEEDS, type Feed } from '../../journal/store.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/paging.ts';
+import { FEEDS, type Feed } from '../journal/store.ts';
 import { Cursor, PageSize, Strict } from './common.ts';
 
 const FeedSchema = Type.Unsafe<Feed>({ type: 'string', enum: [...FEEDS], default: 'timeline', examples: ['timeline'], description: 'timeline: everything; reminders: reminder.* events from ladder rungs; time: events with a named actor' });

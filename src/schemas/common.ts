@@ -1,6 +1,6 @@
 /** Schema pieces shared by every route. One source: they validate and they document. */
 import { Type, type ObjectOptions, type Static, type StringOptions, type TSchema } from '@sinclair/typebox';
-import { SHA256_HEX_PATTERN } from '../../domain/hash.ts';
+import { SHA256_HEX_PATTERN } from '../domain/hash.ts';
 
 /** Shorthands every schema module writes with. */
 export const Opt = Type.Optional;

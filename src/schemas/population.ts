@@ -9,10 +9,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { AnyStateMachine } from 'xstate';
-import { deadlineLadderMachine } from '../../../machines/deadline-ladder.ts';
-import { pathOf, stateNodes } from '../../../machines/edges.ts';
-import { enrollmentMachine } from '../../../machines/enrollment.ts';
-import { matterMachine } from '../../../machines/matter.ts';
+import { deadlineLadderMachine } from '../../machines/deadline-ladder.ts';
+import { pathOf, stateNodes } from '../../machines/edges.ts';
+import { enrollmentMachine } from '../../machines/enrollment.ts';
+import { matterMachine } from '../../machines/matter.ts';
 import { Arr, At, Bool, Cursor, Enum, EXAMPLE, Opt, PageSize, Str, StrEx, Strict } from './common.ts';
 
 const refTo = <T = unknown>(name: string, description?: string) => Type.Unsafe<T>({ $ref: `${name}#`, ...(description ? { description } : {}) });

@@ -1,7 +1,7 @@
 /** Request schemas of the Deadline Ladder doors (`/deadlines/{assetId}/...`). */
 import { Type } from '@sinclair/typebox';
-import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
-import { FIXTURE } from '../../domain/fixtures.ts';
+import { TERMINAL_OUTCOMES } from '../../machines/deadline-ladder.ts';
+import { FIXTURE } from '../domain/fixtures.ts';
 import { Enum, Id, Strict, Text } from './common.ts';
 
 /** Path parameters are not strict: a grain prefix adds its own. */

@@ -8,18 +8,18 @@
  * serializer and for the document, typed as the component for the handlers.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
-import { RESERVED_ACTS, STAGE_VERBS, TERMINALS } from '../../../machines/matter.ts';
-import { TERMINAL_OUTCOMES } from '../../../machines/deadline-ladder.ts';
-import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
-import { FEEDS } from '../../journal/store.ts';
-import { EVENT_KINDS } from '../../domain/event-kinds.ts';
+import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
+import { RESERVED_ACTS, STAGE_VERBS, TERMINALS } from '../../machines/matter.ts';
+import { TERMINAL_OUTCOMES } from '../../machines/deadline-ladder.ts';
+import { ASSET_KINDS, CONSUMER_PATTERNS, GIG_OUTCOMES, MATTER_TYPES, RAILS } from '../domain/matter-types.ts';
+import { FEEDS } from '../journal/store.ts';
+import { EVENT_KINDS } from '../domain/event-kinds.ts';
 import { EXAMPLE_FACT, FACT_COMPONENTS, factUnion, firmRoutingProperties, ReminderData } from './facts.ts';
 import { INSPECTION_COMPONENTS } from './inspection.ts';
 import { POPULATION_COMPONENTS } from './population.ts';
 import { KEY_COMPONENTS } from './keys.ts';
 import { UNREADABLE_COMPONENTS } from './unreadable.ts';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../../domain/webhook-events.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS } from '../domain/webhook-events.ts';
 import { Arr, At, Bool, Enum, EXAMPLE, Int, Nullable, Num, Opt, Sha256Hex, Str, StrEx, Strict } from './common.ts';
 
 /** A named component: its `$id` is its name in `#/components/schemas`. */

@@ -5,13 +5,13 @@
  * never an actor's act, and never a percent-of-outcome price.
  */
 import { Type } from '@sinclair/typebox';
-import { MATTER_TYPES } from '../../domain/matter-types.ts';
-import type { Refusal } from '../../domain/refusal.ts';
-import { refusal } from '../../domain/refusals.ts';
-import { ENROLLMENT_GRANTS } from '../../../machines/enrollment.ts';
-import { PROVISIONAL_OFFER } from '../../domain/fixtures.ts';
+import { MATTER_TYPES } from '../domain/matter-types.ts';
+import type { Refusal } from '../domain/refusal.ts';
+import { refusal } from '../domain/refusals.ts';
+import { ENROLLMENT_GRANTS } from '../../machines/enrollment.ts';
+import { PROVISIONAL_OFFER } from '../domain/fixtures.ts';
 import { EXAMPLE_SHA256, Enum, Id, Money, Opt, Sha256Hex, Strict, Text } from './common.ts';
-import { SHA256_HEX } from '../../domain/hash.ts';
+import { SHA256_HEX } from '../domain/hash.ts';
 
 
 export const TenantParams = Type.Object({ tenantId: Id });

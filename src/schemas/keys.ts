@@ -5,9 +5,9 @@
  * it points at by name (`refTo`), so components.ts can list these without a
  * cycle.
  */
-import { Type } from '@sinclair/typebox';
-import { DEFAULT_ROLL_EXPIRY_SECONDS, KEY_STATES, MAX_ROLL_EXPIRY_SECONDS } from '../../engine/keys.ts';
-import { At, Enum, EXAMPLE, Nullable, Num, Opt, Str, StrEx, Strict } from './common.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { DEFAULT_ROLL_EXPIRY_SECONDS, KEY_STATES, MAX_ROLL_EXPIRY_SECONDS } from '../domain/key-life.ts';
+import { At, Enum, EXAMPLE, Money, Nullable, Num, Opt, Str, StrEx, Strict, Text } from './common.ts';
 
 const refTo = (name: string, description?: string) => Type.Unsafe({ $ref: `${name}#`, ...(description ? { description } : {}) });
 const named = <T extends object>(name: string, schema: T): T & { $id: string } => ({ ...schema, $id: name });
@@ -93,3 +93,14 @@ export const RollKeyBody = Strict({
 }, { description: 'optional: how long the rolled key stays honoured', examples: [{ expiresInSeconds: 3600 }] });
 
 export const KEY_COMPONENTS = [IssuedKey, KeyState, KeyView, KeySelf, RolledKey, RevokedKey];
+
+/** What `POST /keys` takes (form fields or JSON). */
+export const IssueKeyBody = Strict(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'the email the key is issued to' }),
+    building: Type.Optional(Text(200)),
+    spendCeilingUsd: Type.Optional({ ...Money, description: 'a hard ceiling on the posted prices of paid acts taken with this key; absent means none' }),
+  },
+  { description: 'form fields or JSON: email, optional building and spendCeilingUsd', examples: [{ email: 'agent@example.com', building: 'a patent filing agent' }] },
+);
+export type IssueKeyBody = Static<typeof IssueKeyBody>;

@@ -1,7 +1,7 @@
 /** What the webhook doors take (decisions.md, "Webhooks"). */
 import { Type } from '@sinclair/typebox';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS, type WebhookEventType } from '../../domain/webhook-events.ts';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SUBSCRIPTIONS, type WebhookEventType } from '../domain/webhook-events.ts';
 import { Arr, Cursor, Enum, Id, Opt, PageSize, Strict, Text } from './common.ts';
 
 export const WebhookBody = Strict({

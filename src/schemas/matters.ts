@@ -1,10 +1,10 @@
 /** Request schemas of the Matter doors and orders. */
 import { Type, type Static } from '@sinclair/typebox';
-import { CONSUMER_PATTERNS, MATTER_TYPES, RAILS } from '../../domain/matter-types.ts';
+import { CONSUMER_PATTERNS, MATTER_TYPES, RAILS } from '../domain/matter-types.ts';
 import { Cursor, EXAMPLE_SHA256, Enum, Id, Money, Opt, PageSize, Sha256Hex, Strict, Text } from './common.ts';
-import { FIXTURE, PROVISIONAL_OFFER } from '../../domain/fixtures.ts';
+import { FIXTURE, PROVISIONAL_OFFER } from '../domain/fixtures.ts';
 import { AssetKind, GigOutcome, ref } from './components.ts';
-import { ARTIFACT_HASH, CREDENTIAL_REF } from '../../../machines/matter.decide.ts';
+import { ARTIFACT_HASH, CREDENTIAL_REF } from '../../machines/matter.decide.ts';
 
 
 const MatterTypeSchema = Enum(MATTER_TYPES, 'a ratified matter type');
@@ -82,6 +82,7 @@ export const GigResultBody = Strict({
   description: 'a Signer\'s answer to the pending Gig: `gigId` is the Matter\'s `pendingGigId` (a Gig it is not waiting on answers 409 NO_PENDING_GIG or GIG_MISMATCH); `attested` needs the Attestation',
   examples: [{ gigId: 'gig_1x8c2v6b0n4m9q3w7e5r1t5y9', outcome: 'attested', attestation: { signedBy: FIXTURE.eligibleSigner, credentialRef: 'uspto-reg:70001', artifactHash: `sha256:${EXAMPLE_SHA256}` } }],
 });
+export type GigResultBody = Static<typeof GigResultBody>;
 
 /** The Standard Webhooks headers of the supply network's signed callback (the top level's gig-result). */
 export const SignedCallbackHeaders = Type.Object({
