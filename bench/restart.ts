@@ -28,6 +28,7 @@ import { columnsOf } from '../src/journal/rows.ts';
 import type { JournalEvent, NewEvent } from '../src/journal/store.ts';
 import { spawnService, removeDir, tempDataDir, type Child } from './lib/service.ts';
 import { ms, num, table, verdict } from './lib/table.ts';
+import { fill, IdPatterns, type Pattern } from './lib/id-pattern.ts';
 
 /** One commit of a template Matter: the streams it wrote, in order (`grain` set when a stream joined another grain than the Matter's: the outbox's delivery records). */
 export type Commit = Array<{ stream: string; grain?: string; events: NewEvent[] }>;
@@ -73,7 +74,6 @@ export async function templates(): Promise<Template[]> {
 const ID = /\b(?:mt|as|gig|cl|doc|ld|lad|en)_[0-9a-z]{20,40}\b/g;
 
 /** A text of a template with the ids it minted cut out: literal pieces, and between them the index of the id that goes there. */
-type Pattern = Array<string | number>;
 
 /** One event of a template as its row's columns (`journal/rows.ts`), each text a pattern. */
 interface EventPattern {
@@ -93,24 +93,7 @@ interface Compiled {
 }
 
 function compile(t: Template): Compiled {
-  const index = new Map<string, number>();
-  const prefixes: string[] = [];
-  const pattern = (text: string): Pattern => {
-    const out: Pattern = [];
-    let last = 0;
-    for (const m of text.matchAll(ID)) {
-      let i = index.get(m[0]);
-      if (i === undefined) {
-        i = prefixes.length;
-        index.set(m[0], i);
-        prefixes.push(m[0].slice(0, m[0].indexOf('_')));
-      }
-      out.push(text.slice(last, m.index), i);
-      last = m.index + m[0].length;
-    }
-    out.push(text.slice(last));
-    return out;
-  };
+  const { pattern, prefixes } = new IdPatterns(ID);
   const commits = t.commits.map((commit) =>
     commit.map((w) => ({
       stream: pattern(w.stream),
@@ -123,12 +106,6 @@ function compile(t: Template): Compiled {
   );
   const matter = pattern(t.matterId);
   return { template: t, prefixes, matter: matter[1] as number, commits };
-}
-
-function fill(p: Pattern, ids: string[]): string {
-  let text = p[0] as string;
-  for (let i = 1; i < p.length; i += 2) text += ids[p[i] as number] + (p[i + 1] as string);
-  return text;
 }
 
 /** A new event's row columns (`journal/rows.ts`: `columnsOf`) as a copy writes them. */

@@ -42,9 +42,9 @@ import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import { OUTBOX_GRAIN } from '../../src/engine/outbox.ts';
 import type { JournalEvent, JournalStore } from '../../src/journal/store.ts';
 import { removeDir, spawnService, tempDataDir } from './service.ts';
+import { fill, IdPatterns, type Pattern } from './id-pattern.ts';
 
 /** A text with the ids a template minted cut out: literal pieces, and between them the index of the id that goes there. */
-type Pattern = Array<string | number>;
 
 interface Template {
   name: string;
@@ -121,24 +121,7 @@ async function templateOf(journal: JournalStore, name: string, grain: string, ta
     if (!theirs) throw new Error(`the service wrote no row of ${tag}'s machine`);
     return theirs;
   };
-  const index = new Map<string, number>();
-  const prefixes: string[] = [];
-  const pattern = (text: string): Pattern => {
-    const parts: Pattern = [];
-    let last = 0;
-    for (const m of text.matchAll(ID)) {
-      let i = index.get(m[0]);
-      if (i === undefined) {
-        i = prefixes.length;
-        index.set(m[0], i);
-        prefixes.push(m[0].slice(0, m[0].indexOf('_')));
-      }
-      parts.push(text.slice(last, m.index), i);
-      last = m.index + m[0].length;
-    }
-    parts.push(text.slice(last));
-    return parts;
-  };
+  const { pattern, prefixes } = new IdPatterns(ID);
   const events = await journal.readTail(grain, { after: 0, limit: 10_000, feed: 'timeline' });
   const streams = [...new Set(events.map((e) => e.stream))];
   const rows: Template['rows'] = [];
@@ -166,12 +149,6 @@ async function templateOf(journal: JournalStore, name: string, grain: string, ta
     counts,
     prefixes,
   };
-}
-
-function fill(p: Pattern, ids: string[]): string {
-  let text = p[0] as string;
-  for (let i = 1; i < p.length; i += 2) text += ids[p[i] as number] + (p[i + 1] as string);
-  return text;
 }
 
 /** Rows as the adapters' columns: events (`EVENT_COLUMNS`) and snapshots (`SNAPSHOT_COLUMNS`). */
