@@ -16,12 +16,8 @@
  * writes them there (docs/inspector.md shows them); otherwise they go to a
  * temp directory, so an ordinary run leaves the tree as it was.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import type { AnyStateMachine } from 'xstate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { edgeIndex, stateNodes } from '../machines/edges.ts';
@@ -30,15 +26,8 @@ import { MACHINES } from '../src/diagrams/registry.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import { POLL_MS, TIMELINE_PAGE } from '../src/http/pages/inspector-script.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
+import { expectAccessible, HANG_MS, launch, NARROW, openPage, SHOTS, WIDE, type Opened } from './helpers/pages.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const WIDE = { width: 1280, height: 800 };
-const NARROW = { width: 390, height: 844 };
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SHOTS = process.env.LEGALWORK_DOCS_SCREENSHOTS === '1' ? join(ROOT, 'docs') : mkdtempSync(join(tmpdir(), 'legalwork-inspector-shots-'));
-/** A hang guard for what the page does after a click or a key (a fetch and a redraw on loopback), not a speed bound. */
-const HANG_MS = 15_000;
 const HASH = `sha256:${'a'.repeat(64)}`;
 
 let app: TestApp;
@@ -93,33 +82,8 @@ const MATTERS: Record<string, () => Promise<{ id: string; assetId: string; base:
 
 const machineOf = (id: string): AnyStateMachine => MACHINES.find((m) => m.machine.id === id)!.machine;
 
-interface Opened {
-  page: Page;
-  errors: string[];
-  /** Every request the page made that did not go to the service. */
-  foreign: string[];
-}
-
 /** Opens a page and waits until its script has drawn the inspection; records console errors and any request elsewhere. */
-async function open(path: string, viewport = WIDE): Promise<Opened> {
-  // A context of its own (axe-core's builder needs one), closed with its page.
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on('close', () => void context.close().catch(() => undefined));
-  const errors: string[] = [];
-  const foreign: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-  page.on('request', (r) => {
-    if (!r.url().startsWith(url) && !r.url().startsWith('data:')) foreign.push(r.url());
-  });
-  const res = await page.goto(`${url}${path}`, { waitUntil: 'load' });
-  expect(res?.status()).toBe(200);
-  await page.waitForSelector('#inspector[data-ready="true"]', { timeout: HANG_MS });
-  return { page, errors, foreign };
-}
+const open = (path: string, viewport = WIDE): Promise<Opened> => openPage(browser, url, path, '#inspector[data-ready="true"]', viewport);
 
 /** What the page drew: marked elements by their SVG names, and the badges by the element they number. */
 async function drawn(page: Page) {
@@ -192,20 +156,12 @@ async function expectDrawn(page: Page, insp: any) {
   return d;
 }
 
-/** No serious or critical axe-core violation on the page as it stands. */
-async function expectAccessible(page: Page, what: string) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')}`);
-  expect(bad, what).toEqual([]);
-}
-
 /** Waits until the page draws the fact `seq`. */
 const drawnAt = (page: Page, seq: number) => page.waitForSelector(`#inspector[data-view-seq="${seq}"]`, { timeout: HANG_MS });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does it`);
   ({ app, url } = await listeningApp());
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launch();
   W = `/workspaces/${(await ok('POST', '/workspaces')).workspace.id}`;
 }, 60_000);
 

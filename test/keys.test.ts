@@ -14,6 +14,19 @@ import { acrossRestarts, call, tempDir, testApp, topLevelHeaders, workspace, typ
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const order = { mint: 'acme', offer: 'provisional', title: 'Self-folding map', inventor: 'Ada Inventor', listFeeUsd: 199 };
 
+/** Every byte the embedded journal holds on disk (its file and its write-ahead log), as text. */
+function bytesOnDisk(journal: SqliteJournal): string {
+  return [journal.file, `${journal.file}-wal`]
+    .map((f) => {
+      try {
+        return readFileSync(f).toString('latin1');
+      } catch {
+        return '';
+      }
+    })
+    .join('');
+}
+
 async function issue(app: TestApp, body: Record<string, unknown> = { email: 'ada@example.com' }) {
   const res = await call(app, 'POST', '/keys', body);
   expect(res.status).toBe(201);
@@ -85,16 +98,9 @@ describe('POST /keys', () => {
     expect(JSON.stringify(events)).not.toContain(key);
     // Issuing writes nothing to the key's own records either: its grain's tail is empty.
     expect(await app.services.journal.latestSeq(ownGrainOf(issued.data.keyId as string))).toBe(0);
-    const file = (app.services.journal as SqliteJournal).file;
-    const bytes = [file, `${file}-wal`].map((f) => {
-      try {
-        return readFileSync(f).toString('latin1');
-      } catch {
-        return '';
-      }
-    });
-    expect(bytes.join('')).toContain(issued.data.keyHash as string);
-    expect(bytes.join('')).not.toContain(key);
+    const bytes = bytesOnDisk(app.services.journal as SqliteJournal);
+    expect(bytes).toContain(issued.data.keyHash as string);
+    expect(bytes).not.toContain(key);
   });
 });
 
@@ -116,16 +122,9 @@ describe('POST /keys', () => {
     expect(replay.body).toEqual(first.body);
 
     // The kept answer and every other byte of the journal hold the key's hash, never the key.
-    const file = (app.services.journal as SqliteJournal).file;
-    const bytes = [file, `${file}-wal`].map((f) => {
-      try {
-        return readFileSync(f).toString('latin1');
-      } catch {
-        return '';
-      }
-    });
-    expect(bytes.join('')).toContain(createHash('sha256').update(first.body.key).digest('hex'));
-    expect(bytes.join('')).not.toContain(first.body.key);
+    const bytes = bytesOnDisk(app.services.journal as SqliteJournal);
+    expect(bytes).toContain(createHash('sha256').update(first.body.key).digest('hex'));
+    expect(bytes).not.toContain(first.body.key);
 
     // The same retry sent with a successor of the caller's key (the same owner, so the same kept answer) is not shown the key.
     const successor = await call(app, 'POST', '/keys/self/roll', { expiresInSeconds: 600 }, caller.auth);
