@@ -212,7 +212,7 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       door: await drive({ title: 'GET /matters/:id', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
-    // The same reads, each sent with the ETag its Matter answered: the service builds and hashes the answer, and sends a 304 with no body.
+    // The same reads, each sent with the ETag its Matter answered: the service finds the answer's bytes kept for the Matter's versions (`src/http/answer-bytes.ts`), and sends a 304 with no body from their kept tag.
     const etags: string[] = [];
     for (const id of pool.slice(0, n)) etags.push((await fetch(`${service.url}${prefix}/matters/${id}`)).headers.get('etag') ?? '');
     const notModified: Pair = {
@@ -307,7 +307,7 @@ export async function bench(): Promise<string[]> {
     `target GET of a resident Matter >= 50% of its same-bytes twin: ${pct(getRatio)} -> ${verdict(getRatio >= 0.5)}`,
     ...pageTwins.map((p) => `target ${p.door.title} >= 30% of its same-bytes twin: ${pct(p.door.rps / p.bare.rps)} -> ${verdict(p.door.rps / p.bare.rps >= 0.3)}`),
     '',
-    'A conditional read: the same GETs sent with the ETag each Matter answered, answered 304 with no body (the answer is still built and hashed), beside the 200 run',
+    'A conditional read: the same GETs sent with the ETag each Matter answered, answered 304 with no body from the tag kept with the answer bytes (nothing built or hashed), beside the 200 run',
     ...pairTable([f.notModified], 'vs 200', ''),
     '',
     'For comparison, the reads against the bare GET (GET /echo/matters/:id: a few dozen bytes)',

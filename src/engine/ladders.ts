@@ -42,7 +42,7 @@ export const LADDER: DecidedEntity<typeof deadlineLadderMachine> = {
 export type LadderEntity = Entity<typeof deadlineLadderMachine>;
 
 /** What a view reads of a ladder: the resident entity, or its snapshot row. */
-type LadderState = EntityState<typeof deadlineLadderMachine>;
+export type LadderState = EntityState<typeof deadlineLadderMachine>;
 
 const contextOf = (entity: LadderState): LadderContext => entity.snapshot().context;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -121,8 +121,13 @@ export class Ladders {
 
   /** The ladder view, or null when the Asset has none here (for embedding in the Asset). */
   async viewOf(grain: string, assetId: string): Promise<LadderView | null> {
-    const state = await this.supervisor.read(LADDER, ladderStreamOf(assetId), grain);
+    const state = await this.stateOf(grain, assetId);
     return state ? ladderView(state) : null;
+  }
+
+  /** The ladder's committed state, or null when the Asset has none here: for a reader that looks at its version before it builds the view (`ladderView`). */
+  stateOf(grain: string, assetId: string): Promise<LadderState | null> {
+    return this.supervisor.read(LADDER, ladderStreamOf(assetId), grain);
   }
 
   private handle<T>(grain: string, assetId: string, command: Command<typeof deadlineLadderMachine, T>): Promise<T> {

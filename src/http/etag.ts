@@ -15,7 +15,10 @@
  * release that changes an answer's shape changes its bytes): the tag changes
  * exactly when the bytes do, whatever they depend on. The answer is still
  * built to be hashed; what a match saves is sending it (and a client's parse
- * and print of it). A read whose route tags its record's version (`GET
+ * and print of it). Except where the answer's bytes are kept with their tag
+ * (a resident Matter's `GET /matters/{id}`: `answer-bytes.ts`): the reply
+ * then carries the tag already (`tagKnown`), and nothing is built or hashed.
+ * A read whose route tags its record's version (`GET
  * /matters/{id}`: `versions.ts`) keeps that version in front,
  * `"<version>.<digest>"`, so the tag it answers still works as the If-Match
  * of a write.
@@ -92,6 +95,15 @@ export function noneMatchHolds(field: string | string[] | undefined, etag: strin
   return false;
 }
 
+/** Replies whose ETag header is already the tag of the bytes they send (kept with them: `answer-bytes.ts`), which `tag` takes as it is. */
+const known = new WeakSet<FastifyReply>();
+
+/** Says that `etag` is the tag of the bytes this reply sends: `tag` answers it (and a matching If-None-Match) without hashing them. */
+export function tagKnown(reply: FastifyReply, etag: string): void {
+  known.add(reply);
+  reply.header('etag', etag);
+}
+
 /**
  * The route's onSend: tags a 200 and answers 304 when If-None-Match matches.
  * Runs before Fastify's own HEAD handler (which empties a HEAD's body), so a
@@ -99,8 +111,8 @@ export function noneMatchHolds(field: string | string[] | undefined, etag: strin
  */
 function tag(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload?: unknown) => void): void {
   if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return done(null, payload);
-  const version = reply.getHeader('etag');
-  const etag = etagOf(payload, typeof version === 'string' ? version : undefined);
+  const given = reply.getHeader('etag');
+  const etag = known.has(reply) ? (given as string) : etagOf(payload, typeof given === 'string' ? given : undefined);
   reply.header('etag', etag);
   if (!noneMatchHolds(request.headers['if-none-match'], etag)) return done(null, payload);
   reply.code(304);

@@ -12,6 +12,8 @@ import { refusal } from '../../domain/refusals.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
+import { KeptAnswers } from '../answer-bytes.ts';
+import { ladderView } from '../../engine/ladders.ts';
 import { refusingUnreadable, Unreadable } from '../../engine/unreadable.ts';
 import { unreadableItem } from '../unreadable.ts';
 import { expectedVersionOf, tagVersion } from '../versions.ts';
@@ -78,10 +80,25 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
+  // One per mount (each grain prefix writes its answers with its own route's serializer).
+  const answers = new KeptAnswers();
+  answers.install(app);
+
   app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request, reply) => {
     const entity = await matters.get(request.grain, request.params.id);
+    // Everything the answer reads is read first, so the key below names the very states it is built from (no await between).
+    const minted = await matters.mintingOf(entity);
+    const ladder = await services.ladders.stateOf(entity.grain, minted.stream);
     tagVersion(reply, entity.version);
-    return ok({ matter: matterView(entity), asset: await withAsset(entity), journal: journalView(entity) });
+    // What the bytes depend on, all of it: the Matter's version (its view and journal, and its Asset's status history,
+    // docket and lineage, which are read off that journal; the Asset's own stream is its minting fact, never appended to)
+    // and its ladder's version (every field of the ladder's view, its days until the deadline too, moves only by a fact
+    // on the ladder's stream: no clock is read); the grain asked from (a sandbox's answer carries its grain's stamp).
+    // Nothing of the caller: a read by id answers every caller that reaches the Matter with the same bytes.
+    const key = `${request.grain} ${entity.version} ${ladder?.version ?? 0}`;
+    if (answers.sendKept(reply, entity, key)) return reply;
+    answers.keep(request, entity, key);
+    return ok({ matter: matterView(entity), asset: { ...assetView(minted, [entity]), deadlineLadder: ladder && ladderView(ladder) }, journal: journalView(entity) });
   });
 
   app.post('/matters/:id/advance', { schema: { params: MatterParams, headers: IfMatchHeaders, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request, reply) => {
