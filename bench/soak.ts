@@ -8,17 +8,27 @@
  * - its heap used and total, external memory and array buffers
  *   (`process.memoryUsage()` in the service) and the event loop's worst delay
  *   and p99 over exactly the interval (`perf_hooks.monitorEventLoopDelay`,
- *   10 ms resolution, subtracted). The service exposes neither, and must not
+ *   10 ms resolution, subtracted), and the heap in use just after the
+ *   interval's last major GC (what the heap holds alive). The service exposes neither, and must not
  *   grow a debug door for them: a probe preloaded only here
  *   (bench/lib/soak-probe.mjs, `node --import`) answers the soak over an IPC
  *   channel at each row;
+ * - the garbage collector's pauses in the interval (the longest, any kind, and
+ *   the longest major one), reported by the same probe: a stall a GC pause
+ *   explains is not the service's code;
+ * - the worst event-loop delay of an idle node process beside the service
+ *   (the same probe, running nothing else): on a shared machine a loop also
+ *   stalls because the process is not scheduled, and this canary shows how
+ *   much of the service's worst delay the machine accounts for;
  * - the journal's size on disk (the database, and its WAL beside it);
  * - p99 of `GET /healthz`, sampled every 200 ms from outside, and p50 and p99
  *   of the mixed requests answered in the interval.
  *
  * At the end, a summary table of every row, the totals, and the growth per
- * minute after warm-up: the least-squares slope of RSS, heap used and external
- * memory over the rows after the resident pool has filled. Warm-up ends at the
+ * minute after warm-up: the least-squares slope of RSS, of the heap after
+ * major GC (the leak measure: live objects, not garbage awaiting collection),
+ * of heap used and of external memory over the rows after the resident pool
+ * has filled. Warm-up ends at the
  * first row by which the load has opened `SOAK_RESIDENT_ACTORS` (20,000, the
  * service's default pool) Matters, each at least one resident actor, or at
  * `SOAK_WARMUP_MIN` minutes when given. Targets (issue 38): growth under
@@ -35,12 +45,13 @@
  * 2 cores they share the CPU, and the figures say as much about this machine
  * as about the service.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MixedLoad, seededRng, seedFrom, topLevelOperator } from './lib/mixed-load.ts';
-import { removeDir, ROOT, spawnService, tempDataDir, type Child } from './lib/service.ts';
+import { removeDir, ROOT, spawnService, tempDataDir } from './lib/service.ts';
 import { slope } from './lib/slope.ts';
 import { quantile } from './lib/stats.ts';
 import { table, verdict } from './lib/table.ts';
@@ -73,23 +84,24 @@ const fileSize = (path: string) => {
 interface ProbeReport {
   memory: NodeJS.MemoryUsage;
   loop: { max: number; p99: number; p50: number; count: number; resolution: number };
+  gc: { max: number; majorMax: number; total: number; count: number; heapAfterMajor: number | null };
 }
 
-/** Asks the preloaded probe in the child for one message of `kind`, and waits for its answer. */
-function ask<T>(child: Child, message: Record<string, unknown>): Promise<T> {
+/** Sends the preloaded probe of a process one message, and waits for its answer. */
+function ask<T>(proc: ChildProcess, message: Record<string, unknown>): Promise<T> {
   return new Promise((ok, fail) => {
     const timer = setTimeout(() => {
-      child.proc.off('message', listen);
+      proc.off('message', listen);
       fail(new Error(`the service's probe did not answer ${JSON.stringify(message)} within ${PROBE_TIMEOUT_MS} ms`));
     }, PROBE_TIMEOUT_MS);
     const listen = (answer: any) => {
       if (answer?.probe !== message.probe) return;
       clearTimeout(timer);
-      child.proc.off('message', listen);
+      proc.off('message', listen);
       ok(answer as T);
     };
-    child.proc.on('message', listen);
-    child.proc.send(message);
+    proc.on('message', listen);
+    proc.send(message);
   });
 }
 
@@ -101,10 +113,14 @@ interface Row {
   rss: number;
   heapUsed: number;
   heapTotal: number;
+  heapAfterMajor: number;
   external: number;
   arrayBuffers: number;
   loopMax: number;
   loopP99: number;
+  gcMax: number;
+  gcMajorMax: number;
+  canaryMax: number;
   journal: number;
   wal: number;
   healthP99: number;
@@ -119,6 +135,7 @@ async function main() {
   const operator = topLevelOperator(dir);
   const probe = pathToFileURL(join(ROOT, 'bench/lib/soak-probe.mjs')).href;
   const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0' }, ['--import', probe], { ipc: true });
+  const canary = spawn(process.execPath, ['--import', probe, '-e', 'setInterval(() => {}, 2 ** 30)'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   console.log(`soak: ${MINUTES} min at ${CLIENTS} clients, a row every ${INTERVAL_S} s; seed ${SEED}; service pid ${child.pid} on ${child.url}, data ${dir}`);
   const load = new MixedLoad({ rng: seededRng(SEED), operator, clients: CLIENTS, keepAcks: false, keepSamples: true });
   await load.setup(child.url);
@@ -142,11 +159,12 @@ async function main() {
 
   let snapshotDir: string | undefined;
   const snapshotsLeft = [...SNAPSHOTS].sort((a, b) => a - b);
-  await ask<ProbeReport>(child, { probe: 'report' }); // resets the histogram: the first row starts with the load
+  // Resets the histograms: the first row starts with the load.
+  await Promise.all([ask<ProbeReport>(child.proc, { probe: 'report' }), ask<ProbeReport>(canary, { probe: 'report' })]);
   const run = load.run(child.url, { stopOnNetworkError: false });
   const started = performance.now();
   const rows: Row[] = [];
-  const header = ['elapsed', 'requests', 'req/s', 'Matters', 'RSS MiB', 'heap used / total MiB', 'external / arrayBuffers MiB', 'loop worst / p99 ms', 'journal + WAL MiB', '/healthz p99 ms', 'p50 ms', 'p99 ms', 'non-2xx', '5xx'];
+  const header = ['elapsed', 'requests', 'req/s', 'Matters', 'RSS MiB', 'heap used / total MiB', 'heap after major GC MiB', 'external / arrayBuffers MiB', 'loop worst / p99 ms', 'GC pause worst / major ms', 'canary loop worst ms', 'journal + WAL MiB', '/healthz p99 ms', 'p50 ms', 'p99 ms', 'non-2xx', '5xx'];
   const fmt = (r: Row) => [
     `${(r.elapsed / 60).toFixed(1)} min`,
     r.requests.toLocaleString('en-US'),
@@ -154,8 +172,11 @@ async function main() {
     r.matters.toLocaleString('en-US'),
     MiB(r.rss).toFixed(0),
     `${MiB(r.heapUsed).toFixed(0)} / ${MiB(r.heapTotal).toFixed(0)}`,
+    Number.isNaN(r.heapAfterMajor) ? '-' : MiB(r.heapAfterMajor).toFixed(0),
     `${MiB(r.external).toFixed(1)} / ${MiB(r.arrayBuffers).toFixed(1)}`,
     `${r.loopMax.toFixed(0)} / ${r.loopP99.toFixed(1)}`,
+    `${r.gcMax.toFixed(0)} / ${r.gcMajorMax.toFixed(0)}`,
+    r.canaryMax.toFixed(0),
     `${MiB(r.journal).toFixed(0)} + ${MiB(r.wal).toFixed(1)}`,
     r.healthP99.toFixed(1),
     r.p50.toFixed(1),
@@ -170,11 +191,11 @@ async function main() {
   while (performance.now() < end - 1000) {
     await new Promise((r) => setTimeout(r, Math.min(INTERVAL_S * 1000, end - performance.now())));
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) throw new Error(`the service exited (${child.proc.exitCode ?? child.proc.signalCode}):\n${child.stderr().slice(-3000)}`);
-    const report = await ask<ProbeReport>(child, { probe: 'report' });
+    const [report, idle] = await Promise.all([ask<ProbeReport>(child.proc, { probe: 'report' }), ask<ProbeReport>(canary, { probe: 'report' })]);
     const now = performance.now();
     const samples = load.takeSamples();
     const ms = samples.map((s) => s.ms);
-    const { memory, loop } = report;
+    const { memory, loop, gc } = report;
     const row: Row = {
       elapsed: (now - started) / 1000,
       requests: load.requests,
@@ -183,10 +204,14 @@ async function main() {
       rss: child.memory().rss,
       heapUsed: memory.heapUsed,
       heapTotal: memory.heapTotal,
+      heapAfterMajor: gc.heapAfterMajor ?? NaN,
       external: memory.external,
       arrayBuffers: memory.arrayBuffers,
       loopMax: Math.max(0, loop.max - loop.resolution),
       loopP99: Math.max(0, loop.p99 - loop.resolution),
+      gcMax: gc.max,
+      gcMajorMax: gc.majorMax,
+      canaryMax: Math.max(0, idle.loop.max - idle.loop.resolution),
       journal: fileSize(join(dir, 'journal.db')),
       wal: fileSize(join(dir, 'journal.db-wal')),
       healthP99: health.length ? quantile(health, 0.99) : NaN,
@@ -203,7 +228,7 @@ async function main() {
     while (snapshotsLeft.length && row.elapsed / 60 >= snapshotsLeft[0] - 0.05) {
       const minute = snapshotsLeft.shift()!;
       snapshotDir ??= process.env.SOAK_SNAPSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'legalwork-soak-heap-'));
-      const written = await ask<{ path: string; ms: number }>(child, { probe: 'snapshot', path: join(snapshotDir, `soak-${minute}min.heapsnapshot`) });
+      const written = await ask<{ path: string; ms: number }>(child.proc, { probe: 'snapshot', path: join(snapshotDir, `soak-${minute}min.heapsnapshot`) });
       console.log(`heap snapshot at ${minute} min: ${written.path} (the loop stopped ${(written.ms / 1000).toFixed(1)} s to write it)`);
     }
   }
@@ -213,6 +238,7 @@ async function main() {
   await sampler;
   await child.stop();
   const exit = await child.exited;
+  canary.kill();
 
   console.log('\nsoak summary');
   console.log(table(header, rows.map(fmt)).join('\n'));
@@ -224,13 +250,17 @@ async function main() {
   const warmupEnd = WARMUP_MIN !== undefined ? WARMUP_MIN * 60 : filledAt >= 0 ? rows[filledAt].elapsed : Infinity;
   const after = rows.filter((r) => r.elapsed > warmupEnd + 1);
   const minutes = after.map((r) => r.elapsed / 60);
-  const growth = (pick: (r: Row) => number) => slope(minutes, after.map((r) => MiB(pick(r))));
+  const growth = (pick: (r: Row) => number) => {
+    const known = after.filter((r) => !Number.isNaN(pick(r)));
+    return slope(known.map((r) => r.elapsed / 60), known.map((r) => MiB(pick(r))));
+  };
   const rssSlope = growth((r) => r.rss);
   const heapSlope = growth((r) => r.heapUsed);
+  const liveSlope = growth((r) => r.heapAfterMajor);
   const externalSlope = growth((r) => r.external);
   const growthLine =
     after.length >= 3
-      ? `growth after warm-up (the first ${(warmupEnd / 60).toFixed(1)} min, ${WARMUP_MIN !== undefined ? 'SOAK_WARMUP_MIN' : `until ${RESIDENT_ACTORS.toLocaleString('en-US')} Matters were opened`}), least squares over ${after.length} rows (${minutes[0].toFixed(1)}-${minutes[minutes.length - 1].toFixed(1)} min): RSS ${rssSlope.toFixed(2)} MiB/min, heap used ${heapSlope.toFixed(2)} MiB/min, external ${externalSlope.toFixed(2)} MiB/min; target < ${GROWTH_TARGET_MIB} MiB/min: RSS ${verdict(rssSlope < GROWTH_TARGET_MIB)}, heap ${verdict(heapSlope < GROWTH_TARGET_MIB)}`
+      ? `growth after warm-up (the first ${(warmupEnd / 60).toFixed(1)} min, ${WARMUP_MIN !== undefined ? 'SOAK_WARMUP_MIN' : `until ${RESIDENT_ACTORS.toLocaleString('en-US')} Matters were opened`}), least squares over ${after.length} rows (${minutes[0].toFixed(1)}-${minutes[minutes.length - 1].toFixed(1)} min): RSS ${rssSlope.toFixed(2)} MiB/min, heap after major GC ${liveSlope.toFixed(2)} MiB/min, heap used ${heapSlope.toFixed(2)} MiB/min, external ${externalSlope.toFixed(2)} MiB/min; target < ${GROWTH_TARGET_MIB} MiB/min: RSS ${verdict(rssSlope < GROWTH_TARGET_MIB)}, heap after major GC ${verdict(liveSlope < GROWTH_TARGET_MIB)}`
       : `growth after warm-up: not measured (${after.length} rows after a warm-up of ${Number.isFinite(warmupEnd) ? `${(warmupEnd / 60).toFixed(1)} min` : `more than the run: fewer than ${RESIDENT_ACTORS.toLocaleString('en-US')} Matters were opened`}; at least 3 are needed)`;
   const later = rows.filter((r) => r.elapsed > 61);
   const worstLoop = Math.max(...later.map((r) => r.loopMax));
@@ -240,7 +270,7 @@ async function main() {
       `RSS ${MiB(rows[0]?.rss ?? 0).toFixed(0)} MiB at the first row -> ${MiB(rows[rows.length - 1]?.rss ?? 0).toFixed(0)} MiB at the last; heap used ${MiB(rows[0]?.heapUsed ?? 0).toFixed(0)} -> ${MiB(rows[rows.length - 1]?.heapUsed ?? 0).toFixed(0)} MiB; journal ${MiB(rows[rows.length - 1]?.journal ?? 0).toFixed(0)} MiB + WAL ${MiB(rows[rows.length - 1]?.wal ?? 0).toFixed(1)} MiB`,
       growthLine,
       later.length
-        ? `event loop after the first minute: worst delay ${worstLoop.toFixed(0)} ms (rows over ${LOOP_TARGET_MS} ms: ${later.filter((r) => r.loopMax >= LOOP_TARGET_MS).length} of ${later.length}); target < ${LOOP_TARGET_MS} ms: ${verdict(worstLoop < LOOP_TARGET_MS)}; request p99 at worst ${Math.max(...rows.map((r) => r.p99)).toFixed(1)} ms`
+        ? `event loop after the first minute: worst delay ${worstLoop.toFixed(0)} ms (rows over ${LOOP_TARGET_MS} ms: ${later.filter((r) => r.loopMax >= LOOP_TARGET_MS).length} of ${later.length}); target < ${LOOP_TARGET_MS} ms: ${verdict(worstLoop < LOOP_TARGET_MS)}; the idle canary's worst ${Math.max(...later.map((r) => r.canaryMax)).toFixed(0)} ms, the longest GC pause ${Math.max(...later.map((r) => r.gcMax)).toFixed(0)} ms; request p99 at worst ${Math.max(...rows.map((r) => r.p99)).toFixed(1)} ms`
         : 'event loop after the first minute: no row',
       `5xx (or 2xx without a body): ${load.faults.length}; the service stopped with exit code ${exit}`,
     ].join('\n'),
