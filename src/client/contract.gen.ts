@@ -8516,6 +8516,10 @@ export interface operations {
                             method: "GET";
                             path: string;
                             status: number;
+                            /** @description request headers the row sends (a conditional read's If-None-Match); a runner sends them as they are */
+                            headers?: {
+                                [key: string]: string;
+                            };
                             expect: {
                                 contentType: string;
                                 /** @description the typed outcome the body must carry */

@@ -17,7 +17,15 @@ const Expectation = Strict({
   has: Type.Optional(Type.Array(Type.String(), { description: 'body fields (dotted paths) that must be present' })),
   contains: Type.Optional(Type.Array(Type.String(), { description: 'strings the body must contain' })),
 });
-const Requirement = Strict({ id: Type.String(), method: Type.Literal('GET'), path: Type.String(), status: Type.Integer(), expect: Expectation, why: Type.String() });
+const Requirement = Strict({
+  id: Type.String(),
+  method: Type.Literal('GET'),
+  path: Type.String(),
+  status: Type.Integer(),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'request headers the row sends (a conditional read\'s If-None-Match); a runner sends them as they are' })),
+  expect: Expectation,
+  why: Type.String(),
+});
 const Suite = Strict({ $type: Type.Literal('Suite'), name: Type.String(), version: Type.Integer(), description: Type.String(), requirements: Type.Array(Requirement, { minItems: 1 }) }, {
   description: 'the suite; its pin is the sha256 of these exact bytes',
   // The served suite itself, cut to its first row: an example that cannot drift from the answer.
