@@ -136,6 +136,11 @@ async function main() {
   const probe = pathToFileURL(join(ROOT, 'bench/lib/soak-probe.mjs')).href;
   const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0' }, ['--import', probe], { ipc: true });
   const canary = spawn(process.execPath, ['--import', probe, '-e', 'setInterval(() => {}, 2 ** 30)'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // Never left behind, even when the soak fails (the service exited, the probe did not answer).
+  process.once('exit', () => {
+    canary.kill();
+    if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill('SIGKILL');
+  });
   console.log(`soak: ${MINUTES} min at ${CLIENTS} clients, a row every ${INTERVAL_S} s; seed ${SEED}; service pid ${child.pid} on ${child.url}, data ${dir}`);
   const load = new MixedLoad({ rng: seededRng(SEED), operator, clients: CLIENTS, keepAcks: false, keepSamples: true });
   await load.setup(child.url);
