@@ -239,7 +239,7 @@ export class PostgresJournal implements JournalStore {
     const startup = `-c synchronous_commit=on${schema ? ` -c search_path=${schema}` : ''} -c ${HOLDER_SETTING}=${holder}`;
     // Named, so an operator sees in pg_stat_activity which connections are the journal's (and of which schema).
     const named = (role: string) => ({ connectionString: options.url, options: startup, application_name: `legalwork ${role} ${schema ?? ''}`.trim() });
-    const pool = new pg.Pool({ ...named('journal'), max: 8 });
+    const pool = new pg.Pool({ ...named('journal'), max: POOL_SIZE });
     // An idle connection the database dropped: the pool replaces it, and the next query says what failed.
     pool.on('error', () => undefined);
     const writer = await writerOf(pool);
@@ -282,13 +282,32 @@ export class PostgresJournal implements JournalStore {
     }
   }
 
+  /**
+   * The writer's connection with a transaction begun. A BEGIN that fails has
+   * written nothing, so it is tried again on a new connection: after the
+   * database dropped its connections (a restart, a failover) the pool may
+   * still hand out idle ones that are dead, one after another.
+   */
+  private async begin(): Promise<pg.PoolClient> {
+    for (let attempt = 1; ; attempt++) {
+      const db = (this.writer ??= await writerOf(this.pool));
+      try {
+        await db.query('BEGIN');
+        return db;
+      } catch (error) {
+        db.release(true);
+        this.writer = null;
+        if (attempt === BEGIN_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
   private async writeBatch(batch: PendingAppend[]): Promise<void> {
     let db: pg.PoolClient | undefined;
     let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number } }>;
     try {
-      db = this.writer ??= await writerOf(this.pool);
-      await db.query('BEGIN');
+      db = await this.begin();
       const payload = batch.map((p) => ({
         grain: p.grain,
         writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf), ...(w.snapshot ? { snapshot: w.snapshot } : {}), ...(w.transitions?.length ? { transitions: w.transitions } : {}) })),
@@ -486,6 +505,11 @@ export class PostgresJournal implements JournalStore {
 }
 
 /** A connection for the writer; its errors surface on its next query (an unheard 'error' would end the process). */
+/** The journal's pool of connections: the writer's, the reads', the leases'. */
+const POOL_SIZE = 8;
+/** How many connections a transaction's BEGIN is tried on: every one the pool may hold idle, dead after a drop, and a new one. */
+const BEGIN_ATTEMPTS = POOL_SIZE + 1;
+
 async function writerOf(pool: pg.Pool): Promise<pg.PoolClient> {
   const client = await pool.connect();
   client.on('error', () => undefined);
