@@ -53,18 +53,6 @@ async function ok(method: string, path: string, body?: unknown, headers: Record<
   return res.body;
 }
 
-/** The page's age words, as its script writes them: the two largest units. */
-function ageWords(seconds: number): string {
-  const units: Array<[string, number]> = [['y', 365 * 86400], ['d', 86400], ['h', 3600], ['min', 60], ['s', 1]];
-  const i = units.findIndex(([, size]) => seconds >= size);
-  if (i < 0) return '0 s';
-  const [big, size] = units[i];
-  const first = Math.floor(seconds / size);
-  const next = units[i + 1];
-  const rest = next && big !== 'min' ? Math.floor((seconds - first * size) / next[1]) : 0;
-  return `${first} ${big}${rest ? ` ${rest} ${next[0]}` : ''}`;
-}
-
 /** The states a record can stand in: the machine's atomic and final states. */
 const standing = (machine: AnyStateMachine) => stateNodes(machine).filter((n) => n.type === 'atomic' || n.type === 'final').map(pathOf);
 
@@ -199,7 +187,9 @@ describe('where a workspace\'s Matters gather', () => {
       const insp = (await ok('GET', `${oldest.base}/inspection`)).inspection;
       const entered = insp.path.findLast((s: any) => s.from !== s.to && s.to === state) ?? insp.path.at(-1);
       expect(entered.at.startsWith(STARTED.slice(0, 16)), `${entered.at} is on the fixed clock started at ${STARTED}`).toBe(true);
-      const age = ageWords(Math.floor((asOf - Date.parse(entered.at)) / 1000));
+      // Hours and minutes, the two largest units the page words an age in (what 3 h 25 min on the clock reads).
+      const seconds = Math.floor((asOf - Date.parse(entered.at)) / 1000);
+      const age = `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
       expect(age).toMatch(/^3 h 2[5-9] min$/);
       expect((await drawn(page)).ages[stateId(state)], state).toBe(`oldest ${age}`);
       const row = page.locator(`#states tr[data-state="${state}"]`);
