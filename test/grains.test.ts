@@ -172,6 +172,14 @@ describe('the per-caller creation bound', () => {
     expect((await from('10.0.0.2')).statusCode).toBe(201);
   });
 
+  it('counts an IPv6 client by its /64, as the rate limit does: the addresses of one network share its allowance', async () => {
+    app = await testApp({ creationBound: { limit: 1, windowSeconds: 60 } });
+    const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/workspaces', remoteAddress });
+    expect((await from('2001:db8:1:2::1')).statusCode).toBe(201);
+    expect((await from('2001:db8:1:2:ffff:ffff:ffff:ffff')).statusCode).toBe(429);
+    expect((await from('2001:db8:1:3::1')).statusCode).toBe(201);
+  });
+
   it('holds under a concurrent burst: exactly the bound is admitted', async () => {
     app = await testApp({ creationBound: { limit: 5, windowSeconds: 60 } });
     const results = await Promise.all(Array.from({ length: 20 }, () => call(app, 'POST', '/workspaces')));

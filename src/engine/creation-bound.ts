@@ -4,8 +4,9 @@
  * runaway loop from filling the journal with grains nobody will use.
  *
  * A caller is its remote address as the socket reports it (Fastify's
- * `request.ip`, no proxy headers trusted): behind a reverse proxy every caller
- * shares the proxy's address. Each caller may open `limit` grains of each kind
+ * `request.ip`, no proxy headers trusted; an IPv6 address by its /64, as the
+ * edge hands it here): behind a reverse proxy every caller shares the
+ * proxy's address. Each caller may open `limit` grains of each kind
  * per rolling `windowSeconds`; past it the door answers 429 typed BLOCKED with
  * `Retry-After`, the seconds until the oldest counted creation leaves the window.
  * A slot is taken when a creation is admitted, so a burst of concurrent

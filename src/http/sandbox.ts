@@ -2,6 +2,7 @@
  * HTTP pieces every sandbox grain shares: the per-caller creation bound on the
  * provisioning doors, and the provenance stamp on every envelope a grain answers.
  */
+import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxKindOf } from '../engine/grains.ts';
 import { grainProvenance, type GrainKind } from '../engine/workspaces.ts';
@@ -10,9 +11,14 @@ import type { Services } from './services.ts';
 /** The `config.keyless` reason of the provisioning doors (POST /workspaces, /tenants, /firms): the creation bound stands in for a key. */
 export const SANDBOX_PROVISIONING = 'sandbox provisioning is anonymous';
 
-/** Takes a creation slot for the caller, or refuses 429 BLOCKED with Retry-After (rejects with the refusal: await it before opening the grain). */
+/**
+ * Takes a creation slot for the caller, or refuses 429 BLOCKED with
+ * Retry-After (rejects with the refusal: await it before opening the grain).
+ * The caller is its address as the rate limit counts it: an IPv6 client by
+ * its /64, since one network hands a client ever more addresses.
+ */
 export async function admitCreation(services: Services, kind: GrainKind, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const bounded = await services.creationBound.admit(kind, request.ip);
+  const bounded = await services.creationBound.admit(kind, normalizeIP(request.ip));
   if (!bounded) return;
   reply.header('retry-after', String(bounded.retryAfterSeconds));
   throw bounded.refusal;
