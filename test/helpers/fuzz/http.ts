@@ -150,7 +150,7 @@ export function sendRaw(base: URL, bytes: Buffer, timeoutMs = 20_000): Promise<A
   });
 }
 
-/** Parses the first HTTP/1.1 answer in `buf`; `complete` once its whole body (by Content-Length) is in. */
+/** Parses the first HTTP/1.1 answer in `buf`; `complete` once its whole body (by Content-Length) is in, or at its headers when it has none. */
 export function parseAnswer(buf: Buffer, toHead = false): { status: number; headers: IncomingHttpHeaders; body: Buffer; complete: boolean } {
   const end = buf.indexOf('\r\n\r\n');
   if (end < 0) return { status: 0, headers: {}, body: Buffer.alloc(0), complete: false };
@@ -162,7 +162,9 @@ export function parseAnswer(buf: Buffer, toHead = false): { status: number; head
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
   const rest = buf.subarray(end + 4);
-  if (toHead) return { status, headers, body: Buffer.alloc(0), complete: true };
+  // A 304 (like a 204, and any answer to HEAD) ends with its headers (RFC 9112, 6.3): bytes after it are the
+  // next answer on the connection (a 408 for a body that never came whole), not its body.
+  if (toHead || status === 304 || status === 204) return { status, headers, body: Buffer.alloc(0), complete: true };
   const length = headers['content-length'] !== undefined ? Number(headers['content-length']) : undefined;
   if (length !== undefined) return { status, headers, body: rest.subarray(0, length), complete: rest.length >= length };
   // Chunked or close-delimited: good enough for a refusal, which is small.
