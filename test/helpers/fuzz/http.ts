@@ -139,8 +139,8 @@ export function sendRaw(base: URL, bytes: Buffer, timeoutMs = 20_000): Promise<A
     const timer = setTimeout(() => finish(`no answer within ${timeoutMs} ms`), timeoutMs);
     socket.on('error', (e: NodeJS.ErrnoException) => finish(`${e.code ?? ''} ${e.message}`.trim()));
     socket.on('close', () => finish('closed without an answer'));
-    // The answer to a HEAD has no body, whatever its Content-Length says.
-    const head = bytes.subarray(0, 5).toString('latin1') === 'HEAD ';
+    // The answer to a HEAD has no body, whatever its Content-Length says (a server skips empty lines before a request line).
+    const head = /^(\r?\n)*HEAD /.test(bytes.subarray(0, 64).toString('latin1'));
     socket.on('data', (c: Buffer) => {
       received = Buffer.concat([received, c]);
       const parsed = parseAnswer(received, head);
