@@ -5,13 +5,10 @@
  * the key the server was given (LEGALWORK_KEY).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceClient } from '../src/client/service-client.ts';
-import { createMcpServer } from '../src/mcp/server.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
-import { HANG_MS } from './helpers/wait.ts';
+import { mcpClient } from './helpers/mcp-client.ts';
 
 let app: TestApp;
 let url: string;
@@ -24,10 +21,7 @@ afterAll(async () => {
 });
 
 async function connect(key?: string) {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(new ServiceClient({ baseUrl: url, ...(key ? { key } : {}), timeoutMs: HANG_MS })).connect(serverSide);
-  const client = new Client({ name: 'legalwork-test', version: '1.0.0' });
-  await client.connect(clientSide);
+  const client = await mcpClient(url, key);
   opened.push(client);
   return client;
 }

@@ -4,15 +4,13 @@
  * schema and annotations, its happy path and its refusals.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServiceClient } from '../src/client/service-client.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { createMcpServer, SPEC_TOOLS } from '../src/mcp/server.ts';
+import { SPEC_TOOLS } from '../src/mcp/server.ts';
 import { freePort } from './helpers/cli.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
-import { HANG_MS } from './helpers/wait.ts';
+import { mcpClient } from './helpers/mcp-client.ts';
 
 let app: TestApp;
 let url: string;
@@ -20,11 +18,7 @@ let key: string;
 const opened: Client[] = [];
 
 async function connect(options: { key?: string; baseUrl?: string } = {}) {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer(new ServiceClient({ baseUrl: options.baseUrl ?? url, ...(options.key ? { key: options.key } : {}), timeoutMs: HANG_MS }));
-  await server.connect(serverSide);
-  const client = new Client({ name: 'legalwork-test', version: '1.0.0' });
-  await client.connect(clientSide);
+  const client = await mcpClient(options.baseUrl ?? url, options.key);
   opened.push(client);
   return client;
 }
