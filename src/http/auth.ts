@@ -31,7 +31,6 @@ import type { Services } from './services.ts';
 import { decoratePresentedKey, presentedKeyOf } from './presented-key.ts';
 
 /** The key the request presented, exactly as sent (`presented-key.ts`): what a roll derives its successor from. */
-export { presentedSecret } from './presented-key.ts';
 
 export interface Provenance {
   actor?: string;

@@ -19,7 +19,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { issuedKeyOf, successorKeyOf, type KeyRecord, type KeyView } from '../../engine/keys.ts';
 import { DEFAULT_ROLL_EXPIRY_SECONDS } from '../../domain/key-life.ts';
-import { presentedSecret } from '../auth.ts';
+import { presentedSecret } from '../presented-key.ts';
 import { refused } from '../declared-refusals.ts';
 import { ok } from '../envelopes.ts';
 import { optionalBody } from '../json-body.ts';
