@@ -25,7 +25,7 @@ import { REGISTERED_SIGNER, SUPPLY_SECRET } from './helpers/supply.ts';
 import { operationsOf, type OpenApiDoc, type Operation } from './helpers/fuzz/contract.ts';
 import { buildWorld, readTails, type World } from './helpers/fuzz/fixtures.ts';
 import { Generator } from './helpers/fuzz/generate.ts';
-import { agentOf, json, sendRaw } from './helpers/fuzz/http.ts';
+import { agentOf, json, rawMethod, sendRaw } from './helpers/fuzz/http.ts';
 import { describe as show, Oracle } from './helpers/fuzz/oracle.ts';
 import { rawCase } from './helpers/fuzz/raw.ts';
 import { Rng } from './helpers/fuzz/rng.ts';
@@ -161,8 +161,7 @@ describe('fuzzing from the contract', () => {
           next++;
           const valid = gen.next();
           const c = rawCase(valid, host, rng);
-          const space = c.bytes.indexOf(0x20);
-          const req = { ...valid, method: space > 0 ? c.bytes.subarray(0, space).toString('latin1') : valid.method, raw: c.bytes, mutations: [c.name], offRoute: true, mustRefuse: false };
+          const req = { ...valid, method: rawMethod(c.bytes) ?? valid.method, raw: c.bytes, mutations: [c.name], offRoute: true, mustRefuse: false };
           const a = await sendRaw(base, c.bytes, 15_000);
           byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
           // A connection the service closes without a word is fine for bytes that are no HTTP request at all.

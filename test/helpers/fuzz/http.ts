@@ -139,8 +139,8 @@ export function sendRaw(base: URL, bytes: Buffer, timeoutMs = 20_000): Promise<A
     const timer = setTimeout(() => finish(`no answer within ${timeoutMs} ms`), timeoutMs);
     socket.on('error', (e: NodeJS.ErrnoException) => finish(`${e.code ?? ''} ${e.message}`.trim()));
     socket.on('close', () => finish('closed without an answer'));
-    // The answer to a HEAD has no body, whatever its Content-Length says (a server skips empty lines before a request line).
-    const head = /^(\r?\n)*HEAD /.test(bytes.subarray(0, 64).toString('latin1'));
+    // The answer to a HEAD has no body, whatever its Content-Length says.
+    const head = rawMethod(bytes) === 'HEAD';
     socket.on('data', (c: Buffer) => {
       received = Buffer.concat([received, c]);
       const parsed = parseAnswer(received, head);
@@ -148,6 +148,11 @@ export function sendRaw(base: URL, bytes: Buffer, timeoutMs = 20_000): Promise<A
     });
     socket.on('connect', () => socket.write(bytes));
   });
+}
+
+/** The method of the request in `bytes`, after the empty lines a server skips before a request line (RFC 9112, 2.2); undefined without one. */
+export function rawMethod(bytes: Buffer): string | undefined {
+  return /^(?:\r?\n)*([^\s]+) /.exec(bytes.subarray(0, 64).toString('latin1'))?.[1];
 }
 
 /** Parses the first HTTP/1.1 answer in `buf`; `complete` once its whole body (by Content-Length) is in, or at its headers when it has none. */
