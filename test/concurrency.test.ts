@@ -166,6 +166,8 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       readHead: (s) => real.readHead(s),
       putSnapshot: (s, snapshot) => real.putSnapshot(s, snapshot),
       readTail: (g, q) => real.readTail(g, q),
+      readAnswer: (s, t) => real.readAnswer(s, t),
+      putAnswer: (row) => real.putAnswer(row),
       latestSeq: (g) => real.latestSeq(g),
       streamVersion: (s) => real.streamVersion(s),
       streamHeads: (g, k, a, l) => real.streamHeads(g, k, a, l),

@@ -1,6 +1,7 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
 import { edgeCounts, enteredOf, snapshotOf, snapshotRow, statesOf, type PopulationRow, type SnapshotRow } from './population-rows.ts';
-import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { checksumOf, intact } from './answer-rows.ts';
+import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
@@ -9,6 +10,7 @@ export class MemoryJournal implements JournalStore {
   private readonly snapshots = new Map<string, SnapshotRow>();
   private readonly ledgers = new Map<string, PopulationLedger>();
   private readonly edges = new Map<string, Map<string, number>>();
+  private readonly answers = new Map<string, AnswerRow & { crc: number }>();
 
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
     for (const w of writes) {
@@ -41,6 +43,20 @@ export class MemoryJournal implements JournalStore {
       }
     }
     return structuredClone(written);
+  }
+
+  /** As the SQL adapters: a row only while each of its deps stands where it says. */
+  private fresh(deps: AnswerRow['deps']): boolean {
+    return deps.every(([stream, version]) => (this.streams.get(stream)?.length ?? 0) === version);
+  }
+
+  async putAnswer(row: AnswerRow) {
+    if (this.fresh(row.deps)) this.answers.set(row.stream, { ...structuredClone(row), crc: checksumOf(row.body) });
+  }
+
+  async readAnswer(stream: string, tag: string) {
+    const row = this.answers.get(stream);
+    return row && row.tag === tag && this.fresh(row.deps) ? intact(row.grain, row.etag, row.body, row.crc) : null;
   }
 
   async readStream(stream: string) {

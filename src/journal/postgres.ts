@@ -31,12 +31,17 @@ import { PostgresClock } from './postgres-clock.ts';
 import { HOLDER_SETTING, leaseHolder, LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
 import { OUTBOX_LEASE_MIGRATION, OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
+import { checksumOf, intact } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
+
+/** True when one of the streams a row's deps (`[[stream, version], ...]`) names has moved off its version: the row is stale. */
+const STALE_DEPS = (deps: string) =>
+  `EXISTS (SELECT 1 FROM jsonb_array_elements(${deps}) d WHERE coalesce((SELECT max(version) FROM events WHERE stream = d->>0), 0) <> (d->>1)::integer)`;
 
 /** A snapshot row's columns set from the row offered (`excluded`). */
 const SNAPSHOT_UPDATE = SNAPSHOT_COLUMNS.split(', ').slice(1).map((c) => `${c} = excluded.${c}`).join(', ');
@@ -91,6 +96,9 @@ ${appendBatch(4)}
   6: OUTBOX_MIGRATION,
   // An intent is born leased to the process whose append writes it.
   7: OUTBOX_LEASE_MIGRATION,
+  // Answers kept as rows (AnswerRow in store.ts): a cache of the journal, written after the facts
+  // they show and read only while every stream in deps stands where it says.
+  8: 'CREATE TABLE answers (stream text PRIMARY KEY, grain text NOT NULL, tag text NOT NULL, deps jsonb NOT NULL, etag text NOT NULL, crc bigint NOT NULL, body text NOT NULL)',
 };
 
 
@@ -392,10 +400,30 @@ export class PostgresJournal implements JournalStore {
        WHERE excluded.version >= snapshots.version OR snapshots.version > (SELECT max(version) FROM events WHERE stream = excluded.stream)`,
       [stream, version, machine, state, entered ? standing!.path : null, entered ? standing!.facets : null, entered?.seq ?? null, entered?.at ?? null],
     ).then(() => undefined);
-    // A close waits for the rewrites under way, as it does for the appends.
+    return this.kept(put);
+  }
+
+  /** A close waits for the rewrites under way (snapshots, answers), as it does for the appends. */
+  private kept(put: Promise<void>): Promise<void> {
     this.puts.add(put);
     void put.catch(() => undefined).finally(() => this.puts.delete(put));
     return put;
+  }
+
+  async readAnswer(stream: string, tag: string) {
+    const [row] = await this.rows<[grain: string, etag: string, body: string, crc: string]>(`SELECT grain, etag, body, crc FROM answers a WHERE stream = $1 AND tag = $2 AND NOT ${STALE_DEPS('a.deps')}`, [stream, tag]);
+    return row ? intact(row[0], row[1], row[2], Number(row[3])) : null;
+  }
+
+  putAnswer({ stream, grain, tag, deps, etag, body }: AnswerRow): Promise<void> {
+    if (this.closing) return Promise.reject(new Error('the journal is closed'));
+    // One statement: its deps are checked as of its own snapshot, and a commit racing it makes the row stale, never wrong.
+    const put = this.pool.query(
+      `INSERT INTO answers (stream, grain, tag, deps, etag, crc, body) SELECT $1, $2, $3, $4::jsonb, $5, $6, $7 WHERE NOT ${STALE_DEPS('$4::jsonb')}
+       ON CONFLICT (stream) DO UPDATE SET grain = excluded.grain, tag = excluded.tag, deps = excluded.deps, etag = excluded.etag, crc = excluded.crc, body = excluded.body`,
+      [stream, grain, tag, JSON.stringify(deps), etag, checksumOf(body), body],
+    ).then(() => undefined);
+    return this.kept(put);
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {

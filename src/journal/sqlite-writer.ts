@@ -25,7 +25,24 @@ export interface WriterBatch {
   /** What the appends add to the population's ledger (grain, machine, streams, events, transitions) and transition counts (grain, machine, edge, n). */
   ledger: unknown[][];
   edges: unknown[][];
+  /** Answers kept (`AnswerRow`), last: each only while its deps stand where it says, after this batch's appends too. */
+  answers: KeptAnswer[];
 }
+
+/** An answer row as the writer inserts it: its deps as JSON text, its bytes' checksum beside them. */
+export interface KeptAnswer {
+  stream: string;
+  grain: string;
+  tag: string;
+  deps: string;
+  etag: string;
+  crc: number;
+  body: string;
+}
+
+/** True when one of the streams a row's deps (JSON text `[[stream, version], ...]`) names has moved off its version: the row is stale. */
+export const STALE_DEPS = (deps: string) =>
+  `EXISTS (SELECT 1 FROM json_each(${deps}) d WHERE coalesce((SELECT max(version) FROM events WHERE stream = json_extract(d.value, '$[0]')), 0) <> json_extract(d.value, '$[1]'))`;
 
 /** A machine's population counts in a grain, rebuilt: every build's counts and other builds' rows are replaced. */
 export interface PopulationReset {
@@ -44,11 +61,18 @@ export interface WriterData {
   /** Where better-sqlite3 resolves from the journal's module. */
   driver: string;
   file: string;
+  /** The statement that keeps an answer (`ANSWER_INSERT`). */
+  answerInsert: string;
 }
+
+/** Keeps an answer row (named parameters of `KeptAnswer`), unless one of its deps has moved on. */
+export const ANSWER_INSERT = `INSERT INTO answers (stream, grain, tag, deps, etag, crc, body)
+  SELECT @stream, @grain, @tag, @deps, @etag, @crc, @body WHERE NOT ${STALE_DEPS('@deps')}
+  ON CONFLICT (stream) DO UPDATE SET grain = excluded.grain, tag = excluded.tag, deps = excluded.deps, etag = excluded.etag, crc = excluded.crc, body = excluded.body`;
 
 export function writerThread(load: (id: string) => unknown): void {
   const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');
-  const { driver, file } = workerData as WriterData;
+  const { driver, file, answerInsert: staleAnswerInsert } = workerData as WriterData;
   const Sqlite = load(driver) as typeof Database;
   const db = new Sqlite(file);
   db.pragma('journal_mode = WAL');
@@ -64,10 +88,12 @@ export function writerThread(load: (id: string) => unknown): void {
     WHERE excluded.version >= snapshots.version OR snapshots.version > (SELECT max(version) FROM events WHERE stream = excluded.stream)`);
   const ledger = db.prepare('INSERT INTO population_ledger (grain, machine, streams, events, transitions) VALUES (?, ?, ?, ?, ?) ON CONFLICT (grain, machine) DO UPDATE SET streams = streams + excluded.streams, events = events + excluded.events, transitions = transitions + excluded.transitions');
   const edge = db.prepare('INSERT INTO transition_counts (grain, machine, edge, n) VALUES (?, ?, ?, ?) ON CONFLICT (grain, machine, edge) DO UPDATE SET n = n + excluded.n');
+  // The statement's text is built on the event loop's side (the thread imports nothing), and handed over with the file.
+  const answer = db.prepare(staleAnswerInsert);
   const dropLedger = db.prepare('DELETE FROM population_ledger WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
   const dropEdges = db.prepare('DELETE FROM transition_counts WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
   const dropForeignRows = db.prepare('DELETE FROM snapshots WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix AND machine <> @tag');
-  const write = db.transaction(({ resets, rewrites, events, snapshots, ledger: deltas, edges }: WriterBatch) => {
+  const write = db.transaction(({ resets, rewrites, events, snapshots, ledger: deltas, edges, answers }: WriterBatch) => {
     for (const r of resets) {
       const named = { grain: r.grain, prefix: r.prefix };
       dropLedger.run(named);
@@ -81,6 +107,7 @@ export function writerThread(load: (id: string) => unknown): void {
     for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
     for (const r of deltas) ledger.run(r[0], r[1], r[2], r[3], r[4]);
     for (const r of edges) edge.run(r[0], r[1], r[2], r[3]);
+    for (const a of answers) answer.run(a);
   });
   parentPort!.on('message', (message: WriterBatch | 'close') => {
     if (message === 'close') {

@@ -22,11 +22,13 @@ import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { WRITER_SOURCE, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
-import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery } from './store.ts';
+import { checksumOf, intact } from './answer-rows.ts';
+import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
+import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
-/** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, or a rebuilt population's counts. */
-type PendingWork = ({ rewrite: unknown[] } | { reset: PopulationReset; atSeq: number }) & {
+/** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, a rebuilt population's counts, or an answer kept. */
+type Work = { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number } | { answer: KeptAnswer };
+type PendingWork = Work & {
   resolve: (done: boolean) => void;
   reject: (error: unknown) => void;
 };
@@ -100,6 +102,17 @@ CREATE TRIGGER IF NOT EXISTS events_outbox_enqueue AFTER INSERT ON events WHEN n
   BEGIN INSERT OR IGNORE INTO outbox_pending (grain, seq) VALUES (new.grain, new.seq); END;
 CREATE TRIGGER IF NOT EXISTS events_outbox_settle AFTER INSERT ON events WHEN new.kind = '${DELIVERY_KIND}'
   BEGIN DELETE FROM outbox_pending WHERE grain = json_extract(new.body, '$.data.intent.grain') AND seq = json_extract(new.body, '$.data.intent.seq'); END;
+-- Answers kept as rows (AnswerRow in store.ts): a cache of the journal, written after the
+-- facts they show and read only while every stream in deps stands where it says.
+CREATE TABLE IF NOT EXISTS answers (
+  stream TEXT    PRIMARY KEY,
+  grain  TEXT    NOT NULL,
+  tag    TEXT    NOT NULL,
+  deps   TEXT    NOT NULL,
+  etag   TEXT    NOT NULL,
+  crc    INTEGER NOT NULL,
+  body   TEXT    NOT NULL
+);
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
@@ -199,12 +212,13 @@ export class SqliteJournal implements JournalStore {
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
       pending: this.db.prepare(`SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM outbox_pending p JOIN events e ON e.grain = p.grain AND e.seq = p.seq WHERE (p.grain, p.seq) > (?, ?) ORDER BY p.grain, p.seq LIMIT ?`).raw(),
       intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN (${INTENT_KINDS_SQL}) AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
+      readAnswer: this.db.prepare(`SELECT grain, etag, body, crc FROM answers a WHERE stream = ? AND tag = ? AND NOT ${STALE_DEPS('a.deps')}`).raw(),
       ledger: this.db.prepare(`${LEDGER_SELECT} WHERE grain = ? AND machine = ?`),
       edges: this.db.prepare('SELECT edge, n FROM transition_counts WHERE grain = ? AND machine = ? ORDER BY edge'),
       inState: this.db.prepare(`${IN_STATE_SELECT} INDEXED BY snapshots_population WHERE grain = ? AND machine = ? AND path = ? AND since_seq > ? ORDER BY since_seq LIMIT ?`),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
-    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file } satisfies WriterData });
+    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file, answerInsert: ANSWER_INSERT } satisfies WriterData });
     // The writer keeps the process alive only while it holds a batch.
     this.writer.unref();
     this.writer.on('message', (m: WriterAnswer) => this.settle(m));
@@ -234,7 +248,16 @@ export class SqliteJournal implements JournalStore {
     return this.work({ reset, atSeq });
   }
 
-  private work(item: { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number }): Promise<boolean> {
+  putAnswer({ stream, grain, tag, deps, etag, body }: AnswerRow): Promise<void> {
+    return this.work({ answer: { stream, grain, tag, deps: JSON.stringify(deps), etag, crc: checksumOf(body), body } }).then(() => undefined);
+  }
+
+  async readAnswer(stream: string, tag: string) {
+    const row = this.stmt.readAnswer.get(stream, tag) as [grain: string, etag: string, body: string, crc: number] | undefined;
+    return row ? intact(...row) : null;
+  }
+
+  private work(item: Work): Promise<boolean> {
     return new Promise((resolve, reject) => {
       if (this.broken) return reject(this.broken);
       if (this.closing) return reject(new Error('the journal is closed'));
@@ -315,12 +338,13 @@ export class SqliteJournal implements JournalStore {
     const seqs = new Map<string, number>();
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
-    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [] };
+    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [], answers: [] };
     // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
     // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
     const work: Array<{ w: PendingWork; done: boolean }> = [];
     for (const w of pendingWork) {
       if ('rewrite' in w) out.rewrites.push(w.rewrite);
+      else if ('answer' in w) out.answers.push(w.answer);
       else if (this.seq(w.reset.grain, seqs) !== w.atSeq) {
         w.resolve(false);
         continue;

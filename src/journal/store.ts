@@ -174,6 +174,33 @@ export interface EntityHead {
   unreadable?: UnreadableEvent;
 }
 
+/**
+ * An answer kept as a row (an inline read model, issue 37): the bytes a read
+ * door answers for one record, kept beside the journal, so a read of a record
+ * not in memory is one indexed lookup that returns them as stored. A cache of
+ * the journal, never its truth: the adapters answer a row only while every
+ * stream it was built from still stands at the version it names, it was
+ * written by today's build of the answer (`tag`), and its bytes are the ones
+ * written (a CRC-32 the adapter keeps beside them); anything else reads as no
+ * row, and the door builds the answer from the journal and keeps it again.
+ */
+export interface AnswerRow {
+  /** The record whose answer it is. */
+  stream: string;
+  /** The grain the record lives in: who may be sent the row is checked against it. */
+  grain: string;
+  /** The build of the answer's shape (a digest of the door's response schema): a row of another build is stale. */
+  tag: string;
+  /** Every stream the bytes were built from, with the version each stood at: the record's own first. */
+  deps: Array<[stream: string, version: number]>;
+  /** The answer's ETag, as the door tags the same bytes. */
+  etag: string;
+  body: string;
+}
+
+/** A row as a read is sent it: fresh and intact (`AnswerRow`). */
+export type KeptRow = Pick<AnswerRow, 'grain' | 'etag' | 'body'>;
+
 export interface JournalStore {
   /**
    * Appends the writes of one command atomically, all or none, each into
@@ -197,6 +224,14 @@ export interface JournalStore {
    */
   putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
+  /** The answer kept for `stream` under `tag`, in one statement; null when there is none fresh and intact (`AnswerRow`). */
+  readAnswer(stream: string, tag: string): Promise<KeptRow | null>;
+  /**
+   * Keeps an answer, replacing the stream's row, unless one of the streams
+   * it was built from has moved on by the time it is written (a put that
+   * raced a commit never replaces a row with an older answer).
+   */
+  putAnswer(row: AnswerRow): Promise<void>;
   latestSeq(grain: string): Promise<number>;
   /** How many events a stream holds: the expected version of its next append. */
   streamVersion(stream: string): Promise<number>;

@@ -135,6 +135,29 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.close();
   });
 
+  it('answers a kept answer only while every stream it was built from stands where it says, and only of its build', async () => {
+    const j = await make();
+    await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened')] }]);
+    const row = { stream: 'm1', grain: 'g', tag: 'get@1', deps: [['m1', 1], ['l1', 0]] as Array<[string, number]>, etag: '"1.abc"', body: '{"type":"OK"}' };
+    await j.putAnswer(row);
+    expect(await j.readAnswer('m1', 'get@1')).toEqual({ grain: 'g', etag: '"1.abc"', body: '{"type":"OK"}' });
+    // Another build's answer has another shape: never sent.
+    expect(await j.readAnswer('m1', 'get@2')).toBeNull();
+    expect(await j.readAnswer('nope', 'get@1')).toBeNull();
+    // A fact on any stream the answer read (here one that did not exist yet) makes it stale.
+    await j.append('g', [{ stream: 'l1', expectedVersion: 0, events: [event('ladder.opened')] }]);
+    expect(await j.readAnswer('m1', 'get@1')).toBeNull();
+    await j.putAnswer({ ...row, deps: [['m1', 1], ['l1', 1]], body: '{"type":"OK","n":2}' });
+    expect((await j.readAnswer('m1', 'get@1'))?.body).toBe('{"type":"OK","n":2}');
+    await j.append('g', [{ stream: 'm1', expectedVersion: 1, events: [event('stage')] }]);
+    expect(await j.readAnswer('m1', 'get@1')).toBeNull();
+    // A put built before a commit it raced writes nothing: the row is never replaced by an older answer.
+    await j.putAnswer({ ...row, deps: [['m1', 2], ['l1', 1]], body: '{"n":3}' });
+    await j.putAnswer({ ...row, deps: [['m1', 1], ['l1', 1]], body: '{"n":"older"}' });
+    expect((await j.readAnswer('m1', 'get@1'))?.body).toBe('{"n":3}');
+    await j.close();
+  });
+
   it('pages the intents of every grain in (grain, seq) order, and nothing else', async () => {
     const j = await make();
     for (const grain of ['g2', 'g1']) {
@@ -164,7 +187,34 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   });
 });
 
+/** A kept answer whose bytes were damaged where they are stored (`damage`) reads as none, and the next put keeps it whole again. */
+async function damagedAnswerReadsAsNone(j: JournalStore, damage: (sql: string) => Promise<unknown>) {
+  await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened')] }]);
+  const row = { stream: 'm1', grain: 'g', tag: 't', deps: [['m1', 1]] as Array<[string, number]>, etag: '"1.x"', body: '{"type":"OK","matter":{"status":"open"}}' };
+  await j.putAnswer(row);
+  expect((await j.readAnswer('m1', 't'))?.body).toBe(row.body);
+  // One byte changed, as a disk or a hand may: the checksum kept beside the bytes no longer holds.
+  await damage(`UPDATE answers SET body = replace(body, 'open', 'shut')`);
+  expect(await j.readAnswer('m1', 't')).toBeNull();
+  // Kept again whole, it is answered again.
+  await j.putAnswer(row);
+  expect((await j.readAnswer('m1', 't'))?.body).toBe(row.body);
+}
+
 describe('the SQLite journal', () => {
+  it('never answers a kept answer whose bytes were damaged', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const j = new SqliteJournal(dir);
+    const db = new Database(`${dir}/journal.db`);
+    try {
+      await damagedAnswerReadsAsNone(j, async (sql) => db.prepare(sql).run());
+    } finally {
+      db.close();
+      await j.close();
+    }
+  });
+
   it('is append-only in the database itself: UPDATE and DELETE abort', async () => {
     const dir = tempDir();
     dirs.push(dir);
@@ -207,6 +257,19 @@ describe('the SQLite journal', () => {
 });
 
 describe('the PostgreSQL journal', () => {
+  it('never answers a kept answer whose bytes were damaged', async () => {
+    const j = await postgresJournal();
+    const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query(`SET search_path TO ${pg.escapeIdentifier(schemas[schemas.length - 1])}`);
+      await damagedAnswerReadsAsNone(j, (sql) => db.query(sql));
+    } finally {
+      await db.end();
+      await j.close();
+    }
+  });
+
   it('is append-only in the database itself: UPDATE, DELETE and TRUNCATE abort', async () => {
     const j = await postgresJournal();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);

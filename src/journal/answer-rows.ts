@@ -1,0 +1,16 @@
+/**
+ * What the adapters share about answer rows (`AnswerRow`, store.ts): the
+ * check that a row's bytes are the ones written. A CRC-32 (zlib's, about a
+ * microsecond for a Matter's 3 KiB) is kept beside the body and compared on
+ * every read: a row a disk or a hand damaged reads as no row, and is built
+ * again from the journal, never sent.
+ */
+import { crc32 } from 'node:zlib';
+import type { KeptRow } from './store.ts';
+
+export const checksumOf = (body: string): number => crc32(body);
+
+/** The row as a read is sent it, or null when its bytes are not the ones written. */
+export function intact(grain: string, etag: string, body: string, crc: number): KeptRow | null {
+  return checksumOf(body) === Number(crc) ? { grain, etag, body } : null;
+}
