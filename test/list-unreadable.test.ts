@@ -11,60 +11,12 @@
  * ENTITY_UNREADABLE. The app is restarted on the damaged journal, so no
  * state a process kept in memory hides the damage.
  */
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../src/journal/sqlite-driver.ts';
-import { PostgresJournal } from '../src/journal/postgres.ts';
-import { SqliteJournal } from '../src/journal/sqlite.ts';
-import type { JournalStore } from '../src/journal/store.ts';
-import { call, PASS_JOURNAL, tempDir, testApp, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
-import { dropSchema, freshSchema, TEST_DATABASE_URL } from './helpers/postgres.ts';
+import { describe, expect, it } from 'vitest';
+import { call, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
+import { journalled, type Store } from './helpers/pass-store.ts';
 
 /** What a damaged stream must never show: a Client's name and the bytes of the body written into it. */
 const SECRET = 'Ada Lovelace-Secret-Inventor';
-
-/** The pass's journal, opened again at each start, and plain SQL on its tables. */
-interface Store {
-  open(): Promise<JournalStore>;
-  sql(statement: string, values?: unknown[]): Promise<void>;
-  drop(): Promise<void>;
-}
-
-function passStore(): Store {
-  if (PASS_JOURNAL === 'sqlite') {
-    const dir = tempDir();
-    return {
-      open: async () => new SqliteJournal(dir),
-      sql: async (statement, values = []) => {
-        const db = new Database(join(dir, 'journal.db'));
-        try {
-          db.prepare(statement).run(...values);
-        } finally {
-          db.close();
-        }
-      },
-      drop: async () => undefined,
-    };
-  }
-  const schema = freshSchema();
-  return {
-    open: () => PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }),
-    sql: async (statement, values = []) => {
-      const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await db.connect();
-      try {
-        await db.query(`SET search_path TO ${pg.escapeIdentifier(schema)}`);
-        // The same statements as SQLite's: `?` placeholders, numbered for pg.
-        let n = 0;
-        await db.query(statement.replace(/\?/g, () => `$${++n}`), values);
-      } finally {
-        await db.end();
-      }
-    },
-    drop: () => dropSchema(schema),
-  };
-}
 
 /**
  * Appends one raw row to `stream` in `grain`, as no adapter would write it,
@@ -94,28 +46,6 @@ async function everyPage(app: TestApp, path: string, limit: number, headers: Rec
     if (res.body.nextAfter === null || res.body.nextAfter === undefined) return { items, pages, cursors };
     after = res.body.nextAfter;
   }
-}
-
-let cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const done of cleanup.reverse()) await done();
-  cleanup = [];
-});
-
-/** A store and a start on it: each start is an app on the same journal (close the one before it first). */
-function journalled() {
-  const store = passStore();
-  const started: TestApp[] = [];
-  cleanup.push(async () => {
-    for (const app of started) await app.close();
-    await store.drop();
-  });
-  const start = async () => {
-    const app = await testApp({ journal: await store.open() });
-    started.push(app);
-    return app;
-  };
-  return { store, start };
 }
 
 describe('a list page with an unreadable stream on it', () => {

@@ -85,6 +85,9 @@ export class Supervisor {
   private readonly capacity: number;
   /** Entity definitions by the kind of the event that opens their streams. */
   private readonly definitions: Map<string, EntityDefinition>;
+  /** What a kind of entity keeps after each of its commits (`afterCommit`). */
+  private readonly afterCommits = new Map<EntityDefinition, (entity: Entity) => Promise<void>>();
+  private readonly afterCommitsPending = new Set<Promise<void>>();
 
   constructor(options: SupervisorOptions) {
     this.journal = options.journal;
@@ -250,7 +253,37 @@ export class Supervisor {
       throw error;
     }
     entity.confirm(written.filter((e) => e.stream === entity.id), entered);
+    this.committed(entity);
     return written;
+  }
+
+  /**
+   * Work a kind of entity asks for after each of its commits, on the entity
+   * as committed (a Matter's answer kept as a row): queued in the entity's
+   * mailbox behind the command that committed, so the command answers
+   * without waiting for it, and the entity's next command waits until it is
+   * done, while the entity is as committed. A cache's work: its failure is
+   * nobody's refusal.
+   */
+  afterCommit<M extends AnyStateMachine>(definition: EntityDefinition<M>, work: (entity: Entity<M>) => Promise<void>): void {
+    this.afterCommits.set(definition, work as unknown as (entity: Entity) => Promise<void>);
+  }
+
+  private committed(entity: Entity): void {
+    const work = this.afterCommits.get(entity.definition);
+    if (!work) return;
+    const version = entity.version;
+    const done = this.mailboxes.run(entity.id, async () => {
+      // Only on the entity as this commit left it: one dropped or moved on since is another commit's to keep.
+      if (this.resident.get(entity.id) === entity && entity.version === version) await work(entity).catch(() => undefined);
+    });
+    this.afterCommitsPending.add(done);
+    void done.finally(() => this.afterCommitsPending.delete(done));
+  }
+
+  /** Resolves once the after-commit work queued so far is done: a stop waits for it before its journal closes. */
+  async afterCommitsSettled(): Promise<void> {
+    await Promise.all([...this.afterCommitsPending]);
   }
 
   /**
@@ -267,7 +300,9 @@ export class Supervisor {
       // The opening fact is stamped first so instants follow journal order.
       const first = this.openingWrite(definition, id, id, input, opened);
       const written = await this.append(grain, [first, ...alsoWrite()]);
-      return { entity: this.resident.get(id) as unknown as Entity<M>, written };
+      const entity = this.resident.get(id) as unknown as Entity<M>;
+      this.committed(entity);
+      return { entity, written };
     });
   }
 
@@ -372,6 +407,11 @@ export class Supervisor {
    */
   openStream(grain: string, stream: string, fact: Fact, subject: string = stream): Promise<JournalEvent[]> {
     return this.appendFact(grain, stream, 0, fact, subject);
+  }
+
+  /** Whether `id`'s entity is in memory (a reader that would otherwise look up a row answers it from there). */
+  isResident(id: string): boolean {
+    return this.resident.has(id);
   }
 
   get residentCount(): number {

@@ -46,8 +46,8 @@ interface Kept {
 export class KeptAnswers {
   /** By live record: weak, so an answer lives no longer than its actor. */
   private readonly kept = new WeakMap<object, Kept>();
-  /** Requests building an answer to keep: for whom, under which key. */
-  private readonly building = new WeakMap<FastifyRequest, { owner: object; key: string }>();
+  /** Requests building an answer to keep: for whom, under which key, and who else keeps its bytes. */
+  private readonly building = new WeakMap<FastifyRequest, { owner: object; key: string; alsoKeep?: (body: string, etag: string) => void }>();
 
   /**
    * Sends the bytes kept for `owner` when they were kept under `key`, with
@@ -63,9 +63,9 @@ export class KeptAnswers {
     return true;
   }
 
-  /** The answer this request builds for `owner` is kept under `key`, once it is written and if it is a 200. */
-  keep(request: FastifyRequest, owner: object, key: string): void {
-    this.building.set(request, { owner, key });
+  /** The answer this request builds for `owner` is kept under `key`, once it is written and if it is a 200; and handed to `alsoKeep` (a row, `stored-answers.ts`). */
+  keep(request: FastifyRequest, owner: object, key: string, alsoKeep?: (body: string, etag: string) => void): void {
+    this.building.set(request, { owner, key, alsoKeep });
   }
 
   /** Takes a built answer's bytes and tags them (`etag.ts` then hashes nothing). Every other reply of the plugin passes untouched. */
@@ -81,6 +81,7 @@ export class KeptAnswers {
     const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(payload));
     bytes.write(payload);
     this.kept.set(building.owner, { key: building.key, bytes, etag });
+    building.alsoKeep?.(payload, etag);
     tagKnown(reply, etag);
     done(null, payload);
   };

@@ -120,6 +120,8 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   // Webhook deliveries resume where the journal says they stood; a stop ends their waits (a restart resumes them).
   app.addHook('onReady', async () => void services.webhooks.resume());
   app.addHook('preClose', async () => services.webhooks.close());
+  // What commits queued behind them (a Matter's answer kept as a row) is done before the journal closes after the app.
+  app.addHook('preClose', async () => services.supervisor.afterCommitsSettled());
   app.addHook('preSerialization', stampProvenance);
   // After the stamp: the reply is checked as it will be written.
   installReplyCheck(app);

@@ -30,7 +30,12 @@ export async function admitCreation(services: Services, kind: GrainKind, request
  * <kind>: id}`, so synthetic state can never pass for real state.
  */
 export async function stampProvenance(request: FastifyRequest, _reply: FastifyReply, payload: unknown): Promise<unknown> {
-  const kind = request.grain ? sandboxKindOf(request.grain) : null;
+  return request.grain ? stamped(request.grain, payload) : payload;
+}
+
+/** `payload` as answered to a request of `grain`: stamped when that grain is a sandbox (an answer kept as a row is stamped as it will be sent). */
+export function stamped(grain: string, payload: unknown): unknown {
+  const kind = sandboxKindOf(grain);
   if (!kind || payload === null || typeof payload !== 'object' || Array.isArray(payload) || 'provenance' in payload) return payload;
-  return { ...payload, provenance: grainProvenance(kind, request.grain) };
+  return { ...payload, provenance: grainProvenance(kind, grain) };
 }

@@ -64,16 +64,18 @@ describe('after many distinct Matters, keys, grains, Idempotency-Keys and caller
     for (let i = 0; i < GRAINS; i++) await open('tenants', caller++);
     for (let i = 0; i < GRAINS; i++) await open('firms', caller++);
 
-    // Matters spread over the workspaces, each with its Asset and Ladder; some advanced, every one read back.
+    // Matters spread over the workspaces, each with its Asset and Ladder; some advanced, every one and its ladder read back.
     const matters: string[] = [];
+    const ladders: string[] = [];
     for (let i = 0; i < MATTERS; i++) {
       const prefix = `/workspaces/${workspaces[i % GRAINS]}`;
       const created = await call(app, 'POST', `${prefix}/matters`, { matterType: 'patent_provisional', asset: { title: `Bounded widget ${i}` } });
       expect(created.status).toBe(201);
       matters.push(`${prefix}/matters/${created.body.matter.id}`);
+      ladders.push(`${prefix}/deadlines/${created.body.asset.id}`);
       if (i % 3 === 0) expect((await call(app, 'POST', `${matters[i]}/advance`)).status).toBe(200);
     }
-    for (const matter of matters) expect((await call(app, 'GET', matter)).status).toBe(200);
+    for (const read of [...matters, ...ladders]) expect((await call(app, 'GET', read)).status).toBe(200);
 
     // API keys, each issued and then presented.
     for (let i = 0; i < KEYS; i++) {

@@ -144,10 +144,10 @@ describe('the outbox reads the unsettled intents alone', () => {
     const first = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     const open = await intents(first, 40, 4);
     await first.close();
-    // As schema 5 left it: migrations 6 and 7 undone.
+    // As schema 5 left it: migrations 6 to 8 undone.
     const db = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
     await db.connect();
-    await db.query('DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track(); DROP TABLE outbox_pending; DELETE FROM schema_version WHERE version >= 6');
+    await db.query('DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track(); DROP TABLE outbox_pending; DROP TABLE answers; DELETE FROM schema_version WHERE version >= 6');
     await db.end();
     const migrated = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     closing.push(() => migrated.close());

@@ -211,6 +211,13 @@ describe('bounded by the resident cap', () => {
     // Five other Matters read (each made resident, with its answer kept): more than the cap holds, so the first is passivated.
     for (const url of urls.slice(1)) await read(app, url);
     expect(await builds(() => read(app, urls.at(-1)!))).toBe(0);
+    // Passivated, it is answered from its row in the journal (`stored-answers.ts`), nothing held for it in memory.
+    const id = urls[0].split('/').at(-1)!;
+    const stored = await read(app, urls[0]);
+    expect(app.services.supervisor.isResident(id)).toBe(false);
+    expect(stored.raw).toBe(first.raw);
+    // Loaded again, its bytes are built anew: those its earlier actor kept went with it.
+    await call(app, 'GET', `${urls[0]}/journal`);
     let again!: Awaited<ReturnType<typeof read>>;
     expect(await builds(async () => (again = await read(app, urls[0])))).toBe(1);
     // Rebuilt from the journal: the same bytes.

@@ -13,7 +13,7 @@ import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { KeptAnswers } from '../answer-bytes.ts';
-import { ladderView } from '../../engine/ladders.ts';
+import { storedAnswersOf } from '../stored-answers.ts';
 import { refusingUnreadable, Unreadable } from '../../engine/unreadable.ts';
 import { unreadableItem } from '../unreadable.ts';
 import { expectedVersionOf, tagVersion } from '../versions.ts';
@@ -83,22 +83,26 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   // One per mount (each grain prefix writes its answers with its own route's serializer).
   const answers = new KeptAnswers();
   answers.install(app);
+  // Answers kept as rows, for Matters not in memory (`stored-answers.ts`): it takes the route's serializer as the route is added.
+  const stored = storedAnswersOf(services);
+  stored.install(app);
 
   app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request, reply) => {
+    if (await stored.send(request, reply, request.params.id)) return reply;
     const entity = await matters.get(request.grain, request.params.id);
     // Everything the answer reads is read first, so the key below names the very states it is built from (no await between).
-    const minted = await matters.mintingOf(entity);
-    const ladder = await services.ladders.stateOf(entity.grain, minted.stream);
+    const { deps, build } = await stored.read(entity);
     tagVersion(reply, entity.version);
-    // What the bytes depend on, all of it: the Matter's version (its view and journal, and its Asset's status history,
+    // What the bytes depend on, all of it (`deps`): the Matter's version (its view and journal, and its Asset's status history,
     // docket and lineage, which are read off that journal; the Asset's own stream is its minting fact, never appended to)
     // and its ladder's version (every field of the ladder's view, its days until the deadline too, moves only by a fact
     // on the ladder's stream: no clock is read); the grain asked from (a sandbox's answer carries its grain's stamp).
     // Nothing of the caller: a read by id answers every caller that reaches the Matter with the same bytes.
-    const key = `${request.grain} ${entity.version} ${ladder?.version ?? 0}`;
+    const key = `${request.grain} ${deps.map(([, version]) => version).join(' ')}`;
     if (answers.sendKept(reply, entity, key)) return reply;
-    answers.keep(request, entity, key);
-    return ok({ matter: matterView(entity), asset: { ...assetView(minted, [entity]), deadlineLadder: ladder && ladderView(ladder) }, journal: journalView(entity) });
+    // The bytes sent are kept as the Matter's row too: its own grain's answer, where it is the grain asked from (or reaches it unstamped).
+    answers.keep(request, entity, key, reaches(request.grain, entity.grain) ? (body, etag) => stored.put(entity, deps, body, etag) : undefined);
+    return build();
   });
 
   app.post('/matters/:id/advance', { schema: { params: MatterParams, headers: IfMatchHeaders, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request, reply) => {

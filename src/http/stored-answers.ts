@@ -1,0 +1,137 @@
+/**
+ * A Matter's answer kept as a row (issue 37, item 2: an inline read model):
+ * what `GET /matters/{id}` sends for a Matter not in memory is one indexed
+ * lookup (`JournalStore.readAnswer`) returning the bytes as they are stored,
+ * with their ETag: nothing is folded, parsed, built or serialized.
+ *
+ * **Written** after each commit of a Matter (its opening too), in its
+ * mailbox behind the command that committed (`Supervisor.afterCommit`): the
+ * answer is composed from the entity as committed, stamped and serialized
+ * exactly as the door's route would, and kept by the journal's next
+ * transaction. Not in the commit's own transaction: the answer shows each
+ * fact's seq, which the journal gives as it appends. And by a read that
+ * found no row fresh: the bytes the door built and sent are kept as they
+ * went out (`KeptAnswers`).
+ *
+ * **Never the truth.** A row names every stream its bytes were built from,
+ * with the version each stood at (the Matter's own and its Asset's ladder's;
+ * the Asset's stream is its minting fact, never appended to); the journal
+ * answers it only while each still stands there, while its tag is this
+ * build's (`buildKey`: another build's views may word the same facts
+ * otherwise), and while its CRC-32 holds. A missing, stale, foreign or
+ * damaged row reads as none: the door folds the journal and keeps the row
+ * again. A crash between a commit and its row loses nothing but the row.
+ *
+ * **The same bytes as the route.** The serializer is the route's own
+ * (`serializers.ts` compiles one per schema, and this asks it for the very
+ * schema the route was given, read off its onRoute), and the Matter doors of
+ * every grain prefix answer GET with one schema: a mount whose schema
+ * differs stops the start, rather than kept bytes differ from built ones.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { assetView, journalView, matterView } from '../domain/matter-view.ts';
+import { reaches } from '../engine/grains.ts';
+import { ladderStreamOf, ladderView, type LadderState } from '../engine/ladders.ts';
+import { MATTER, type MatterEntity } from '../engine/matters.ts';
+import type { AnswerRow, JournalEvent } from '../journal/store.ts';
+import { buildKey } from '../lib/build-key.ts';
+import { ok } from './envelopes.ts';
+import { etagOf, tagKnown } from './etag.ts';
+import { stamped } from './sandbox.ts';
+import { buildSerializer } from './serializers.ts';
+import type { Services } from './services.ts';
+
+/** What Fastify writes for a serialized JSON reply: a kept answer is sent as the same. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** The route whose answers are kept, as Fastify names it under each grain prefix. */
+const ROUTE = /(^|\/)matters\/:id$/;
+
+/** What `GET /matters/{id}` answers, from the Matter, its Asset's minting fact and its ladder. */
+const answerOf = (entity: MatterEntity, minted: JournalEvent, ladder: LadderState | null) =>
+  ok({ matter: matterView(entity), asset: { ...assetView(minted, [entity]), deadlineLadder: ladder && ladderView(ladder) }, journal: journalView(entity) });
+
+/** A Matter's answer, once what it reads is read: the streams it depends on, and how to build it. */
+export interface MatterRead {
+  deps: AnswerRow['deps'];
+  build(): ReturnType<typeof answerOf>;
+}
+
+export class StoredAnswers {
+  private serialize?: (payload: unknown) => string;
+  private schema?: string;
+  private tagText?: string;
+
+  constructor(private readonly services: Services) {
+    services.supervisor.afterCommit(MATTER, (entity) => this.keepCommitted(entity));
+  }
+
+  /** The tag this build's rows are written and read under. */
+  private get tag(): string {
+    return (this.tagText ??= `GET /matters/{id} ${buildKey()}`);
+  }
+
+  /**
+   * Everything `GET /matters/{id}` reads for `entity`, read now (no await
+   * between the reads and the versions they are kept under), and the answer
+   * built from it on demand.
+   */
+  async read(entity: MatterEntity): Promise<MatterRead> {
+    const minted = await this.services.matters.mintingOf(entity);
+    const ladder: LadderState | null = await this.services.ladders.stateOf(entity.grain, minted.stream);
+    return {
+      deps: [[entity.id, entity.version], [ladderStreamOf(minted.stream), ladder?.version ?? 0]],
+      build: () => answerOf(entity, minted, ladder),
+    };
+  }
+
+  /**
+   * Sends the row kept for Matter `id` when there is one fresh for this
+   * request's grain, and says so; false: the door builds the answer. A
+   * Matter in memory is answered from there, as cheaply, and newer on a
+   * journal other processes write.
+   */
+  async send(request: FastifyRequest, reply: FastifyReply, id: string): Promise<boolean> {
+    if (this.services.supervisor.isResident(id)) return false;
+    const row = await this.services.journal.readAnswer(id, this.tag);
+    // A row is the answer as its own grain is sent it (stamped there when a sandbox): sent only where that grain is reached.
+    if (!row || !reaches(request.grain, row.grain)) return false;
+    reply.header('content-type', JSON_TYPE);
+    tagKnown(reply, row.etag);
+    reply.send(row.body);
+    return true;
+  }
+
+  /** Keeps the bytes a door built and sent for `entity` (read by `read` as `deps`), with their tag. */
+  put(entity: MatterEntity, deps: AnswerRow['deps'], body: string, etag: string): void {
+    this.services.journal.putAnswer({ stream: entity.id, grain: entity.grain, tag: this.tag, deps, etag, body }).catch(() => undefined);
+  }
+
+  /** After a commit: the answer composed and serialized as the route would send it to the Matter's own grain. */
+  private async keepCommitted(entity: MatterEntity): Promise<void> {
+    if (!this.serialize) return;
+    const { deps, build } = await this.read(entity);
+    const body = this.serialize(stamped(entity.grain, build()));
+    this.put(entity, deps, body, etagOf(body, `"${entity.version}"`));
+  }
+
+  /** Takes the serializer of the route under `app` (an onRoute hook of the Matter doors' plugin, added before their routes). */
+  install(app: FastifyInstance): void {
+    app.addHook('onRoute', (route: RouteOptions) => {
+      if (route.method !== 'GET' || !ROUTE.test(route.url)) return;
+      const schema = (route.schema?.response as Record<string, unknown> | undefined)?.[200];
+      const text = JSON.stringify(schema);
+      if (this.schema !== undefined && this.schema !== text) throw new Error(`${route.url} answers with another schema than the other Matter doors: kept answers would differ from the bytes it sends`);
+      this.schema = text;
+      this.serialize ??= buildSerializer(app.getSchemas(), {})({ schema: schema as object, method: 'GET', url: route.url, httpStatus: '200' }) as (payload: unknown) => string;
+    });
+  }
+}
+
+const perServices = new WeakMap<Services, StoredAnswers>();
+
+/** The one `StoredAnswers` of `services` (every grain prefix's Matter doors share it, as they share the journal). */
+export function storedAnswersOf(services: Services): StoredAnswers {
+  let stored = perServices.get(services);
+  if (!stored) perServices.set(services, (stored = new StoredAnswers(services)));
+  return stored;
+}

@@ -1,0 +1,144 @@
+/**
+ * A Matter's answer kept as a row (issue 37, item 2; `src/http/stored-answers.ts`),
+ * on the pass's journal (SQLite, or PostgreSQL in the second pass). Each app
+ * is restarted before the reads that matter, so the Matter is not in memory
+ * and its GET is answered from the row, or built from the journal when the
+ * row is missing, stale, another build's or damaged. A Matter answered from
+ * its row is not made resident (the built path loads it): that is how each
+ * test tells the two paths apart. Whatever the path, the bytes and the ETag
+ * are the ones the built path sends for the same state.
+ */
+import { describe, expect, it } from 'vitest';
+import { call, issueKey, workspace, type TestApp } from './helpers/app.ts';
+import { journalled, type Store } from './helpers/pass-store.ts';
+
+/** A Matter's GET as the route builds it from the entity in memory (its journal read first loads it). */
+async function built(app: TestApp, path: string) {
+  await call(app, 'GET', `${path}/journal`);
+  const res = await call(app, 'GET', path);
+  expect(res.status, res.raw).toBe(200);
+  return res;
+}
+
+/** A Matter's GET that must come from its row: 200, and the Matter still not in memory after it. */
+async function fromRow(app: TestApp, path: string, id: string) {
+  expect(app.services.supervisor.isResident(id)).toBe(false);
+  const res = await call(app, 'GET', path);
+  expect(res.status, res.raw).toBe(200);
+  expect(app.services.supervisor.isResident(id), 'answered from the row, nothing loaded').toBe(false);
+  return res;
+}
+
+/** A Matter's GET that must be built: its row is unusable, so the Matter is loaded to answer. */
+async function rebuilt(app: TestApp, path: string, id: string) {
+  expect(app.services.supervisor.isResident(id)).toBe(false);
+  const res = await call(app, 'GET', path);
+  expect(res.status, res.raw).toBe(200);
+  expect(app.services.supervisor.isResident(id), 'built from the journal').toBe(true);
+  return res;
+}
+
+/** Opens a Matter in a workspace and advances it once; its path, id and Asset. */
+async function advancedMatter(app: TestApp) {
+  const ws = await workspace(app);
+  const created = await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', client: { name: 'Ada Lovelace' }, asset: { title: 'Difference engine' } });
+  expect(created.status, created.raw).toBe(201);
+  const id: string = created.body.matter.id;
+  expect((await call(app, 'POST', `${ws}/matters/${id}/advance`)).status).toBe(200);
+  return { ws, id, path: `${ws}/matters/${id}`, assetId: created.body.asset.id as string };
+}
+
+/** Restarts on the same journal: the old app closed first (its rows written), the new one holding nothing in memory. */
+async function restart(app: TestApp, start: () => Promise<TestApp>, damage?: (store: Store) => Promise<void>, store?: Store) {
+  await app.close();
+  if (damage) await damage(store!);
+  return start();
+}
+
+describe("a Matter's answer kept as a row", () => {
+  it('answers a Matter not in memory from the row its commits kept: the bytes and ETag the route builds, a 304 to that ETag, nothing loaded', async () => {
+    const { start } = journalled();
+    const first = await start();
+    const { path, id } = await advancedMatter(first);
+    // Never read before the restart: the row is the one the commits wrote (serialized as the route would).
+    const second = await restart(first, start);
+    const cold = await fromRow(second, path, id);
+    const again = await call(second, 'GET', path, undefined, { 'if-none-match': String(cold.headers.etag) });
+    expect(again.status).toBe(304);
+    expect(second.services.supervisor.isResident(id)).toBe(false);
+    const warm = await built(second, path);
+    expect(cold.raw).toBe(warm.raw);
+    expect(cold.headers.etag).toBe(warm.headers.etag);
+    expect(cold.headers['content-type']).toBe(warm.headers['content-type']);
+  });
+
+  it('answers a top-level Matter from its row to any key, as a read by id does', async () => {
+    const { start } = journalled();
+    const first = await start();
+    const owner = await issueKey(first, 'owner@legalwork.test');
+    const created = await call(first, 'POST', '/matters', { matterType: 'patent_provisional', client: { name: 'Ada Lovelace' }, asset: { title: 'Analytical engine' } }, owner.headers);
+    expect(created.status, created.raw).toBe(201);
+    const id: string = created.body.matter.id;
+    const second = await restart(first, start);
+    const other = await issueKey(second, 'other@legalwork.test');
+    const cold = await fromRow(second, `/matters/${id}`, id);
+    expect(cold.body.provenance).toBeUndefined();
+    const warm = await built(second, `/matters/${id}`);
+    expect(cold.raw).toBe(warm.raw);
+    // The same bytes to another key: nothing of the caller is in them.
+    const third = await restart(second, start);
+    expect((await fromRow(third, `/matters/${id}`, id)).raw).toBe(warm.raw);
+    expect((await call(third, 'GET', `/matters/${id}`, undefined, other.headers)).raw).toBe(warm.raw);
+  });
+
+  it("never sends a sandbox Matter's row to another grain: another workspace is answered 404, as when built", async () => {
+    const { start } = journalled();
+    const first = await start();
+    const { id } = await advancedMatter(first);
+    const second = await restart(first, start);
+    const elsewhere = await workspace(second);
+    const res = await call(second, 'GET', `${elsewhere}/matters/${id}`);
+    expect(res.status).toBe(404);
+    expect(res.raw).not.toContain('Ada Lovelace');
+  });
+
+  it("builds the answer when a fact on the Matter's ladder made its row stale, and keeps the new one", async () => {
+    const { start } = journalled();
+    const first = await start();
+    const { ws, path, id, assetId } = await advancedMatter(first);
+    const second = await restart(first, start);
+    const before = await fromRow(second, path, id);
+    expect((await call(second, 'POST', `${ws}/deadlines/${assetId}/tick`, { days: 1 })).status).toBe(200);
+    const third = await restart(second, start);
+    const after = await rebuilt(third, path, id);
+    expect(after.body.asset.deadlineLadder.daysUntilDeadline).toBe(before.body.asset.deadlineLadder.daysUntilDeadline - 1);
+    // The bytes that read sent were kept: the next process answers from them.
+    const fourth = await restart(third, start);
+    expect((await fromRow(fourth, path, id)).raw).toBe(after.raw);
+  });
+
+  it("builds the answer when the Matter moved on, and never sends the row of another build's views", async () => {
+    const { store, start } = journalled();
+    const first = await start();
+    const { path, id } = await advancedMatter(first);
+    const second = await restart(first, start, (s) => s.sql("UPDATE answers SET tag = 'GET /matters/{id} another-build'"), store);
+    const built2 = await rebuilt(second, path, id);
+    expect((await call(second, 'POST', `${path}/advance`)).status).toBe(200);
+    const third = await restart(second, start);
+    const moved = await fromRow(third, path, id);
+    expect(moved.body.matter.stage).not.toBe(built2.body.matter.stage);
+    expect(moved.raw).toBe((await built(third, path)).raw);
+  });
+
+  it('never sends damaged bytes: a row whose bytes changed where they are stored is built again from the journal', async () => {
+    const { store, start } = journalled();
+    const first = await start();
+    const { path, id } = await advancedMatter(first);
+    const second = await restart(first, start, (s) => s.sql("UPDATE answers SET body = replace(body, 'Difference engine', 'Different engines')"), store);
+    const res = await rebuilt(second, path, id);
+    expect(res.raw).toContain('Difference engine');
+    expect(res.raw).not.toContain('Different engines');
+    const third = await restart(second, start);
+    expect((await fromRow(third, path, id)).raw).toBe(res.raw);
+  });
+});
