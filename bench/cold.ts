@@ -12,17 +12,20 @@
  *   connections and each advanced once (intake -> prepare), 5,000 at a time
  *   (created, then advanced while still resident). The service is stopped
  *   (SIGTERM) and started again on the same data directory.
- * - Reads: the warm pool (500 of the Matters) is read four times over (it
- *   warms the process up, and the pool is then resident); then the cold row,
+ * - Reads: the warm pool (500 of the Matters) is loaded (`GET …/journal`,
+ *   which loads a Matter: a read by id of one not in memory is answered from
+ *   its answer row and loads nothing) and read four times over (it warms the
+ *   process up); then the cold row,
  *   `GET /workspaces/{ws}/matters/{id}` once for every other Matter (distinct
- *   ids, shuffled); then the warm pool read once more (the cold row evicted
- *   it) and the warm row, the same GET cycling over the pool for as many
+ *   ids, shuffled, answered from their answer rows); then the warm pool
+ *   loaded once more (were the cold row to load what it reads, it would
+ *   evict the pool) and the warm row, the same GET cycling over the pool for as many
  *   requests as the cold row answered.
  * - Advances: the service is restarted again. 500 Matters are advanced once
  *   (prepare -> examine) to warm the process up; then the cold row advances
  *   up to 8,000 other Matters once each (prepare -> examine: a stage commit,
- *   each Matter non-resident, distinct); then as many others are read once
- *   (`GET`, which makes them resident: 16,000 entities, under the cap) and the
+ *   each Matter non-resident, distinct); then as many others are loaded once
+ *   (`GET …/journal`: 16,000 entities, under the cap) and the
  *   warm row advances each of them once (prepare -> examine).
  *
  * - Reads at a fixed offered load (issue 37, item 4): the service is
@@ -75,6 +78,16 @@ function read(service: Service, prefix: string, title: string, ids: string[], am
   return drive({ title, url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${ids[i % ids.length]}`, amount, duration: CAP_SECONDS });
 }
 
+/**
+ * `GET .../matters/{id}/journal` once for each of `ids`: it loads each Matter
+ * (a read of a Matter by id that is not in memory is answered from its answer
+ * row and loads nothing, `src/http/stored-answers.ts`), so the warm rows read
+ * resident Matters.
+ */
+function touch(service: Service, prefix: string, title: string, ids: string[]): Promise<Figures> {
+  return drive({ title, url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${ids[i % ids.length]}/journal`, amount: ids.length, duration: CAP_SECONDS });
+}
+
 /** `POST .../matters/{id}/advance` once for each of `ids`. */
 function advance(service: Service, prefix: string, title: string, ids: string[]): Promise<Figures> {
   return drive({ title, url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${ids[i % ids.length]}/advance`, body: () => ADVANCE_BODY, amount: ids.length, duration: CAP_SECONDS });
@@ -120,9 +133,10 @@ export async function measureCold(matters = Number(process.env.BENCH_COLD_MATTER
     await service.stop();
     service = await spawnService(dir);
     const readRestartMs = service.listeningAt - service.spawnedAt;
+    await touch(service, prefix, 'load: GET /matters/:id/journal, the warm pool once', pool);
     const readWarmUp = await read(service, prefix, 'warm-up: GET /matters/:id, the warm pool 4 times over', pool, 4 * pool.length);
     const coldRead = await read(service, prefix, 'GET /matters/:id, cold (each once)', rest);
-    const readTouch = await read(service, prefix, 'touch: GET /matters/:id, the warm pool once', pool);
+    const readTouch = await touch(service, prefix, 'touch: GET /matters/:id/journal, the warm pool once', pool);
     const warmRead = await read(service, prefix, `GET /matters/:id, warm (${num(pool.length)} resident)`, pool, coldRead.ok + coldRead.non2xx);
     const peakRss = service.memory().peak;
 
@@ -133,10 +147,11 @@ export async function measureCold(matters = Number(process.env.BENCH_COLD_MATTER
     const fixedRestartMs = service.listeningAt - service.spawnedAt;
     const rate = Math.max(1, Math.round(warmRead.rps / 2));
     const amount = Math.max(1, Math.min(rest.length, Math.round(rate * OPEN_SECONDS)));
+    await touch(service, prefix, 'load: GET /matters/:id/journal, the warm pool once', pool);
     const fixedWarmUp = await read(service, prefix, 'warm-up: GET /matters/:id, the warm pool 4 times over', pool, 4 * pool.length);
     const s1 = service;
     const openCold = await runOpenLoop({ title: `GET /matters/:id, cold (each once), ${num(rate)}/s open loop`, url: s1.url, server: s1, path: (i) => `${prefix}/matters/${rest[i]}`, rate, amount });
-    const fixedTouch = await read(service, prefix, 'touch: GET /matters/:id, the warm pool once', pool);
+    const fixedTouch = await touch(service, prefix, 'touch: GET /matters/:id/journal, the warm pool once', pool);
     const openWarm = await runOpenLoop({ title: `GET /matters/:id, warm (${num(pool.length)} resident), ${num(rate)}/s open loop`, url: s1.url, server: s1, path: (i) => `${prefix}/matters/${pool[i % pool.length]}`, rate, amount });
 
     // Advances, after another restart. Every Matter is in prepare: an advance is a stage commit to examine.
@@ -148,7 +163,7 @@ export async function measureCold(matters = Number(process.env.BENCH_COLD_MATTER
     const warmSet = rest.slice(k, 2 * k);
     const advanceWarmUp = await advance(service, prefix, 'warm-up: POST /matters/:id/advance, the warm pool once', pool);
     const coldAdvance = await advance(service, prefix, 'POST /matters/:id/advance, cold (each once)', coldSet);
-    const advanceTouch = await read(service, prefix, 'touch: GET /matters/:id, the warm advance set once', warmSet);
+    const advanceTouch = await touch(service, prefix, 'touch: GET /matters/:id/journal, the warm advance set once', warmSet);
     const warmAdvance = await advance(service, prefix, 'POST /matters/:id/advance, warm (each once)', warmSet);
 
     return {
