@@ -65,16 +65,30 @@ function withoutMappings<T>(schema: T): T {
 
 export function installReplyCheck(app: FastifyInstance) {
   if (!replyCheckOn()) return;
-  app.addHook('preSerialization', async (request: FastifyRequest, reply, payload: unknown) => {
+  /** Replies held to their schema before the serializer wrote them. */
+  const checked = new WeakSet<object>();
+  const check = (request: FastifyRequest, status: number, payload: unknown) => {
     const response = request.is404 ? UNROUTED : (request.routeOptions.schema?.response as Record<string, unknown> | undefined);
-    const schema = declaredFor(response, reply.statusCode);
-    const where = `${request.method} ${request.routeOptions.url ?? request.url} -> ${reply.statusCode}`;
+    const schema = declaredFor(response, status);
+    const where = `${request.method} ${request.routeOptions.url ?? request.url} -> ${status}`;
     if (schema === undefined) throw new ReplyViolation(where, 'no schema declared for this status');
     const validate = validatorOf(schema as object);
     const codes = declaredCodes(schema);
     const code = (payload as { code?: unknown } | null)?.code;
     const violation = !validate(payload) ? validate.errors : codes && !codes.includes(String(code)) ? `refusal code ${String(code)} is not among those declared for this status (${codes.join(', ')})` : null;
-    if (violation === null) return payload;
-    throw new ReplyViolation(where, violation);
+    if (violation !== null) throw new ReplyViolation(where, violation);
+  };
+  app.addHook('preSerialization', async (request: FastifyRequest, reply, payload: unknown) => {
+    check(request, reply.statusCode, payload);
+    checked.add(reply);
+    return payload;
+  });
+  // Bytes a route sends as they are (an answer kept beside its actor or as a row, a page of kept items) never pass a
+  // serializer: they are read back and held to the same schema as they leave.
+  app.addHook('onSend', async (request, reply, payload: unknown) => {
+    if (checked.has(reply) || reply.statusCode === 304 || !String(reply.getHeader('content-type') ?? '').startsWith('application/json')) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    check(request, reply.statusCode, JSON.parse(payload.toString()));
+    return payload;
   });
 }
