@@ -168,6 +168,7 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       readTail: (g, q) => real.readTail(g, q),
       readAnswer: (s, t) => real.readAnswer(s, t),
       putAnswer: (row) => real.putAnswer(row),
+      listItems: (g, k, t, a, l) => real.listItems(g, k, t, a, l),
       latestSeq: (g) => real.latestSeq(g),
       streamVersion: (s) => real.streamVersion(s),
       streamHeads: (g, k, a, l) => real.streamHeads(g, k, a, l),

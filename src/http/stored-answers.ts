@@ -35,16 +35,19 @@ import { ladderStreamOf, ladderView, type LadderState } from '../engine/ladders.
 import { MATTER, type MatterEntity } from '../engine/matters.ts';
 import type { AnswerRow, JournalEvent } from '../journal/store.ts';
 import { buildKey } from '../lib/build-key.ts';
+import { orUnreadable, Unreadable } from '../engine/unreadable.ts';
 import { ok } from './envelopes.ts';
 import { etagOf, tagKnown } from './etag.ts';
 import { stamped } from './sandbox.ts';
 import { buildSerializer } from './serializers.ts';
+import { unreadableItem } from './unreadable.ts';
 import type { Services } from './services.ts';
 
 /** What Fastify writes for a serialized JSON reply: a kept answer is sent as the same. */
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** The route whose answers are kept, as Fastify names it under each grain prefix. */
-const ROUTE = /(^|\/)matters\/:id$/;
+/** The routes whose answers are kept, as Fastify names them under each grain prefix: a Matter by id, and the list's pages. */
+const BY_ID = /(^|\/)matters\/:id$/;
+const LIST = /(^|\/)matters$/;
 
 /** What `GET /matters/{id}` answers, from the Matter, its Asset's minting fact and its ladder. */
 const answerOf = (entity: MatterEntity, minted: JournalEvent, ladder: LadderState | null) =>
@@ -56,9 +59,14 @@ export interface MatterRead {
   build(): ReturnType<typeof answerOf>;
 }
 
+type Serialize = (payload: unknown) => string;
+
 export class StoredAnswers {
-  private serialize?: (payload: unknown) => string;
-  private schema?: string;
+  private serialize?: Serialize;
+  /** One item of a page of `GET /matters` (a Matter's view, or the `UnreadableItem` in its place). */
+  private serializeItem?: Serialize;
+  /** The schemas the serializers were taken for, by route shape: every mount must answer with the same. */
+  private readonly schemas = new Map<RegExp, string>();
   private tagText?: string;
 
   constructor(private readonly services: Services) {
@@ -101,9 +109,41 @@ export class StoredAnswers {
     return true;
   }
 
-  /** Keeps the bytes a door built and sent for `entity` (read by `read` as `deps`), with their tag. */
+  /**
+   * Sends the page of `GET /matters` after seq `after` when its Matters
+   * are there, and says so; false: the page is empty (the door answers its
+   * typed EMPTY). One statement reads the page's Matters with their kept
+   * items, which are sent as stored; a Matter whose item is not current is
+   * read (`Supervisor.read`: in memory, its snapshot row, or its journal)
+   * and its item serialized, or, its stream unreadable, named in its place.
+   */
+  async page(request: FastifyRequest, reply: FastifyReply, after: number, limit: number): Promise<boolean> {
+    const serializeItem = this.serializeItem;
+    if (!serializeItem) return false;
+    const rows = await this.services.journal.listItems(request.grain, MATTER.openedKind, this.tag, after, limit);
+    if (rows.length === 0) return false;
+    const items = await Promise.all(rows.map(async ({ stream, item }) => item ?? serializeItem(await this.itemOf(request, stream))));
+    // A full page names where the next starts (which may be empty), a short one is the last; the grain's stamp where a sandbox.
+    const nextAfter = rows.length === limit ? rows[rows.length - 1].seq : null;
+    const { provenance } = stamped(request.grain, {}) as { provenance?: unknown };
+    reply.header('content-type', JSON_TYPE);
+    reply.send(`{"type":"OK","results":[${items.join(',')}],"nextAfter":${nextAfter}${provenance ? `,"provenance":${JSON.stringify(provenance)}` : ''}}`);
+    return true;
+  }
+
+  /** A listed Matter whose item is not kept: its view, or, its stream unreadable, the item in its place. */
+  private async itemOf(request: FastifyRequest, stream: string) {
+    const state = await orUnreadable(stream, () => this.services.supervisor.read(MATTER, stream, request.grain));
+    if (state instanceof Unreadable) return unreadableItem(request, 'Matter', 'matters', state);
+    // Listed from the grain's own streams: it is there, and the grain reaches it.
+    return matterView(state!);
+  }
+
+  /** Keeps the bytes a door built and sent for `entity` (read by `read` as `deps`), with their tag, and its list item. */
   put(entity: MatterEntity, deps: AnswerRow['deps'], body: string, etag: string): void {
-    this.services.journal.putAnswer({ stream: entity.id, grain: entity.grain, tag: this.tag, deps, etag, body }).catch(() => undefined);
+    if (!this.serializeItem) return;
+    const item = this.serializeItem(matterView(entity));
+    this.services.journal.putAnswer({ stream: entity.id, grain: entity.grain, tag: this.tag, deps, etag, body, item }).catch(() => undefined);
   }
 
   /** After a commit: the answer composed and serialized as the route would send it to the Matter's own grain. */
@@ -114,17 +154,27 @@ export class StoredAnswers {
     this.put(entity, deps, body, etagOf(body, `"${entity.version}"`));
   }
 
-  /** Takes the serializer of the route under `app` (an onRoute hook of the Matter doors' plugin, added before their routes). */
+  /** Takes the serializers of the routes under `app` (an onRoute hook of the Matter doors' plugin, added before their routes). */
   install(app: FastifyInstance): void {
+    const serializerOf = (schema: unknown, url: string) => buildSerializer(app.getSchemas(), {})({ schema: schema as object, method: 'GET', url, httpStatus: '200' }) as Serialize;
     app.addHook('onRoute', (route: RouteOptions) => {
-      if (route.method !== 'GET' || !ROUTE.test(route.url)) return;
+      const shape = route.method !== 'GET' ? undefined : [BY_ID, LIST].find((r) => r.test(route.url));
+      if (!shape) return;
       const schema = (route.schema?.response as Record<string, unknown> | undefined)?.[200];
       const text = JSON.stringify(schema);
-      if (this.schema !== undefined && this.schema !== text) throw new Error(`${route.url} answers with another schema than the other Matter doors: kept answers would differ from the bytes it sends`);
-      this.schema = text;
-      this.serialize ??= buildSerializer(app.getSchemas(), {})({ schema: schema as object, method: 'GET', url: route.url, httpStatus: '200' }) as (payload: unknown) => string;
+      if ((this.schemas.get(shape) ?? text) !== text) throw new Error(`${route.url} answers with another schema than the other Matter doors: kept answers would differ from the bytes it sends`);
+      this.schemas.set(shape, text);
+      if (shape === BY_ID) this.serialize ??= serializerOf(schema, route.url);
+      // A page's items: the item schema of its OK branch (a page or a typed EMPTY, told apart by `type`).
+      else this.serializeItem ??= serializerOf(okBranchOf(schema)?.properties?.results?.items, route.url);
     });
   }
+}
+
+/** The OK branch of a list's answer (`Listed`: a union of an OK page and a typed EMPTY). */
+function okBranchOf(schema: unknown): { properties?: { results?: { items?: unknown } } } | undefined {
+  const branches = ((schema as { anyOf?: unknown[]; oneOf?: unknown[] }).anyOf ?? (schema as { oneOf?: unknown[] }).oneOf ?? []) as Array<{ properties?: { type?: { const?: unknown }; results?: { items?: unknown } } }>;
+  return branches.find((b) => b.properties?.type?.const === 'OK');
 }
 
 const perServices = new WeakMap<Services, StoredAnswers>();

@@ -31,7 +31,7 @@ import { PostgresClock } from './postgres-clock.ts';
 import { HOLDER_SETTING, leaseHolder, LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
 import { OUTBOX_LEASE_MIGRATION, OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
-import { checksumOf, intact } from './answer-rows.ts';
+import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
@@ -98,7 +98,8 @@ ${appendBatch(4)}
   7: OUTBOX_LEASE_MIGRATION,
   // Answers kept as rows (AnswerRow in store.ts): a cache of the journal, written after the facts
   // they show and read only while every stream in deps stands where it says.
-  8: 'CREATE TABLE answers (stream text PRIMARY KEY, grain text NOT NULL, tag text NOT NULL, deps jsonb NOT NULL, etag text NOT NULL, crc bigint NOT NULL, body text NOT NULL)',
+  8: `CREATE TABLE answers (stream text PRIMARY KEY, grain text NOT NULL, tag text NOT NULL, deps jsonb NOT NULL, version integer NOT NULL,
+    etag text NOT NULL, crc bigint NOT NULL, body text NOT NULL, item text NOT NULL, item_crc bigint NOT NULL)`,
 };
 
 
@@ -415,15 +416,27 @@ export class PostgresJournal implements JournalStore {
     return row ? intact(row[0], row[1], row[2], Number(row[3])) : null;
   }
 
-  putAnswer({ stream, grain, tag, deps, etag, body }: AnswerRow): Promise<void> {
+  putAnswer({ stream, grain, tag, deps, etag, body, item }: AnswerRow): Promise<void> {
     if (this.closing) return Promise.reject(new Error('the journal is closed'));
     // One statement: its deps are checked as of its own snapshot, and a commit racing it makes the row stale, never wrong.
     const put = this.pool.query(
-      `INSERT INTO answers (stream, grain, tag, deps, etag, crc, body) SELECT $1, $2, $3, $4::jsonb, $5, $6, $7 WHERE NOT ${STALE_DEPS('$4::jsonb')}
-       ON CONFLICT (stream) DO UPDATE SET grain = excluded.grain, tag = excluded.tag, deps = excluded.deps, etag = excluded.etag, crc = excluded.crc, body = excluded.body`,
-      [stream, grain, tag, JSON.stringify(deps), etag, checksumOf(body), body],
+      `INSERT INTO answers (stream, grain, tag, deps, version, etag, crc, body, item, item_crc)
+       SELECT $1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10 WHERE NOT ${STALE_DEPS('$4::jsonb')}
+       ON CONFLICT (stream) DO UPDATE SET grain = excluded.grain, tag = excluded.tag, deps = excluded.deps, version = excluded.version,
+         etag = excluded.etag, crc = excluded.crc, body = excluded.body, item = excluded.item, item_crc = excluded.item_crc`,
+      [stream, grain, tag, JSON.stringify(deps), deps[0][1], etag, checksumOf(body), body, item, checksumOf(item)],
     ).then(() => undefined);
     return this.kept(put);
+  }
+
+  async listItems(grain: string, kind: string, tag: string, after: number, limit: number) {
+    const rows = await this.rows<[string, string, string | null, string | null]>(
+      `SELECT e.stream, e.seq, a.item, a.item_crc FROM events e
+       LEFT JOIN answers a ON a.stream = e.stream AND a.tag = $1 AND a.version = (SELECT max(x.version) FROM events x WHERE x.stream = e.stream)
+       WHERE e.grain = $2 AND e.kind = $3 AND e.version = 1 AND e.seq > $4 ORDER BY e.seq LIMIT $5`,
+      [tag, grain, kind, after, limit],
+    );
+    return rows.map((row) => listedItem(...row));
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {

@@ -35,9 +35,13 @@ export interface KeptAnswer {
   grain: string;
   tag: string;
   deps: string;
+  /** The record's own version (its dep): what its list item is current at. */
+  version: number;
   etag: string;
   crc: number;
   body: string;
+  item: string;
+  itemCrc: number;
 }
 
 /** True when one of the streams a row's deps (JSON text `[[stream, version], ...]`) names has moved off its version: the row is stale. */
@@ -66,9 +70,10 @@ export interface WriterData {
 }
 
 /** Keeps an answer row (named parameters of `KeptAnswer`), unless one of its deps has moved on. */
-export const ANSWER_INSERT = `INSERT INTO answers (stream, grain, tag, deps, etag, crc, body)
-  SELECT @stream, @grain, @tag, @deps, @etag, @crc, @body WHERE NOT ${STALE_DEPS('@deps')}
-  ON CONFLICT (stream) DO UPDATE SET grain = excluded.grain, tag = excluded.tag, deps = excluded.deps, etag = excluded.etag, crc = excluded.crc, body = excluded.body`;
+export const ANSWER_INSERT = `INSERT INTO answers (stream, grain, tag, deps, version, etag, crc, body, item, item_crc)
+  SELECT @stream, @grain, @tag, @deps, @version, @etag, @crc, @body, @item, @itemCrc WHERE NOT ${STALE_DEPS('@deps')}
+  ON CONFLICT (stream) DO UPDATE SET grain = excluded.grain, tag = excluded.tag, deps = excluded.deps, version = excluded.version,
+    etag = excluded.etag, crc = excluded.crc, body = excluded.body, item = excluded.item, item_crc = excluded.item_crc`;
 
 export function writerThread(load: (id: string) => unknown): void {
   const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');

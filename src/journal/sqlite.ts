@@ -22,7 +22,7 @@ import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { eventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { checksumOf, intact } from './answer-rows.ts';
+import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
 import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
@@ -105,13 +105,16 @@ CREATE TRIGGER IF NOT EXISTS events_outbox_settle AFTER INSERT ON events WHEN ne
 -- Answers kept as rows (AnswerRow in store.ts): a cache of the journal, written after the
 -- facts they show and read only while every stream in deps stands where it says.
 CREATE TABLE IF NOT EXISTS answers (
-  stream TEXT    PRIMARY KEY,
-  grain  TEXT    NOT NULL,
-  tag    TEXT    NOT NULL,
-  deps   TEXT    NOT NULL,
-  etag   TEXT    NOT NULL,
-  crc    INTEGER NOT NULL,
-  body   TEXT    NOT NULL
+  stream   TEXT    PRIMARY KEY,
+  grain    TEXT    NOT NULL,
+  tag      TEXT    NOT NULL,
+  deps     TEXT    NOT NULL,
+  version  INTEGER NOT NULL,
+  etag     TEXT    NOT NULL,
+  crc      INTEGER NOT NULL,
+  body     TEXT    NOT NULL,
+  item     TEXT    NOT NULL,
+  item_crc INTEGER NOT NULL
 );
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
@@ -208,6 +211,9 @@ export class SqliteJournal implements JournalStore {
         time: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?`).raw(),
       },
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
+      listItems: this.db.prepare(`SELECT e.stream, e.seq, a.item, a.item_crc FROM events e INDEXED BY events_heads
+        LEFT JOIN answers a ON a.stream = e.stream AND a.tag = ? AND a.version = (SELECT max(x.version) FROM events x WHERE x.stream = e.stream)
+        WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
       pending: this.db.prepare(`SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM outbox_pending p JOIN events e ON e.grain = p.grain AND e.seq = p.seq WHERE (p.grain, p.seq) > (?, ?) ORDER BY p.grain, p.seq LIMIT ?`).raw(),
@@ -248,8 +254,12 @@ export class SqliteJournal implements JournalStore {
     return this.work({ reset, atSeq });
   }
 
-  putAnswer({ stream, grain, tag, deps, etag, body }: AnswerRow): Promise<void> {
-    return this.work({ answer: { stream, grain, tag, deps: JSON.stringify(deps), etag, crc: checksumOf(body), body } }).then(() => undefined);
+  putAnswer({ stream, grain, tag, deps, etag, body, item }: AnswerRow): Promise<void> {
+    return this.work({ answer: { stream, grain, tag, deps: JSON.stringify(deps), version: deps[0][1], etag, crc: checksumOf(body), body, item, itemCrc: checksumOf(item) } }).then(() => undefined);
+  }
+
+  async listItems(grain: string, kind: string, tag: string, after: number, limit: number) {
+    return (this.stmt.listItems.all(tag, grain, kind, after, limit) as Array<[string, number, string | null, number | null]>).map((row) => listedItem(...row));
   }
 
   async readAnswer(stream: string, tag: string) {

@@ -196,6 +196,15 @@ export interface AnswerRow {
   /** The answer's ETag, as the door tags the same bytes. */
   etag: string;
   body: string;
+  /** The record as a list shows it (one item of a page): it depends on the record's own stream alone, and is current while that stands at its version in `deps`. */
+  item: string;
+}
+
+/** A record of a page of a list, in the list's order: its stream and seq, and its item when one is kept current and intact (`AnswerRow.item`); null: build it. */
+export interface ListedItem {
+  stream: string;
+  seq: number;
+  item: string | null;
 }
 
 /** A row as a read is sent it: fresh and intact (`AnswerRow`). */
@@ -232,6 +241,8 @@ export interface JournalStore {
    * raced a commit never replaces a row with an older answer).
    */
   putAnswer(row: AnswerRow): Promise<void>;
+  /** The streams of `grain` that opened with `kind`, after seq `after`, in seq order (`streamHeads`), each with its kept list item under `tag`: a page of a list in one statement. */
+  listItems(grain: string, kind: string, tag: string, after: number, limit: number): Promise<ListedItem[]>;
   latestSeq(grain: string): Promise<number>;
   /** How many events a stream holds: the expected version of its next append. */
   streamVersion(stream: string): Promise<number>;

@@ -138,23 +138,33 @@ describe.each(adapters)('the %s journal', (_name, make) => {
   it('answers a kept answer only while every stream it was built from stands where it says, and only of its build', async () => {
     const j = await make();
     await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened')] }]);
-    const row = { stream: 'm1', grain: 'g', tag: 'get@1', deps: [['m1', 1], ['l1', 0]] as Array<[string, number]>, etag: '"1.abc"', body: '{"type":"OK"}' };
+    const row = { stream: 'm1', grain: 'g', tag: 'get@1', deps: [['m1', 1], ['l1', 0]] as Array<[string, number]>, etag: '"1.abc"', body: '{"type":"OK"}', item: '{"id":"m1"}' };
     await j.putAnswer(row);
     expect(await j.readAnswer('m1', 'get@1')).toEqual({ grain: 'g', etag: '"1.abc"', body: '{"type":"OK"}' });
+    expect(await j.listItems('g', 'matter.opened', 'get@1', 0, 10)).toEqual([{ stream: 'm1', seq: 1, item: '{"id":"m1"}' }]);
+    expect(await j.listItems('g', 'matter.opened', 'get@2', 0, 10)).toEqual([{ stream: 'm1', seq: 1, item: null }]);
     // Another build's answer has another shape: never sent.
     expect(await j.readAnswer('m1', 'get@2')).toBeNull();
     expect(await j.readAnswer('nope', 'get@1')).toBeNull();
     // A fact on any stream the answer read (here one that did not exist yet) makes it stale.
     await j.append('g', [{ stream: 'l1', expectedVersion: 0, events: [event('ladder.opened')] }]);
     expect(await j.readAnswer('m1', 'get@1')).toBeNull();
+    // The list item depends on the record's own stream alone: still current.
+    expect((await j.listItems('g', 'matter.opened', 'get@1', 0, 10))[0].item).toBe('{"id":"m1"}');
     await j.putAnswer({ ...row, deps: [['m1', 1], ['l1', 1]], body: '{"type":"OK","n":2}' });
     expect((await j.readAnswer('m1', 'get@1'))?.body).toBe('{"type":"OK","n":2}');
     await j.append('g', [{ stream: 'm1', expectedVersion: 1, events: [event('stage')] }]);
     expect(await j.readAnswer('m1', 'get@1')).toBeNull();
+    expect((await j.listItems('g', 'matter.opened', 'get@1', 0, 10))[0].item).toBeNull();
     // A put built before a commit it raced writes nothing: the row is never replaced by an older answer.
     await j.putAnswer({ ...row, deps: [['m1', 2], ['l1', 1]], body: '{"n":3}' });
     await j.putAnswer({ ...row, deps: [['m1', 1], ['l1', 1]], body: '{"n":"older"}' });
     expect((await j.readAnswer('m1', 'get@1'))?.body).toBe('{"n":3}');
+    // A page: the grain's streams of that opening kind in seq order, after the cursor, each with its item or null.
+    await j.append('g', [{ stream: 'm2', expectedVersion: 0, events: [event('matter.opened')] }]);
+    await j.append('other', [{ stream: 'm3', expectedVersion: 0, events: [event('matter.opened')] }]);
+    expect((await j.listItems('g', 'matter.opened', 'get@1', 0, 10)).map((r) => [r.stream, r.item])).toEqual([['m1', '{"id":"m1"}'], ['m2', null]]);
+    expect((await j.listItems('g', 'matter.opened', 'get@1', 1, 1)).map((r) => r.stream)).toEqual(['m2']);
     await j.close();
   });
 
@@ -190,12 +200,14 @@ describe.each(adapters)('the %s journal', (_name, make) => {
 /** A kept answer whose bytes were damaged where they are stored (`damage`) reads as none, and the next put keeps it whole again. */
 async function damagedAnswerReadsAsNone(j: JournalStore, damage: (sql: string) => Promise<unknown>) {
   await j.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened')] }]);
-  const row = { stream: 'm1', grain: 'g', tag: 't', deps: [['m1', 1]] as Array<[string, number]>, etag: '"1.x"', body: '{"type":"OK","matter":{"status":"open"}}' };
+  const row = { stream: 'm1', grain: 'g', tag: 't', deps: [['m1', 1]] as Array<[string, number]>, etag: '"1.x"', body: '{"type":"OK","matter":{"status":"open"}}', item: '{"status":"open"}' };
   await j.putAnswer(row);
   expect((await j.readAnswer('m1', 't'))?.body).toBe(row.body);
+  expect((await j.listItems('g', 'matter.opened', 't', 0, 10))[0].item).toBe(row.item);
   // One byte changed, as a disk or a hand may: the checksum kept beside the bytes no longer holds.
-  await damage(`UPDATE answers SET body = replace(body, 'open', 'shut')`);
+  await damage(`UPDATE answers SET body = replace(body, 'open', 'shut'), item = replace(item, 'open', 'shut')`);
   expect(await j.readAnswer('m1', 't')).toBeNull();
+  expect((await j.listItems('g', 'matter.opened', 't', 0, 10))[0].item).toBeNull();
   // Kept again whole, it is answered again.
   await j.putAnswer(row);
   expect((await j.readAnswer('m1', 't'))?.body).toBe(row.body);

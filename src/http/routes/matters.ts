@@ -51,11 +51,17 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   const assetWithLadder = async (minted: JournalEvent, entity: MatterEntity) => ({ ...assetView(minted, [entity]), deadlineLadder: await services.ladders.viewOf(entity.grain, minted.stream) });
   const withAsset = async (entity: MatterEntity) => assetWithLadder(await matters.mintingOf(entity), entity);
 
-  app.get('/matters', { ...PAGE, schema: { querystring: ListMattersQuery, ...R.list } }, async (request) => {
+  // Answers kept as rows (`stored-answers.ts`): it takes the routes' serializers as they are added.
+  const stored = storedAnswersOf(services);
+  stored.install(app);
+
+  app.get('/matters', { ...PAGE, schema: { querystring: ListMattersQuery, ...R.list } }, async (request, reply) => {
     const q = request.query;
     if (q.scope !== undefined) {
       throw refusal('SCOPE_RESERVED', { scope: q.scope }, { scope: q.scope });
     }
+    // Unfiltered, a page is its Matters' kept items, read in one statement and sent as stored (`stored-answers.ts`).
+    if (q.filter === undefined && q.tag === undefined && (await stored.page(request, reply, q.after ?? 0, q.limit!))) return reply;
     // The schema's default fills `limit` before the handler runs; its static type cannot say so.
     const page = await matters.list(request.grain, { ...q, limit: q.limit! });
     const narrowed = q.filter !== undefined || q.tag !== undefined;
@@ -83,9 +89,6 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   // One per mount (each grain prefix writes its answers with its own route's serializer).
   const answers = new KeptAnswers();
   answers.install(app);
-  // Answers kept as rows, for Matters not in memory (`stored-answers.ts`): it takes the route's serializer as the route is added.
-  const stored = storedAnswersOf(services);
-  stored.install(app);
 
   app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request, reply) => {
     if (await stored.send(request, reply, request.params.id)) return reply;
