@@ -146,7 +146,7 @@ export interface MatterFigures {
   deadEndpoint: Pair;
   pool: number;
   /** What the twins replay, from the recording: events per create, per advance, appends per advance; appends the engine made after answering (not replayed). */
-  recorded: { eventsPerCreate: number; eventsPerAdvance: number[]; appendsPerAdvance: number[]; late: number; streamsPerCreate: number };
+  recorded: { eventsPerCreate: number; eventsPerAdvance: number[]; appendsPerAdvance: number[]; answerRows: number; late: number; streamsPerCreate: number };
 }
 
 export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Promise<MatterFigures> {
@@ -159,8 +159,8 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     // process, on the same adapter), and the bytes the doors answer them (captured from the service).
     const templates = await recordWrites(CREATE_BODY, ADVANCE_BODY);
     const answers = await captureAnswers(service.url, prefix);
-    const loaded = (await postJson<{ eventsPerCreate: number; eventsPerAdvance: number[]; appendsPerAdvance: number[] }>(`${bare.url}/twin/templates`, { templates, answers }, 'PUT'));
-    const recorded = { ...loaded, late: templates.late, streamsPerCreate: templates.create.reduce((n, a) => n + a.writes.length, 0) };
+    const loaded = (await postJson<{ eventsPerCreate: number; eventsPerAdvance: number[]; appendsPerAdvance: number[]; answerRows: number }>(`${bare.url}/twin/templates`, { templates, answers }, 'PUT'));
+    const recorded = { ...loaded, late: templates.late, streamsPerCreate: templates.create.reduce((n, a) => n + ('writes' in a ? a.writes.length : 0), 0) };
     const twinReset = (events: number, keep: number) => postJson<{ events: number; matters: number; pool: string[]; seconds: number }>(`${bare.url}/twin/reset`, { events, keep });
 
     const pool: string[] = [];
@@ -291,7 +291,7 @@ export async function bench(): Promise<string[]> {
   const getRatio = getTwin.door.rps / getTwin.bare.rps;
   return [
     'Writes beside their same-work twins (issue 37): the bare route makes, without the engine, the very appends the engine makes for the door',
-    `(recorded from the engine in this run: a create is ${r.eventsPerCreate} events on ${r.streamsPerCreate} streams in one append; the advances ${r.eventsPerAdvance.join(', ')} events in ${r.appendsPerAdvance.join(', ')} appends${r.late ? `; ${r.late} appends made after a call answered, not replayed` : ''}), under fresh ids, through the same journal adapter (SQLite, WAL, synchronous=FULL, its group commit and writer thread), each append one durable transaction, and answers the door's bytes`,
+    `(recorded from the engine in this run: a create is ${r.eventsPerCreate} events on ${r.streamsPerCreate} streams in one append; the advances ${r.eventsPerAdvance.join(', ')} events in ${r.appendsPerAdvance.join(', ')} appends; ${r.answerRows} answer rows kept after the create and the advances, replayed unwaited as the door keeps them${r.late ? `; ${r.late} appends made after a call answered, not replayed` : ''}), under fresh ids, through the same journal adapter (SQLite, WAL, synchronous=FULL, its group commit and writer thread), each append one durable transaction, and answers the door's bytes`,
     ...pairTable([f.create, f.advance], 'vs twin', ''),
     sizeLine('create', f.sizes.create),
     sizeLine('advance', f.sizes.advance),

@@ -16,19 +16,18 @@
  * ladder, Client, Gig) is replaced in every string it appears in (stream
  * keys, event bodies, snapshot states), so each request writes new keys at
  * random places in the B-trees, as a door does. So when the adapter or the
- * engine writes more per commit (answer rows), the twin writes it too.
+ * engine writes more per commit, the twin writes it too: the answer row each
+ * command keeps after it (`putAnswer`, recorded from the app, whose Matter
+ * routes keep them) is replayed as the door writes it, without waiting.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId, type IdPrefix } from '../../src/domain/ids.ts';
-import type { JournalStore, StreamWrite } from '../../src/journal/store.ts';
+import type { AnswerRow, JournalStore, StreamWrite } from '../../src/journal/store.ts';
 
-/** One `append` as the engine made it. */
-export interface RecordedAppend {
-  grain: string;
-  writes: StreamWrite[];
-}
+/** One `append` as the engine made it, or one answer row it kept after a command (`putAnswer`, which the door does not wait for). */
+export type RecordedAppend = { grain: string; writes: StreamWrite[] } | { answer: AnswerRow };
 
 /** What one create and each advance of one Matter hand the journal, and what the door answered them. */
 export interface WriteTemplates {
@@ -56,7 +55,7 @@ export interface DoorAnswers {
  * temporary directory (removed after).
  */
 export async function recordWrites(createBody: unknown, advanceBody: unknown, advances = 4): Promise<WriteTemplates> {
-  const { createServices } = await import('../../src/compose.ts');
+  const { createApp } = await import('../../src/compose.ts');
   const { SqliteJournal } = await import('../../src/journal/sqlite.ts');
   const { rmSync } = await import('node:fs');
   const dir = mkdtempSync(join(tmpdir(), 'legalwork-bench-record-'));
@@ -71,21 +70,32 @@ export async function recordWrites(createBody: unknown, advanceBody: unknown, ad
           return target.append(grain, writes);
         };
       }
+      if (key === 'putAnswer') {
+        return (answer: AnswerRow) => {
+          log.push({ answer: structuredClone(answer) });
+          return target.putAnswer(answer);
+        };
+      }
       const value = (target as unknown as Record<string | symbol, unknown>)[key];
       return typeof value === 'function' ? value.bind(target) : value;
     },
   }) as JournalStore;
+  // The app, not the engine alone: the Matter doors' routes keep each Matter's answer row after its commits.
+  const app = await createApp({ journal });
   try {
-    const services = createServices({ journal });
+    const services = app.services;
     const grain = (await services.workspaces.open()).record.id;
     const during = async (call: () => Promise<unknown>): Promise<RecordedAppend[]> => {
       log = [];
       await call();
-      const made = log;
-      log = [];
-      // Anything written once the call has answered (an outbox retry, a webhook) is counted, not replayed.
+      const answered = log.length;
       await new Promise((done) => setTimeout(done, 50));
-      late += log.length;
+      // The answer rows kept behind the command are its work too (the door does not wait for them); anything
+      // else written once the call has answered (an outbox retry, a webhook) is counted, not replayed.
+      const after = log.slice(answered);
+      late += after.filter((a) => !('answer' in a)).length;
+      const made = [...log.slice(0, answered), ...after.filter((a) => 'answer' in a)];
+      log = [];
       return made;
     };
     let matterId = '';
@@ -96,6 +106,7 @@ export async function recordWrites(createBody: unknown, advanceBody: unknown, ad
     for (let i = 0; i < advances; i++) steps.push(await during(() => services.matters.advance(grain, matterId, advanceBody as never)));
     return { grain, matterId, create, advances: steps, late };
   } finally {
+    await app.close();
     await inner.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -169,16 +180,16 @@ function fill(p: Array<string | number>, ids: string[]): string {
   return text;
 }
 
-interface CompiledAppend {
-  grain: Maker | null;
-  rawGrain: string;
-  writes: Array<Maker | null>;
-  rawWrites: StreamWrite[];
-  events: number;
-}
+type CompiledAppend =
+  | { grain: Maker | null; rawGrain: string; writes: Array<Maker | null>; rawWrites: StreamWrite[]; events: number }
+  | { answer: Maker; events: 0 };
 
 const compileAppends = (c: Compiler, appends: RecordedAppend[]): CompiledAppend[] =>
-  appends.map((a) => ({ grain: c.value(a.grain), rawGrain: a.grain, writes: a.writes.map((w) => c.value(w)), rawWrites: a.writes, events: a.writes.reduce((n, w) => n + w.events.length, 0) }));
+  appends.map((a): CompiledAppend =>
+    'answer' in a
+      ? { answer: c.value(a.answer)!, events: 0 }
+      : { grain: c.value(a.grain), rawGrain: a.grain, writes: a.writes.map((w) => c.value(w)), rawWrites: a.writes, events: a.writes.reduce((n: number, w) => n + w.events.length, 0) },
+  );
 
 /** The journal a twin writes into, opened fresh (empty) for each row. */
 export interface TwinJournals {
@@ -212,7 +223,7 @@ export class WriteTwin {
 
   constructor(private readonly journals: TwinJournals) {}
 
-  load(templates: WriteTemplates, answers: DoorAnswers): { eventsPerCreate: number; eventsPerAdvance: number[]; appendsPerAdvance: number[] } {
+  load(templates: WriteTemplates, answers: DoorAnswers): { eventsPerCreate: number; eventsPerAdvance: number[]; appendsPerAdvance: number[]; answerRows: number } {
     const c = new Compiler(templates.grain);
     this.create = compileAppends(c, templates.create);
     this.advances = templates.advances.map((a) => compileAppends(c, a));
@@ -220,16 +231,34 @@ export class WriteTwin {
     this.matterIndex = c.indexOf(templates.matterId);
     this.answers = { create: answerPattern(answers.create, answers.matterId), advances: answers.advances.map((a) => answerPattern(a, answers.matterId)) };
     const count = (as: CompiledAppend[]) => as.reduce((n, a) => n + a.events, 0);
-    return { eventsPerCreate: count(this.create), eventsPerAdvance: this.advances.map(count), appendsPerAdvance: this.advances.map((a) => a.length) };
+    const appends = (as: CompiledAppend[]) => as.filter((a) => !('answer' in a)).length;
+    const answerRows = [this.create, ...this.advances].reduce((n, as) => n + as.length - appends(as), 0);
+    return { eventsPerCreate: count(this.create), eventsPerAdvance: this.advances.map(count), appendsPerAdvance: this.advances.map(appends), answerRows };
   }
 
   /** The writes of one recorded append for the Matter whose ids are `ids` (an id first met here is minted now). */
-  private instantiate(a: CompiledAppend, ids: string[]): { grain: string; writes: StreamWrite[] } {
-    for (let i = 0; i < this.prefixes.length; i++) ids[i] ??= newId(this.prefixes[i] as IdPrefix);
+  private instantiate(a: Exclude<CompiledAppend, { answer: Maker }>, ids: string[]): { grain: string; writes: StreamWrite[] } {
+    this.mint(ids);
     return {
       grain: a.grain ? (a.grain(ids) as string) : a.rawGrain,
       writes: a.writes.map((make, i) => (make ? (make(ids) as StreamWrite) : a.rawWrites[i])),
     };
+  }
+
+  private mint(ids: string[]): void {
+    for (let i = 0; i < this.prefixes.length; i++) ids[i] ??= newId(this.prefixes[i] as IdPrefix);
+  }
+
+  /** Replays one recorded write: an append, durable before the next; an answer row kept, not waited for (as the door). */
+  private async replay(journal: JournalStore, a: CompiledAppend, ids: string[]): Promise<void> {
+    if ('answer' in a) {
+      this.mint(ids);
+      void journal.putAnswer(a.answer(ids) as AnswerRow).catch(() => undefined);
+      return;
+    }
+    const { grain, writes } = this.instantiate(a, ids);
+    await journal.append(grain, writes);
+    this.events += a.events;
   }
 
   private newMatter(): { id: string; ids: string[] } {
@@ -259,6 +288,8 @@ export class WriteTwin {
       for (let i = 0; i < batch && this.events < events; i++) {
         const m = this.newMatter();
         for (const a of this.create) {
+          // The fill writes the events a journal of that size holds; the answer rows of its Matters are a cache it may lack.
+          if ('answer' in a) continue;
           const { grain, writes: ws } = this.instantiate(a, m.ids);
           if (grain === this.grain) writes.push(...ws);
           else byGrain.set(grain, [...(byGrain.get(grain) ?? []), ...ws]);
@@ -282,11 +313,7 @@ export class WriteTwin {
   async createOne(): Promise<string> {
     const journal = this.open;
     const m = this.newMatter();
-    for (const a of this.create) {
-      const { grain, writes } = this.instantiate(a, m.ids);
-      await journal.append(grain, writes);
-      this.events += a.events;
-    }
+    for (const a of this.create) await this.replay(journal, a, m.ids);
     this.matters.set(m.id, { ids: m.ids, step: 0 });
     this.opened.push(m.id);
     return this.answers.create.join(m.id);
@@ -298,11 +325,7 @@ export class WriteTwin {
     const m = this.matters.get(id);
     if (!m || m.step >= this.advances.length) return null;
     const step = m.step++;
-    for (const a of this.advances[step]) {
-      const { grain, writes } = this.instantiate(a, m.ids);
-      await journal.append(grain, writes);
-      this.events += a.events;
-    }
+    for (const a of this.advances[step]) await this.replay(journal, a, m.ids);
     return this.answers.advances[step].join(id);
   }
 
