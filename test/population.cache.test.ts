@@ -64,7 +64,7 @@ function postgresStore(): Store {
     },
     // Schema 3: migrations 4 and after undone (4's append function is replaced again when migration 4 runs).
     earlierBuild: [
-      'DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track; DROP TABLE outbox_pending; DROP TABLE leases',
+      'DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track; DROP TABLE outbox_pending; DROP TABLE leases; DROP TABLE answers',
       'DELETE FROM schema_version WHERE version > 4',
       'DROP INDEX snapshots_population',
       'ALTER TABLE snapshots DROP COLUMN grain, DROP COLUMN path, DROP COLUMN facets, DROP COLUMN since_seq, DROP COLUMN since',

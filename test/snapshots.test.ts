@@ -83,8 +83,13 @@ const DAMAGE: Array<[string, Damage]> = [
   ['behind its stream (at its opening)', (row, opening) => ({ ...row, version: 1, state: opening })],
 ];
 
-/** Applies a damage to the snapshot row of each stream. */
+/**
+ * Applies a damage to the snapshot row of each stream. The answer rows (a
+ * cache above the snapshot rows: `src/http/stored-answers.ts`) are removed,
+ * so the reads go through the rows under test.
+ */
 async function damage(journal: JournalStore, store: Store, streams: Array<[string, EntityDefinition]>, how: Damage): Promise<void> {
+  await store.sql('DELETE FROM answers');
   for (const [stream, definition] of streams) {
     const row = await journal.readSnapshot(stream);
     expect(row, `${stream} has a row`).not.toBeNull();
