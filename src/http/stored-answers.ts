@@ -2,7 +2,10 @@
  * A Matter's answer kept as a row (issue 37, item 2: an inline read model):
  * what `GET /matters/{id}` sends for a Matter not in memory is one indexed
  * lookup (`JournalStore.readAnswer`) returning the bytes as they are stored,
- * with their ETag: nothing is folded, parsed, built or serialized.
+ * with their ETag: nothing is folded, parsed, built or serialized. The row
+ * keeps the Matter as a list shows it too, so an unfiltered page of
+ * `GET /matters` is one statement (`listItems`) whose items are sent as
+ * stored (`page`).
  *
  * **Written** after each commit of a Matter (its opening too), in its
  * mailbox behind the command that committed (`Supervisor.afterCommit`): the
