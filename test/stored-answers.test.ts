@@ -11,6 +11,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { call, issueKey, workspace, type TestApp } from './helpers/app.ts';
 import { journalled, type Store } from './helpers/pass-store.ts';
+import { MAX_ROW_BYTES } from '../src/http/stored-answers.ts';
 
 /** A Matter's GET as the route builds it from the entity in memory (its journal read first loads it). */
 async function built(app: TestApp, path: string) {
@@ -140,6 +141,23 @@ describe("a Matter's answer kept as a row", () => {
     expect(res.raw).not.toContain('Different engines');
     const third = await restart(second, start);
     expect((await fromRow(third, path, id)).raw).toBe(res.raw);
+  });
+});
+
+describe('a Matter whose answer outgrew a row', () => {
+  it('is not kept past MAX_ROW_BYTES (its whole journal would be rewritten at each commit): its reads build it, as before rows', async () => {
+    const { start } = journalled();
+    const first = await start();
+    const { path, id } = await advancedMatter(first);
+    let size = 0;
+    for (let i = 0; size <= MAX_ROW_BYTES; i++) {
+      const doc = await call(first, 'POST', `${path}/documents`, { name: `exhibit-${i}-${'x'.repeat(400)}.pdf`, kind: 'exhibit', sha256: 'a'.repeat(64) });
+      expect(doc.status, doc.raw).toBe(201);
+      if (i % 20 === 19) size = (await call(first, 'GET', path)).raw.length;
+    }
+    const second = await restart(first, start);
+    const res = await rebuilt(second, path, id);
+    expect(res.raw.length).toBeGreaterThan(MAX_ROW_BYTES);
   });
 });
 

@@ -48,6 +48,14 @@ import type { Services } from './services.ts';
 
 /** What Fastify writes for a serialized JSON reply: a kept answer is sent as the same. */
 const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * The largest answer kept as a row. A Matter's answer carries its whole
+ * journal, and its row is rewritten at every commit: a Matter of many facts
+ * would write its whole history again at each one. Past this size its reads
+ * build the answer, as they did before rows (and its list item is built too).
+ */
+export const MAX_ROW_BYTES = 64 * 1024;
+
 /** The routes whose answers are kept, as Fastify names them under each grain prefix: a Matter by id, and the list's pages. */
 const BY_ID = /(^|\/)matters\/:id$/;
 const LIST = /(^|\/)matters$/;
@@ -144,7 +152,7 @@ export class StoredAnswers {
 
   /** Keeps the bytes a door built and sent for `entity` (read by `read` as `deps`), with their tag, and its list item. */
   put(entity: MatterEntity, deps: AnswerRow['deps'], body: string, etag: string): void {
-    if (!this.serializeItem) return;
+    if (!this.serializeItem || body.length > MAX_ROW_BYTES) return;
     const item = this.serializeItem(matterView(entity));
     this.services.journal.putAnswer({ stream: entity.id, grain: entity.grain, tag: this.tag, deps, etag, body, item }).catch(() => undefined);
   }
