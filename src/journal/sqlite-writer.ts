@@ -77,7 +77,7 @@ export const ANSWER_INSERT = `INSERT INTO answers (stream, grain, tag, deps, ver
 
 export function writerThread(load: (id: string) => unknown): void {
   const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');
-  const { driver, file, answerInsert: staleAnswerInsert } = workerData as WriterData;
+  const { driver, file, answerInsert } = workerData as WriterData;
   const Sqlite = load(driver) as typeof Database;
   const db = new Sqlite(file);
   db.pragma('journal_mode = WAL');
@@ -94,7 +94,7 @@ export function writerThread(load: (id: string) => unknown): void {
   const ledger = db.prepare('INSERT INTO population_ledger (grain, machine, streams, events, transitions) VALUES (?, ?, ?, ?, ?) ON CONFLICT (grain, machine) DO UPDATE SET streams = streams + excluded.streams, events = events + excluded.events, transitions = transitions + excluded.transitions');
   const edge = db.prepare('INSERT INTO transition_counts (grain, machine, edge, n) VALUES (?, ?, ?, ?) ON CONFLICT (grain, machine, edge) DO UPDATE SET n = n + excluded.n');
   // The statement's text is built on the event loop's side (the thread imports nothing), and handed over with the file.
-  const answer = db.prepare(staleAnswerInsert);
+  const answer = db.prepare(answerInsert);
   const dropLedger = db.prepare('DELETE FROM population_ledger WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
   const dropEdges = db.prepare('DELETE FROM transition_counts WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
   const dropForeignRows = db.prepare('DELETE FROM snapshots WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix AND machine <> @tag');
@@ -112,7 +112,13 @@ export function writerThread(load: (id: string) => unknown): void {
     for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
     for (const r of deltas) ledger.run(r[0], r[1], r[2], r[3], r[4]);
     for (const r of edges) edge.run(r[0], r[1], r[2], r[3]);
-    for (const a of answers) answer.run(a);
+    for (const a of answers) {
+      try {
+        answer.run(a);
+      } catch {
+        // A cache's row: one that cannot be written is not kept (its statement alone is undone), never the batch's appends.
+      }
+    }
   });
   parentPort!.on('message', (message: WriterBatch | 'close') => {
     if (message === 'close') {

@@ -103,8 +103,8 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     // Nothing of the caller: a read by id answers every caller that reaches the Matter with the same bytes.
     const key = `${request.grain} ${deps.map(([, version]) => version).join(' ')}`;
     if (answers.sendKept(reply, entity, key)) return reply;
-    // The bytes sent are kept as the Matter's row too: its own grain's answer, where it is the grain asked from (or reaches it unstamped).
-    answers.keep(request, entity, key, reaches(request.grain, entity.grain) ? (body, etag) => stored.put(entity, deps, body, etag) : undefined);
+    // The bytes sent are kept as the Matter's row too: the grain asked from reaches the Matter's, so they are its own grain's answer.
+    answers.keep(request, entity, key, (body, etag) => stored.put(entity, deps, body, etag));
     return build();
   });
 
