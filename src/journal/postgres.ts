@@ -99,7 +99,7 @@ ${appendBatch(4)}
   // Answers kept as rows (AnswerRow in store.ts): a cache of the journal, written after the facts
   // they show and read only while every stream in deps stands where it says.
   8: `CREATE TABLE answers (stream text PRIMARY KEY, grain text NOT NULL, tag text NOT NULL, deps jsonb NOT NULL, version integer NOT NULL,
-    etag text NOT NULL, crc bigint NOT NULL, body text NOT NULL, item text NOT NULL, item_crc bigint NOT NULL)`,
+    etag text NOT NULL, item_crc bigint NOT NULL, item text NOT NULL, crc bigint NOT NULL, body text NOT NULL)`,
 };
 
 

@@ -104,6 +104,7 @@ CREATE TRIGGER IF NOT EXISTS events_outbox_settle AFTER INSERT ON events WHEN ne
   BEGIN DELETE FROM outbox_pending WHERE grain = json_extract(new.body, '$.data.intent.grain') AND seq = json_extract(new.body, '$.data.intent.seq'); END;
 -- Answers kept as rows (AnswerRow in store.ts): a cache of the journal, written after the
 -- facts they show and read only while every stream in deps stands where it says.
+-- The body last: a page reads the small item, and a column after the body's overflow pages would be read through them.
 CREATE TABLE IF NOT EXISTS answers (
   stream   TEXT    PRIMARY KEY,
   grain    TEXT    NOT NULL,
@@ -111,10 +112,10 @@ CREATE TABLE IF NOT EXISTS answers (
   deps     TEXT    NOT NULL,
   version  INTEGER NOT NULL,
   etag     TEXT    NOT NULL,
-  crc      INTEGER NOT NULL,
-  body     TEXT    NOT NULL,
+  item_crc INTEGER NOT NULL,
   item     TEXT    NOT NULL,
-  item_crc INTEGER NOT NULL
+  crc      INTEGER NOT NULL,
+  body     TEXT    NOT NULL
 );
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
