@@ -30,8 +30,6 @@ import { guardWrites } from '../engine/write-guard.ts';
 import type { Services } from './services.ts';
 import { decoratePresentedKey, presentedKeyOf } from './presented-key.ts';
 
-/** The key the request presented, exactly as sent (`presented-key.ts`): what a roll derives its successor from. */
-
 export interface Provenance {
   actor?: string;
   mandate?: string;

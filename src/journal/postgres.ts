@@ -413,7 +413,7 @@ export class PostgresJournal implements JournalStore {
 
   async readAnswer(stream: string, tag: string) {
     const [row] = await this.rows<[grain: string, etag: string, body: string, crc: string]>(`SELECT grain, etag, body, crc FROM answers a WHERE stream = $1 AND tag = $2 AND NOT ${STALE_DEPS('a.deps')}`, [stream, tag]);
-    return row ? intact(row[0], row[1], row[2], Number(row[3])) : null;
+    return row ? intact(...row) : null;
   }
 
   putAnswer({ stream, grain, tag, deps, etag, body, item }: AnswerRow): Promise<void> {

@@ -189,7 +189,7 @@ export interface AnswerRow {
   stream: string;
   /** The grain the record lives in: who may be sent the row is checked against it. */
   grain: string;
-  /** The build of the answer's shape (a digest of the door's response schema): a row of another build is stale. */
+  /** The build that wrote it (the door's name and `buildKey`): a row of another build, whose views may word the same facts otherwise, is stale. */
   tag: string;
   /** Every stream the bytes were built from, with the version each stood at: the record's own first. */
   deps: Array<[stream: string, version: number]>;
