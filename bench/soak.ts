@@ -29,8 +29,9 @@
  * major GC (the leak measure: live objects, not garbage awaiting collection),
  * of heap used and of external memory over the rows after the resident pool
  * has filled. Warm-up ends at the
- * first row by which the load has opened `SOAK_RESIDENT_ACTORS` (20,000, the
- * service's default pool) Matters, each at least one resident actor, or at
+ * first row by which the load has opened `SOAK_RESIDENT_ACTORS` (the
+ * service's resident pool, which the soak sets to it: by default 20,000, the
+ * service's own default) Matters, each at least one resident actor, or at
  * `SOAK_WARMUP_MIN` minutes when given. Targets (issue 38): growth under
  * 1 MiB a minute after warm-up; the loop's worst delay under 50 ms in every
  * row after the first minute.
@@ -40,17 +41,23 @@
  * kept), to compare in Chrome's DevTools (Memory, Comparison). Writing one
  * stops the service's loop for seconds: the row after it shows that stall.
  *
+ * `SOAK_CPU_PROF=<dir>` runs the service under `node --cpu-prof`, its
+ * profile written into that directory when it stops, and then lists the
+ * candidate long tasks in it (`longTasks`, bench/lib/profile.ts): what held
+ * the loop over 50 ms, and when. The profiler costs the service throughput.
+ *
  * `SOAK_CLIENTS` (default 12) and `SOAK_SEED` set the load. Not part of
  * `npm test`. The load generator runs on the same machine as the service: on
  * 2 cores they share the CPU, and the figures say as much about this machine
  * as about the service.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MixedLoad, seededRng, seedFrom, topLevelOperator } from './lib/mixed-load.ts';
+import { longTasks, type CpuProfile } from './lib/profile.ts';
 import { removeDir, ROOT, spawnService, tempDataDir } from './lib/service.ts';
 import { slope } from './lib/slope.ts';
 import { quantile } from './lib/stats.ts';
@@ -58,6 +65,7 @@ import { table, verdict } from './lib/table.ts';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const INTERVAL_S = Number(process.env.SOAK_INTERVAL_S ?? 60);
+const PROFILE_DIR = process.env.SOAK_CPU_PROF;
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 12);
 const SEED = seedFrom(process.env.SOAK_SEED);
 const RESIDENT_ACTORS = Number(process.env.SOAK_RESIDENT_ACTORS ?? 20_000);
@@ -134,7 +142,7 @@ async function main() {
   const dir = tempDataDir('legalwork-soak-');
   const operator = topLevelOperator(dir);
   const probe = pathToFileURL(join(ROOT, 'bench/lib/soak-probe.mjs')).href;
-  const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0' }, ['--import', probe], { ipc: true });
+  const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0', LEGALWORK_RESIDENT_ACTORS: String(RESIDENT_ACTORS) }, ['--import', probe, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])], { ipc: true });
   const canary = spawn(process.execPath, ['--import', probe, '-e', 'setInterval(() => {}, 2 ** 30)'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   // Never left behind, even when the soak fails (the service exited, the probe did not answer).
   process.once('exit', () => {
@@ -168,6 +176,8 @@ async function main() {
   await Promise.all([ask<ProbeReport>(child.proc, { probe: 'report' }), ask<ProbeReport>(canary, { probe: 'report' })]);
   const run = load.run(child.url, { stopOnNetworkError: false });
   const started = performance.now();
+  /** The load's start on the CPU profile's clock (CLOCK_MONOTONIC, µs). */
+  const startedUs = Number(process.hrtime.bigint() / 1000n);
   const rows: Row[] = [];
   const header = ['elapsed', 'requests', 'req/s', 'Matters', 'RSS MiB', 'heap used / total MiB', 'heap after major GC MiB', 'external / arrayBuffers MiB', 'loop worst / p99 ms', 'GC pause worst / major ms', 'canary loop worst ms', 'journal + WAL MiB', '/healthz p99 ms', 'p50 ms', 'p99 ms', 'non-2xx', '5xx'];
   const fmt = (r: Row) => [
@@ -281,9 +291,21 @@ async function main() {
     ].join('\n'),
   );
   for (const f of load.faults.slice(0, 10)) console.log(`  ${f.status} ${f.method} ${f.path}: ${f.body.slice(0, 300)}`);
+  if (PROFILE_DIR) reportLongTasks(PROFILE_DIR, startedUs);
   if (snapshotDir) console.log(`heap snapshots kept in ${snapshotDir}`);
   removeDir(dir);
   if (load.faults.length || exit !== 0) process.exitCode = 1;
+}
+
+/** The candidate long tasks of the service's CPU profile (the newest in `dir`), the longest first, each at its minute of the load. */
+function reportLongTasks(dir: string, startedUs: number) {
+  const file = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort().pop();
+  if (!file) return console.log(`long tasks: no CPU profile in ${dir}`);
+  const tasks = longTasks(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, LOOP_TARGET_MS).sort((a, b) => b.ms - a.ms);
+  console.log(`\ncandidate long tasks over ${LOOP_TARGET_MS} ms in ${join(dir, file)}: ${tasks.length}`);
+  for (const t of tasks.slice(0, 15)) {
+    console.log(`- ${t.ms.toFixed(0)} ms at ${((t.atUs - startedUs) / 60e6).toFixed(2)} min (longest gap between samples ${t.longestGapMs.toFixed(0)} ms)\n    in: ${t.shared.slice(-5).join(' > ')}\n    self: ${t.self.join('; ')}`);
+  }
 }
 
 await main();

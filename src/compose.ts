@@ -94,7 +94,7 @@ export function createServices(options: AppOptions): Services {
     firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, wallClock, caches.grains),
     conflicts: new Conflicts(supervisor),
     idempotency: new IdempotencyRecords(supervisor, wallClock, caches.idempotencyRecords),
-    webhooks: new Webhooks(supervisor, { ...(databaseNow ? { now: databaseNow } : {}), ...options.webhooks }),
+    webhooks: new Webhooks(supervisor, { ...(databaseNow ? { now: databaseNow } : {}), grainNow: wallClock, ...options.webhooks }),
   };
 }
 

@@ -14,6 +14,7 @@ import { createApp } from './compose.ts';
 import { drainSecondsOf, installDrain } from './http/drain.ts';
 import { edgeLimitsFromEnv } from './http/edge-limits.ts';
 import { webhookOptionsFromEnv } from './engine/webhooks.ts';
+import { residentActorsOf } from './engine/supervisor.ts';
 import { callerLimitsFromEnv } from './http/rate-limit.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
@@ -49,6 +50,7 @@ export async function start(options: StartOptions = {}) {
     clock: clockFromEnv(process.env.LEGALWORK_CLOCK),
     signers: signerRegistryFile(registry),
     supplySecret: supplySecretFromEnv(process.env),
+    residentActors: residentActorsOf(process.env.LEGALWORK_RESIDENT_ACTORS),
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
     webhooks: webhookOptionsFromEnv(process.env),

@@ -106,7 +106,8 @@ describe('the contract', () => {
     }
     // The journal under every grain and the tails answer them by reference.
     expect(doc.paths['/matters/{id}'].get.responses['200'].content['application/json'].schema.properties.journal.items.$ref).toBe('#/components/schemas/JournalEntry');
-    expect(doc.paths['/workspaces/{workspaceId}/events'].get.responses['200'].content['application/json'].schema.anyOf[0].properties.results.items.$ref).toBe('#/components/schemas/TailEntry');
+    // A tail's entry is the event, or the UnreadableEntry in its place (a body that does not read).
+    expect(doc.paths['/workspaces/{workspaceId}/events'].get.responses['200'].content['application/json'].schema.anyOf[0].properties.results.items.oneOf.map((o: { $ref: string }) => o.$ref)).toEqual(['#/components/schemas/TailEntry', '#/components/schemas/UnreadableEntry']);
     // The reminder webhooks reuse the rung the facts declare; a firm's routing is declared field by field.
     expect(doc.webhooks['reminder.ack_due'].post.requestBody.content['application/json'].schema.properties.data.allOf).toEqual([{ $ref: '#/components/schemas/ReminderData' }]);
     expect(Object.keys(doc.components.schemas.FirmRouting.properties)).toEqual(['participationWindows', 'memberOptIns', 'remittanceDesignation']);

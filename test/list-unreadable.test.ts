@@ -9,11 +9,17 @@
  * and fix), the others exactly as before, and paging unchanged; the item
  * says nothing of what the stream holds; a read by id answers the declared
  * ENTITY_UNREADABLE. The app is restarted on the damaged journal, so no
- * state a process kept in memory hides the damage.
+ * state a process kept in memory hides the damage. The event tail answers
+ * an event whose body does not read as an `UnreadableEntry` in its place,
+ * on a page, on the event stream and to a webhook endpoint alike, and goes
+ * on past it.
  */
 import { describe, expect, it } from 'vitest';
+import { FIXTURE } from '../src/domain/fixtures.ts';
 import { call, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
 import { journalled, type Store } from './helpers/pass-store.ts';
+import { receiver } from './helpers/receiver.ts';
+import { SseClient } from './helpers/sse-client.ts';
 
 /** What a damaged stream must never show: a Client's name and the bytes of the body written into it. */
 const SECRET = 'Ada Lovelace-Secret-Inventor';
@@ -29,6 +35,20 @@ async function insertRow(store: Store, grain: string, stream: string, kind: stri
      SELECT ?, (SELECT coalesce(max(seq), 0) + 1 FROM events WHERE grain = ?), ?, (SELECT coalesce(max(version), 0) + 1 FROM events WHERE stream = ?), ?, ?, NULL, ?`,
     [grain, grain, stream, stream, '2026-11-27T12:00:00.000Z', kind, body],
   );
+}
+
+/** Every event of a grain's tail, page by page (`limit` each), until a page is EMPTY. */
+async function everyEvent(app: TestApp, prefix: string, limit: number) {
+  const items: Array<Record<string, any>> = [];
+  const pages: string[] = [];
+  for (let after = 0; ; ) {
+    const res = await call(app, 'GET', `${prefix}/events?limit=${limit}&after=${after}`);
+    expect(res.status, `${prefix}/events after ${after}: ${res.raw}`).toBe(200);
+    pages.push(res.raw);
+    if (res.body.type === 'EMPTY') return { items, pages };
+    items.push(...res.body.results);
+    after = res.body.nextAfter;
+  }
 }
 
 /** Every item of a list, page by page (`limit` each), following `nextAfter` to the end. */
@@ -145,5 +165,48 @@ describe('a list page with an unreadable stream on it', () => {
     expect(page.body.results.map((m: { id: string; unreadable?: true }) => [m.id, m.unreadable ?? false])).toEqual([[ids[0], true], [ids[1], false], [ids[2], false]]);
     expect(page.body.results[0].fix).toContain(`GET /matters/${ids[0]}`);
     expect(page.raw).not.toContain('Lovelace');
+  });
+
+  it('a tail answers an event whose body does not read as an UnreadableEntry in its place, on every page, on the event stream and past it to a webhook endpoint', async () => {
+    const { store, start } = journalled();
+    const first = await start();
+    const ws = await workspace(first);
+    const grain = ws.split('/')[2];
+    const hook = await receiver();
+    expect((await call(first, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] })).status).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await call(first, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', client: { name: SECRET } })).body.matter.id);
+    const before = await everyEvent(first, ws, 2);
+    await first.close();
+
+    await insertRow(store, grain, ids[1], 'stage', `{"subject":"${ids[1]}","data":{"client":{"name":"${SECRET}"}`);
+    const badSeq = before.items.at(-1)!.seq + 1;
+
+    const app = await start();
+    // After the damage: a Matter walked to its first reserved act, which the endpoint is sent past the unreadable event.
+    const escalated = await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', client: { name: FIXTURE.fulfillingClient } });
+    expect(escalated.status).toBe(201);
+    for (let i = 0; i < 5; i++) expect((await call(app, 'POST', `${ws}/matters/${escalated.body.matter.id}/advance`, {})).status).toBe(200);
+    for (const limit of [2, 100]) {
+      const { items, pages } = await everyEvent(app, ws, limit);
+      expect(items.map((e) => e.seq)).toEqual(Array.from({ length: items.length }, (_, i) => i + 1));
+      expect(items.slice(0, before.items.length)).toEqual(before.items);
+      expect(items[badSeq - 1]).toEqual({ seq: badSeq, at: '2026-11-27T12:00:00.000Z', subject: ids[1], unreadable: true, code: 'STREAM_UNREADABLE', error: expect.stringContaining(`seq ${badSeq}`), fix: expect.any(String) });
+      expect(items.length).toBeGreaterThan(badSeq);
+      for (const raw of pages) expect(raw).not.toContain('Lovelace');
+    }
+
+    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    const stream = new SseClient(`${url}${ws}/events/stream?after=${badSeq - 1}`);
+    await stream.until(() => stream.frames.length >= 2, undefined, 'the unreadable event and the one after it');
+    stream.req.destroy();
+    expect(JSON.parse(stream.frames[0].data!)).toMatchObject({ seq: badSeq, unreadable: true, code: 'STREAM_UNREADABLE' });
+    expect(JSON.parse(stream.frames[1].data!).seq).toBe(badSeq + 1);
+    expect(stream.frames.map((f) => f.data).join('')).not.toContain('Lovelace');
+
+    // The endpoint's worker was not stopped by the event it cannot read: it delivered the escalation after it.
+    await hook.until(1);
+    expect(JSON.parse(hook.received[0].body)).toMatchObject({ type: 'matter.escalated', data: { matter: { id: escalated.body.matter.id } } });
+    await hook.close();
   });
 });

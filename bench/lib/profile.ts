@@ -10,7 +10,7 @@ import { relative } from 'node:path';
 import { ROOT } from './service.ts';
 
 export interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }>;
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }>;
   startTime: number;
   endTime: number;
   samples?: number[];
@@ -81,4 +81,86 @@ export function topSelfFrames(profile: CpuProfile, top = 15, window?: { fromUs: 
     row.ms = (row.samples * intervalUs) / 1000;
   }
   return { rows, samples: counted, ms: counted > 1 ? (last - first) / 1000 : 0, intervalUs };
+}
+
+export interface LongTask {
+  /** µs on the profile's clock (CLOCK_MONOTONIC, as `process.hrtime` reads it) where it began. */
+  atUs: number;
+  ms: number;
+  /** The longest gap between two of its samples: the process not scheduled (the sampler stops with it). */
+  longestGapMs: number;
+  /** The call path every one of its JS samples shares, outermost first: where a single long task spent its time. */
+  shared: string[];
+  /** Its top frames by self time, as "name location (samples)". */
+  self: string[];
+}
+
+/**
+ * Candidate long tasks: the runs of samples over `thresholdMs` that stay
+ * under one frame the loop called (the same node just under the root: a
+ * timer, a socket's callback, the microtask queue), the collector's and
+ * native samples in between allowed. Two tasks of the same entry with no
+ * sample between them read as one run, so each run also says the call path
+ * all its JS samples share: a real long task shares a deep one (the function
+ * that held the loop), two merged tasks only their entry.
+ */
+export function longTasks(profile: CpuProfile, thresholdMs = 50): LongTask[] {
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const label = (id: number) => {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    return `${functionName || '(anonymous)'}${url ? ` ${shortPath(url)}:${lineNumber + 1}` : ''}`;
+  };
+  const pathOf = (id: number) => {
+    const path: number[] = [];
+    for (let at: number | undefined = id; at !== undefined && parent.get(at) !== undefined; at = parent.get(at)) path.unshift(at);
+    return path;
+  };
+  const NOT_JS = new Set(['(garbage collector)', '(program)']);
+  const tasks: LongTask[] = [];
+  let t = profile.startTime;
+  let run: { start: number; last: number; entry: number; gap: number; ids: number[] } | null = null;
+  const close = () => {
+    if (!run || (run.last - run.start) / 1000 <= thresholdMs) return;
+    const paths = run.ids.filter((id) => !NOT_JS.has(byId.get(id)!.callFrame.functionName)).map(pathOf);
+    let shared = paths[0] ?? [];
+    for (const p of paths) {
+      let i = 0;
+      while (i < shared.length && shared[i] === p[i]) i++;
+      shared = shared.slice(0, i);
+    }
+    const self = new Map<string, number>();
+    for (const id of run.ids) self.set(label(id), (self.get(label(id)) ?? 0) + 1);
+    tasks.push({ atUs: run.start, ms: (run.last - run.start) / 1000, longestGapMs: run.gap / 1000, shared: shared.map(label), self: [...self].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, v]) => `${k} (${v})`) });
+  };
+  for (let i = 0; i < samples.length; i++) {
+    t += deltas[i] ?? 0;
+    const id = samples[i];
+    const name = byId.get(id)?.callFrame.functionName ?? '';
+    if (name === '(idle)' || name === '(root)') {
+      close();
+      run = null;
+      continue;
+    }
+    if (run && NOT_JS.has(name)) {
+      run.gap = Math.max(run.gap, t - run.last);
+      run.last = t;
+      run.ids.push(id);
+      continue;
+    }
+    const entry = pathOf(id)[0];
+    if (run && entry === run.entry) {
+      run.gap = Math.max(run.gap, t - run.last);
+      run.last = t;
+      run.ids.push(id);
+      continue;
+    }
+    close();
+    run = NOT_JS.has(name) ? null : { start: t, last: t, entry, gap: 0, ids: [id] };
+  }
+  close();
+  return tasks;
 }

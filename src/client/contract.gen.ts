@@ -3948,7 +3948,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.
+         * @description The endpoints of the calling key (at the top level) or of the grain: every enabled one (at most 16) and the 32 disabled most recently (an older disabled endpoint is still read by id); without a key at the top level, a typed EMPTY naming the fix.
          */
         get: operations["get_webhooks"];
         put?: never;
@@ -4052,7 +4052,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.
+         * @description The endpoints of the calling key (at the top level) or of the grain: every enabled one (at most 16) and the 32 disabled most recently (an older disabled endpoint is still read by id); without a key at the top level, a typed EMPTY naming the fix.
          */
         get: operations["get_workspaces_workspaceId_webhooks"];
         put?: never;
@@ -4156,7 +4156,7 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.
+         * @description The endpoints of the calling key (at the top level) or of the grain: every enabled one (at most 16) and the 32 disabled most recently (an older disabled endpoint is still read by id); without a key at the top level, a typed EMPTY naming the fix.
          */
         get: operations["get_tenants_tenantId_webhooks"];
         put?: never;
@@ -6589,6 +6589,28 @@ export interface components {
             /** @example Matter mt_0k4n8b2v6c1x9z3l7j5h2g8f4 cannot be read from the journal; the rest of the page is served, and paging goes on past it */
             error: string;
             /** @example GET /matters/mt_0k4n8b2v6c1x9z3l7j5h2g8f4 answers why (the stream and the seq that does not read); report it to the operator with this answer's request-id, who finds the stream in the journal by its id */
+            fix: string;
+        };
+        /** @description an event of the tail whose body cannot be read: where it stands and why, in place of the event */
+        UnreadableEntry: {
+            seq: number;
+            /** @example 2026-11-26T09:00:00.000Z */
+            at: string;
+            /**
+             * @description the stream the event is in
+             * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+             */
+            subject: string;
+            /**
+             * @description always true: the event could not be read, and is named here in its place
+             * @enum {boolean}
+             */
+            unreadable: true;
+            /** @enum {string} */
+            code: "STREAM_UNREADABLE";
+            /** @example the event at seq 9 (of stream mt_0k4n8b2v6c1x9z3l7j5h2g8f4) cannot be read from the journal; the tail goes on past it */
+            error: string;
+            /** @example report it to the operator with its seq and this answer's request-id, who finds the event in the journal by its grain and seq */
             fix: string;
         };
     };
@@ -45750,7 +45772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the owner already has 16 enabled endpoints. Codes: WEBHOOK_ENDPOINT_LIMIT, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -46746,7 +46768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the owner already has 16 enabled endpoints. Codes: WEBHOOK_ENDPOINT_LIMIT, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -47762,7 +47784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
+            /** @description the owner already has 16 enabled endpoints. Codes: WEBHOOK_ENDPOINT_LIMIT, WRITE_CONTENDED, IDEMPOTENCY_KEY_IN_USE, IDEMPOTENCY_ANSWER_LOST */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -48545,7 +48567,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
+            /** @description a page of the tail (an event whose body cannot be read is an `UnreadableEntry` in its place), or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -48593,7 +48615,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
-                        results: components["schemas"]["TailEntry"][];
+                        results: (components["schemas"]["TailEntry"] | components["schemas"]["UnreadableEntry"])[];
                         nextAfter: number;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -48922,7 +48944,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
+            /** @description a page of the tail (an event whose body cannot be read is an `UnreadableEntry` in its place), or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -48970,7 +48992,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
-                        results: components["schemas"]["TailEntry"][];
+                        results: (components["schemas"]["TailEntry"] | components["schemas"]["UnreadableEntry"])[];
                         nextAfter: number;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -49323,7 +49345,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
+            /** @description a page of the tail (an event whose body cannot be read is an `UnreadableEntry` in its place), or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -49371,7 +49393,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
-                        results: components["schemas"]["TailEntry"][];
+                        results: (components["schemas"]["TailEntry"] | components["schemas"]["UnreadableEntry"])[];
                         nextAfter: number;
                         provenance?: components["schemas"]["Provenance"];
                     } | {
@@ -49724,7 +49746,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
+            /** @description a page of the tail (an event whose body cannot be read is an `UnreadableEntry` in its place), or a typed EMPTY saying where it stands (at the top level without a key: naming the fix) */
             200: {
                 headers: {
                     /** @description a strong entity-tag of this answer's bytes (`"<digest>"`, or `"<version>.<digest>"` on a record's read, whose version a write's If-Match takes): send it back as If-None-Match to be answered 304 while it is unchanged */
@@ -49772,7 +49794,7 @@ export interface operations {
                         feed: components["schemas"]["Feed"];
                         after: number;
                         latestSeq: number;
-                        results: components["schemas"]["TailEntry"][];
+                        results: (components["schemas"]["TailEntry"] | components["schemas"]["UnreadableEntry"])[];
                         nextAfter: number;
                         provenance?: components["schemas"]["Provenance"];
                     } | {

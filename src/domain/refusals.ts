@@ -127,6 +127,11 @@ export const REFUSALS = {
     fix: 'send "url" as an https:// URL on a public address (inside a sandbox grain, http://127.0.0.1:<port>/… works too) to POST /webhooks',
     says: (a) => `the webhook URL ${JSON.stringify(a.url)} is refused: ${a.why}. ${a.sandbox ? 'A sandbox endpoint is https:// on a public address, or http(s):// on loopback (127.0.0.1, ::1)' : 'A top-level endpoint is https:// on a public address: never loopback, private, link-local or metadata addresses'}. Nothing was registered`,
   }),
+  WEBHOOK_ENDPOINT_LIMIT: entry<{ limit: number }>({
+    status: 409,
+    fix: 'disable an endpoint you no longer use (POST /webhooks/{id}/disable), or subscribe one endpoint to more events ("*" takes them all)',
+    says: (a) => `there are already ${a.limit} enabled webhook endpoints here, the most one owner may have at once (at the top level a key's owner, in a sandbox grain the grain). Nothing was registered: disable one you no longer use with POST /webhooks/{id}/disable, or send more event types to an endpoint you have`,
+  }),
   WEBHOOK_NOT_FOUND: entry<{ webhookEndpointId: string }>({ status: 404, type: 'EMPTY', fix: 'GET /webhooks lists the endpoints of your key (or of the grain)', says: (a) => `webhook endpoint ${a.webhookEndpointId} does not exist here` }),
   WEBHOOK_DELIVERY_NOT_FOUND: entry<{ webhookEndpointId: string; deliveryId: string }>({ status: 404, type: 'EMPTY', fix: 'GET /webhooks/{id}/deliveries lists the deliveries of the endpoint', says: (a) => `delivery ${a.deliveryId} is not one of webhook endpoint ${a.webhookEndpointId}'s` }),
   WEBHOOK_DISABLED: entry<{ webhookEndpointId: string; reason: string }>({ status: 409, fix: 'register a new endpoint (POST /webhooks): a disabled endpoint stays disabled', says: (a) => `webhook endpoint ${a.webhookEndpointId} is disabled (${a.reason}); nothing is sent to it. Nothing was redelivered` }),

@@ -468,7 +468,8 @@ export class Keys {
     const grain = useGrainOf(record.id);
     const seq = await journal.latestSeq(grain);
     const [last] = seq > 0 ? await journal.readTail(grain, { after: seq - 1, limit: 1, feed: 'timeline' }) : [];
-    const journaled = last ? Date.parse(last.data.usedAt as string) : 0;
+    // An unreadable record of a use counts as none journaled: this process's own is still known.
+    const journaled = last && !last.unreadable ? Date.parse(last.data.usedAt as string) : 0;
     const latest = Math.max(journaled, record.used.last);
     return latest > 0 ? new Date(latest).toISOString() : null;
   }

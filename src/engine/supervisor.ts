@@ -42,6 +42,17 @@ const GUARD_RETRIES = 5;
 /** How many initial states `initialState` keeps: a recently used one is kept, however many unique inputs pass between its uses. */
 const INITIAL_STATES_KEPT = 64;
 
+/** How many idle actors stay resident unless told (`LEGALWORK_RESIDENT_ACTORS`). */
+export const DEFAULT_RESIDENT_ACTORS = 20_000;
+
+/** `LEGALWORK_RESIDENT_ACTORS`: a whole number from 100 to 1,000,000; unset, the default. A malformed value stops the start. */
+export function residentActorsOf(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_RESIDENT_ACTORS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 100 || n > 1_000_000) throw new Error(`LEGALWORK_RESIDENT_ACTORS must be a whole number from 100 to 1000000, got ${JSON.stringify(value)}`);
+  return n;
+}
+
 export interface SupervisorOptions {
   journal: JournalStore;
   bus: CommitBus;
@@ -93,7 +104,7 @@ export class Supervisor {
     this.journal = options.journal;
     this.bus = options.bus;
     this.clock = options.clock;
-    this.capacity = options.residentActors ?? 20_000;
+    this.capacity = options.residentActors ?? DEFAULT_RESIDENT_ACTORS;
     this.stored = new RecentMap(this.capacity);
     this.definitions = new Map(options.entities.map((d) => [d.openedKind, d]));
     options.journal.shared?.onPeerCommit((grain, seq) => this.bus.emit('committedElsewhere', grain, seq));

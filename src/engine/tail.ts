@@ -10,15 +10,17 @@
  * never below the page's last seq.
  */
 import type { Feed, JournalEvent, JournalStore, TailQuery } from '../journal/store.ts';
+import { STREAM_UNREADABLE, type UnreadableEntry } from '../schemas/unreadable.ts';
 
 /** The journal's own tail query: the tail pages exactly what the store reads. */
 export type { TailQuery };
 
 
-/** One tail entry: what a subscriber sees of a journal event (no internal cause or stream version). */
-export type TailEntry = Pick<JournalEvent, 'seq' | 'at' | 'kind' | 'subject' | 'summary' | 'verb' | 'by' | 'actor' | 'deliverTo' | 'data'>;
+/** One tail entry: what a subscriber sees of a journal event (no internal cause or stream version), or the `UnreadableEntry` in its place. */
+export type TailEntry = Pick<JournalEvent, 'seq' | 'at' | 'kind' | 'subject' | 'summary' | 'verb' | 'by' | 'actor' | 'deliverTo' | 'data'> | UnreadableEntry;
 
 export function tailEntry(e: JournalEvent): TailEntry {
+  if (e.unreadable) return unreadableEntry(e);
   return {
     seq: e.seq,
     at: e.at,
@@ -30,6 +32,19 @@ export function tailEntry(e: JournalEvent): TailEntry {
     ...(e.actor !== undefined ? { actor: e.actor } : {}),
     ...(e.deliverTo !== undefined ? { deliverTo: e.deliverTo } : {}),
     data: e.data,
+  };
+}
+
+/** An event whose body does not read, as the tail names it: where it stands, never what it held. */
+function unreadableEntry(e: JournalEvent): UnreadableEntry {
+  return {
+    seq: e.seq,
+    at: e.at,
+    subject: e.stream,
+    unreadable: true,
+    code: STREAM_UNREADABLE,
+    error: `the event at seq ${e.seq} (of stream ${e.stream}) cannot be read from the journal; the tail goes on past it`,
+    fix: "report it to the operator with its seq and this answer's request-id, who finds the event in the journal by its grain and seq",
   };
 }
 

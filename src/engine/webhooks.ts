@@ -27,6 +27,13 @@
  *   `LEASE_POLL_MS`), folds the endpoint's stream and resumes where it
  *   stood: an event whose attempt was cut short is sent again under the
  *   same `webhook-id`, which is how a receiver knows it for a repeat.
+ * - What a process holds is bounded per owner: at most
+ *   `ENABLED_ENDPOINTS_PER_OWNER` enabled endpoints (one more is refused,
+ *   `WEBHOOK_ENDPOINT_LIMIT`), and the `DISABLED_ENDPOINTS_KEPT` disabled
+ *   most recently; an older disabled endpoint is read from its stream when
+ *   asked for by id. The endpoints of a sandbox grain that has expired are
+ *   let go (`sweepExpired`): no door reaches them, and the grain writes
+ *   nothing more.
  */
 import { randomBytes } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
@@ -61,6 +68,12 @@ const TAIL_PAGE = 200;
 export const LEASE_POLL_MS = 2_000;
 /** How many times an endpoint fact is journaled again after another process wrote the stream first. */
 const STALE_RETRIES = 5;
+/** Enabled endpoints an owner (a key's owner, a sandbox grain) may have at once; Stripe allows 16 an account. */
+export const ENABLED_ENDPOINTS_PER_OWNER = 16;
+/** Disabled endpoints kept in memory per owner, the most recently disabled; `GET /webhooks` lists these beside the enabled ones. */
+export const DISABLED_ENDPOINTS_KEPT = 32;
+/** How often the endpoints of expired sandbox grains are looked for. */
+const EXPIRY_SWEEP_MS = 60_000;
 
 export interface WebhookOptions {
   /** Multiplies the retry schedule and the disabling window (tests run them in milliseconds). */
@@ -71,6 +84,8 @@ export interface WebhookOptions {
   transport?: WebhookTransport;
   /** Wall clock, ms. */
   now?: () => number;
+  /** The clock sandbox grains expire by (ms); default `now`. */
+  grainNow?: () => number;
 }
 
 /** What registering an endpoint takes, as its schema states it. */
@@ -145,6 +160,9 @@ export class Webhooks {
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
   private readonly leaseTimer: NodeJS.Timeout | null = null;
+  private readonly expirySweep: NodeJS.Timeout;
+  /** When each sandbox grain that owns endpoints expires (ms), read once from its opening. */
+  private readonly grainExpiry = new Map<string, number>();
 
   constructor(
     private readonly supervisor: Supervisor,
@@ -154,6 +172,8 @@ export class Webhooks {
     this.scale = options.timeScale ?? 1;
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
+    this.expirySweep = setInterval(() => void this.sweepExpired().catch(() => undefined), EXPIRY_SWEEP_MS);
+    this.expirySweep.unref();
     supervisor.bus.on('committed', (written: JournalEvent[]) => {
       if (this.byOwner.size === 0) return;
       for (const grain of new Set(written.map((e) => e.grain))) this.wakeOwnedBy(grain);
@@ -222,8 +242,9 @@ export class Webhooks {
       for (;;) {
         const page = await this.supervisor.journal.readTail(WEBHOOKS_GRAIN, { after: this.followed, limit: TAIL_PAGE, feed: 'timeline' });
         for (const e of page) {
-          const worker = this.workers.get(e.subject);
-          if (!worker && e.kind === 'webhook.endpoint.created') this.adopt(await this.supervisor.journal.readStream(e.stream));
+          // A fact whose body does not read is passed over: there is nothing in it to fold.
+          const worker = e.unreadable ? null : this.workers.get(e.subject);
+          if (worker === undefined && e.kind === 'webhook.endpoint.created') this.adopt(await this.supervisor.journal.readStream(e.stream));
           else if (worker && e.version === worker.version + 1) this.fold(worker, [e]);
           else if (worker && e.version > worker.version) await this.catchUp(worker);
           this.followed = e.seq;
@@ -250,15 +271,33 @@ export class Webhooks {
         if (this.closed) return;
         if (!this.workers.has(String(head.data.id))) this.adopt(await this.supervisor.journal.readStream(head.stream));
       }
+      await this.sweepExpired();
     } catch {
       // The journal closed under it (a stop): nothing to resume into.
     }
   }
 
-  /** Registers an endpoint; the answer is the only place its secret is shown. */
+  /**
+   * Registers an endpoint; the answer is the only place its secret is shown.
+   * One owner's registrations are serialized (across processes too), each
+   * counting the owner's enabled endpoints after reading what other
+   * processes registered, so the cap holds exactly.
+   */
   async create(ownerGrain: string, request: EndpointRequest): Promise<Endpoint> {
     const problem = await webhookUrlProblem(request.url, this.policyOf(ownerGrain));
     if (problem) throw refusal('WEBHOOK_URL_REFUSED', { url: request.url, why: problem, sandbox: this.policyOf(ownerGrain).sandbox });
+    return this.supervisor.exclusive(`webhooks-of:${ownerGrain}`, async () => {
+      if (this.supervisor.journal.shared) {
+        this.follow();
+        await this.following;
+      }
+      const enabled = this.list(ownerGrain).filter((e) => !e.disabled).length;
+      if (enabled >= ENABLED_ENDPOINTS_PER_OWNER) throw refusal('WEBHOOK_ENDPOINT_LIMIT', { limit: ENABLED_ENDPOINTS_PER_OWNER });
+      return this.register(ownerGrain, request);
+    });
+  }
+
+  private async register(ownerGrain: string, request: EndpointRequest): Promise<Endpoint> {
     const id = newId('wh');
     const data = {
       id,
@@ -277,20 +316,25 @@ export class Webhooks {
     return [...(this.byOwner.get(ownerGrain) ?? [])].map((id) => this.workers.get(id)!.endpoint);
   }
 
-  get(ownerGrain: string, id: string): Endpoint {
-    return this.workerOf(ownerGrain, id).endpoint;
+  async get(ownerGrain: string, id: string): Promise<Endpoint> {
+    return (await this.workerOf(ownerGrain, id)).endpoint;
+  }
+
+  /** Endpoints held in memory (enabled ones, and the disabled kept): what `DISABLED_ENDPOINTS_KEPT` and the expiry sweep bound. */
+  get held(): number {
+    return this.workers.size;
   }
 
   /** Stops deliveries to an endpoint for good (journaled); disabling a disabled endpoint changes nothing. */
   async disable(ownerGrain: string, id: string, reason = 'disabled by its owner'): Promise<Endpoint> {
-    const worker = this.workerOf(ownerGrain, id);
+    const worker = await this.workerOf(ownerGrain, id);
     await this.disableWorker(worker, reason);
     return worker.endpoint;
   }
 
   /** An endpoint's attempts, newest first, `before` the given record position. */
   async attempts(ownerGrain: string, id: string, page: { before?: number; limit: number }) {
-    const worker = this.workerOf(ownerGrain, id);
+    const worker = await this.workerOf(ownerGrain, id);
     const records = (await this.supervisor.journal.readStream(worker.stream)).filter((e) => e.kind === 'webhook.attempt' && (page.before === undefined || e.version < page.before)).reverse();
     const shown = records.slice(0, page.limit);
     const attempts = shown.map((e) => {
@@ -302,7 +346,7 @@ export class Webhooks {
 
   /** Sends an event of a delivery again, now, beside the ordered deliveries; answers the event it sends. */
   async redeliver(ownerGrain: string, id: string, deliveryId: string): Promise<{ deliveryId: string; eventId: string; type: WebhookEventType }> {
-    const worker = this.workerOf(ownerGrain, id);
+    const worker = await this.workerOf(ownerGrain, id);
     if (worker.endpoint.disabled) throw refusal('WEBHOOK_DISABLED', { webhookEndpointId: id, reason: worker.endpoint.disabled.reason });
     const first = (await this.supervisor.journal.readStream(worker.stream)).find((e) => e.kind === 'webhook.attempt' && e.data.deliveryId === deliveryId);
     if (!first) throw refusal('WEBHOOK_DELIVERY_NOT_FOUND', { webhookEndpointId: id, deliveryId });
@@ -315,6 +359,7 @@ export class Webhooks {
   close(): void {
     this.closed = true;
     if (this.leaseTimer) clearInterval(this.leaseTimer);
+    clearInterval(this.expirySweep);
     for (const worker of this.workers.values()) {
       if (worker.sleeping) {
         clearTimeout(worker.sleeping.timer);
@@ -323,25 +368,79 @@ export class Webhooks {
     }
   }
 
-  private workerOf(ownerGrain: string, id: string): Worker {
-    const worker = this.workers.get(id);
+  /** The owner's endpoint: held in memory, or (a disabled one no longer kept) folded from its stream, never started. */
+  private async workerOf(ownerGrain: string, id: string): Promise<Worker> {
+    let worker = this.workers.get(id);
+    if (!worker) {
+      const stream = await this.supervisor.journal.readStream(streamOf(id));
+      if (stream[0]?.kind === 'webhook.endpoint.created') worker = this.workerFrom(stream);
+    }
     if (!worker || worker.endpoint.ownerGrain !== ownerGrain) throw notFound(id);
     return worker;
   }
 
-  /** A worker folded from an endpoint's stream, started unless the endpoint is disabled. */
-  private adopt(stream: JournalEvent[]): Worker {
+  private workerFrom(stream: JournalEvent[]): Worker {
     const created = stream[0];
     const endpoint = { ...(created.data as unknown as Omit<Endpoint, 'createdAt' | 'disabled'>), createdAt: created.at, disabled: null } as Endpoint;
     const worker: Worker = { endpoint, stream: created.stream, version: 0, cursor: endpoint.fromSeq, finished: new Set(), tried: new Map(), failingSince: null, leased: !this.supervisor.journal.shared, running: false, again: false, sleeping: null };
     this.fold(worker, stream);
+    return worker;
+  }
+
+  /** A worker folded from an endpoint's stream and held, started unless the endpoint is disabled. */
+  private adopt(stream: JournalEvent[]): Worker {
+    const worker = this.workerFrom(stream);
+    const { endpoint } = worker;
     this.workers.set(endpoint.id, worker);
     let owned = this.byOwner.get(endpoint.ownerGrain);
     if (!owned) this.byOwner.set(endpoint.ownerGrain, (owned = new Set()));
     owned.add(endpoint.id);
-    if (worker.leased) this.wake(worker);
+    if (endpoint.disabled) this.trimDisabled(endpoint.ownerGrain);
+    else if (worker.leased) this.wake(worker);
     else this.claimLeases();
     return worker;
+  }
+
+  /** Lets go of an endpoint: its deliveries stop, and its lease is handed back. Its stream stays the record. */
+  private letGo(worker: Worker): void {
+    const { id, ownerGrain } = worker.endpoint;
+    if (this.workers.get(id) !== worker) return;
+    this.workers.delete(id);
+    const owned = this.byOwner.get(ownerGrain);
+    owned?.delete(id);
+    if (owned?.size === 0) {
+      this.byOwner.delete(ownerGrain);
+      this.grainExpiry.delete(ownerGrain);
+    }
+    worker.leased = false;
+    worker.sleeping?.wake();
+    void this.supervisor.journal.shared?.releaseLeases([worker.stream]).catch(() => undefined);
+  }
+
+  /** Keeps the owner's `DISABLED_ENDPOINTS_KEPT` disabled most recently; older ones are read from the journal when asked for. */
+  private trimDisabled(ownerGrain: string): void {
+    const disabled = [...(this.byOwner.get(ownerGrain) ?? [])].map((id) => this.workers.get(id)!).filter((w) => w.endpoint.disabled);
+    if (disabled.length <= DISABLED_ENDPOINTS_KEPT) return;
+    disabled.sort((a, b) => Date.parse(a.endpoint.disabled!.at) - Date.parse(b.endpoint.disabled!.at) || a.version - b.version);
+    for (const worker of disabled.slice(0, disabled.length - DISABLED_ENDPOINTS_KEPT)) this.letGo(worker);
+  }
+
+  /** Lets go of the endpoints of every sandbox grain that has expired (at the start, then every minute). */
+  async sweepExpired(): Promise<void> {
+    const now = (this.options.grainNow ?? this.now)();
+    for (const ownerGrain of [...this.byOwner.keys()]) {
+      if (this.closed) return;
+      if (sandboxKindOf(ownerGrain) === null) continue;
+      let expiresAt = this.grainExpiry.get(ownerGrain);
+      if (expiresAt === undefined) {
+        const [opened] = await this.supervisor.journal.readStream(ownerGrain);
+        expiresAt = Date.parse(String(opened?.data.expiresAt));
+        if (Number.isNaN(expiresAt)) continue;
+        this.grainExpiry.set(ownerGrain, expiresAt);
+      }
+      if (expiresAt > now) continue;
+      for (const id of [...(this.byOwner.get(ownerGrain) ?? [])]) this.letGo(this.workers.get(id)!);
+    }
   }
 
   /** Takes journaled endpoint facts into the worker's state. */
@@ -353,6 +452,7 @@ export class Webhooks {
       if (e.kind === 'webhook.endpoint.disabled') {
         worker.endpoint.disabled = { at: e.at, reason: String(e.data.reason) };
         worker.sleeping?.wake();
+        if (this.workers.get(worker.endpoint.id) === worker) this.trimDisabled(worker.endpoint.ownerGrain);
       }
       if (e.kind !== 'webhook.attempt') continue;
       const a = e.data as unknown as AttemptRecord;
@@ -390,7 +490,8 @@ export class Webhooks {
         for (;;) {
           const page = await this.supervisor.journal.readTail(worker.endpoint.ownerGrain, { after: worker.cursor, limit: TAIL_PAGE, feed: 'timeline' });
           for (const fact of page) {
-            for (const type of webhookTypesOf(fact)) {
+            // A fact whose body does not read derives no event (its tail entry says it is unreadable).
+            for (const type of fact.unreadable ? [] : webhookTypesOf(fact)) {
               if (!subscribes(worker.endpoint.events, type) || worker.finished.has(webhookEventId(fact, type))) continue;
               if (!(await this.deliver(worker, fact, type))) return;
             }

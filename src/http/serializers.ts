@@ -213,11 +213,35 @@ export function prepareFor(schema: Node, external: Record<string, Node>): Transf
   return planOf(schema, external, new Set());
 }
 
+/**
+ * A union of a discriminated union and items that never hold its
+ * discriminator (a tail's entry, or the `UnreadableEntry` in its place): a
+ * value holding the discriminator is projected as the union's entry, any
+ * other written as it is. Null for any other schema; a union mixing them
+ * otherwise is refused at compile time.
+ */
+function entryBesideItems(schema: Node, external: Record<string, Node>): Transform | null {
+  const union = schema.oneOf ?? schema.anyOf;
+  if (!Array.isArray(union)) return null;
+  const targets = (union as Node[]).map((part) => (part.$ref ? componentOf(part.$ref, external) : part));
+  const at = targets.findIndex(isDiscriminated);
+  if (at < 0) return null;
+  const field: string = targets[at]!.discriminator.propertyName;
+  const others = targets.filter((_, i) => i !== at);
+  if (others.some((t) => !t || isDiscriminated(t) || t.properties?.[field] !== undefined || planOf(t, external, new Set()) !== null)) {
+    throw new Error(`the serializer projects a discriminated union beside other branches only when none of them holds "${field}" or needs projecting`);
+  }
+  const project = entryProjector(targets[at]!, external);
+  return (value) => (value && typeof value === 'object' && field in value ? project(value) : value);
+}
+
 /** The transform of a value of `schema` (a copy wherever something under it is projected), or null when nothing under it is. */
 function planOf(schema: Node | undefined, external: Record<string, Node>, seen: Set<Node>): Transform | null {
   if (!schema || typeof schema !== 'object' || seen.has(schema)) return null;
   if (schema.$ref) return planOf(componentOf(schema.$ref, external), external, seen);
   if (isDiscriminated(schema)) return entryProjector(schema, external);
+  const beside = entryBesideItems(schema, external);
+  if (beside) return beside;
   seen.add(schema);
   try {
     // The members each branch of a union (and each part of an allOf) declares, by name: a value takes the plans of the names it has.

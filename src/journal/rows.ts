@@ -43,6 +43,17 @@ export function eventOf([grain, seq, stream, version, at, kind, actor, body]: Ev
   return { grain, seq: Number(seq), stream, version, at, kind, ...(actor === null ? {} : { actor }), ...rest };
 }
 
+/** An event of a tail: as `eventOf`, or, when its body does not read, its columns alone, marked `unreadable` (see `JournalEvent.unreadable`). */
+export function tailEventOf(row: EventRow): JournalEvent {
+  try {
+    return eventOf(row);
+  } catch (error) {
+    if (!(error instanceof UnreadableEvent)) throw error;
+    const [grain, seq, stream, version, at, kind, actor] = row;
+    return { grain, seq: Number(seq), stream, version, at, kind, ...(actor === null ? {} : { actor }), subject: stream, summary: '', data: {}, unreadable: error };
+  }
+}
+
 /** An event's body: a JSON object, as `columnsOf` wrote it; anything else is `UnreadableEvent`. */
 function bodyOf(stream: string, seq: number | string, body: string): Omit<NewEvent, 'kind' | 'at' | 'actor'> {
   let rest: unknown;

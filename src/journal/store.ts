@@ -33,6 +33,13 @@ export interface JournalEvent extends NewEvent {
   seq: number;
   stream: string;
   version: number;
+  /**
+   * Set by `readTail` alone, on an event whose body does not read: the
+   * event is then its row's columns (`subject` its stream, no summary, an
+   * empty `data`), so a tail answers it in its place and goes on past it.
+   * Every reader of a tail that reads a body checks it first.
+   */
+  unreadable?: UnreadableEvent;
 }
 
 export interface StreamWrite {

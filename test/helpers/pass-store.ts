@@ -10,6 +10,7 @@ import { Database } from '../../src/journal/sqlite-driver.ts';
 import { PostgresJournal } from '../../src/journal/postgres.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import type { JournalStore } from '../../src/journal/store.ts';
+import type { AppOptions } from '../../src/compose.ts';
 import { PASS_JOURNAL, tempDir, testApp, type TestApp } from './app.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from './postgres.ts';
 
@@ -69,8 +70,8 @@ export function journalled() {
     for (const app of started) await app.close();
     await store.drop();
   });
-  const start = async () => {
-    const app = await testApp({ journal: await store.open() });
+  const start = async (options: Partial<AppOptions> = {}) => {
+    const app = await testApp({ ...options, journal: await store.open() });
     started.push(app);
     return app;
   };

@@ -36,7 +36,7 @@ export async function webhookRoutes(fastify: FastifyInstance, { services }: { se
 
   app.get('/webhooks', { schema: R.list }, async (request) => listed(webhooks.list(request.grain).map(endpointView), emptyMessage(request, 'no webhook endpoint yet: POST /webhooks registers one')));
 
-  app.get('/webhooks/:id', { schema: { params: WebhookParams, ...R.get } }, async (request) => ok({ webhook: endpointView(webhooks.get(request.grain, request.params.id)) }));
+  app.get('/webhooks/:id', { schema: { params: WebhookParams, ...R.get } }, async (request) => ok({ webhook: endpointView(await webhooks.get(request.grain, request.params.id)) }));
 
   app.post('/webhooks/:id/disable', { schema: { params: WebhookParams, ...R.disable } }, async (request) =>
     ok({ webhook: endpointView(await webhooks.disable(request.grain, request.params.id)) }),

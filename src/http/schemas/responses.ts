@@ -15,7 +15,7 @@ import {
   LadderResolution, Matter, MatterType, Monitoring, Rail, Offer, FirmRouting, Provenance, Refusal, ReservedAct, Settlement, Stage, TailEntry, Tenant, TenantRouting, Workspace, MatterStatus, JournalEntry, WebhookAttempt, WebhookEndpoint, WebhookEventType, ref,
 } from '../../schemas/components.ts';
 import { Inspection } from '../../schemas/inspection.ts';
-import { OrUnreadable } from '../../schemas/unreadable.ts';
+import { OrUnreadable, OrUnreadableEntry } from '../../schemas/unreadable.ts';
 
 const Obj = Strict;
 
@@ -308,14 +308,14 @@ const Subscription = Obj({
 }, { description: 'how to follow the tail over Server-Sent Events' });
 export const EventDoors = {
   tail: door('Page the event tail', 'The grain\'s events in seq order after `after`, on one feed. At the top level, only the calling key\'s records; without a key, a typed EMPTY naming the fix.', {
-    200: Type.Union([Ok({ ...TailBase, results: Arr(ref(TailEntry), { minItems: 1 }), nextAfter: Int }), TailEmpty], { description: 'a page of the tail, or a typed EMPTY saying where it stands (at the top level without a key: naming the fix)' }),
+    200: Type.Union([Ok({ ...TailBase, results: Arr(OrUnreadableEntry(ref(TailEntry)), { minItems: 1 }), nextAfter: Int }), TailEmpty], { description: 'a page of the tail (an event whose body cannot be read is an `UnreadableEntry` in its place), or a typed EMPTY saying where it stands (at the top level without a key: naming the fix)' }),
   }),
   stream: door('Follow the event tail (Server-Sent Events)', 'With `Accept: text/event-stream`, the backlog after the cursor and then each event as it commits, as `grain-event` frames; resume with `Last-Event-ID`. Otherwise the subscription contract as JSON.', {
     200: {
       description: 'with Accept: text/event-stream, the stream (backlog, then live `grain-event` frames); otherwise the subscription contract as JSON',
       content: {
         'application/json': { schema: Type.Union([Ok({ latestSeq: Int, subscription: Subscription }), TailEmpty], { description: 'the subscription contract; at the top level without a key, a typed EMPTY naming the fix (there is nothing of yours to follow)' }) },
-        'text/event-stream': { schema: Type.String({ description: 'frames: event grain-event, id <seq>, data <tail entry JSON>' }) },
+        'text/event-stream': { schema: Type.String({ description: 'frames: event grain-event, id <seq>, data <tail entry JSON> (a TailEntry, or an UnreadableEntry in the place of an event whose body does not read)' }) },
       },
     },
     422: refused('a malformed Last-Event-ID', ['INVALID_LAST_EVENT_ID']),
@@ -328,9 +328,10 @@ const NOT_YOURS = refused('no such endpoint among yours (at the top level, your 
 export const WebhookDoors = {
   create: door('Register a webhook endpoint', 'Registers a URL the grain\'s events are POSTed to, signed per Standard Webhooks with the endpoint\'s secret (`whsec_…`, shown in this answer only). It is sent the events of what happens after it is registered, at least once and in journal order, each retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; an endpoint failing for 5 days in a row is disabled. At the top level an endpoint is the key\'s and is sent only its records\' events; in a sandbox grain, the grain\'s.', {
     201: Ok({ webhook: ref(WebhookEndpoint), secret: StrEx('whsec_QlE0p71N5uCsNoeNdGAeZhBPpqi1oz91', { description: 'the signing secret, shown once: verify each delivery\'s webhook-signature with it (the standardwebhooks package)' }) }, 'the endpoint and its signing secret'),
+    409: refused('the owner already has 16 enabled endpoints', ['WEBHOOK_ENDPOINT_LIMIT']),
     422: refused('a URL that is not https:// on a public address (a sandbox grain also takes loopback)', ['WEBHOOK_URL_REFUSED']),
   }),
-  list: door('List webhook endpoints', 'The endpoints of the calling key (at the top level) or of the grain; without a key at the top level, a typed EMPTY naming the fix.', { 200: Listed(ref(WebhookEndpoint), {}, 'the endpoints, or a typed EMPTY') }),
+  list: door('List webhook endpoints', 'The endpoints of the calling key (at the top level) or of the grain: every enabled one (at most 16) and the 32 disabled most recently (an older disabled endpoint is still read by id); without a key at the top level, a typed EMPTY naming the fix.', { 200: Listed(ref(WebhookEndpoint), {}, 'the endpoints, or a typed EMPTY') }),
   get: door('Read a webhook endpoint', 'One endpoint, without its secret.', { 200: Ok({ webhook: ref(WebhookEndpoint) }, 'the endpoint'), 404: NOT_YOURS }),
   disable: door('Disable a webhook endpoint', 'Stops every delivery to it, for good (journaled); nothing is deleted. Disabling it again changes nothing.', { 200: Ok({ webhook: ref(WebhookEndpoint) }, 'the disabled endpoint'), 404: NOT_YOURS }),
   deliveries: door('List an endpoint\'s delivery attempts', 'Every attempt, newest first, with its status, duration, the receiver\'s status and the first 1 KiB of its body; page with `before`.', {
