@@ -16,7 +16,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { call, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
+import { call, PASS_JOURNAL, topLevelKey, workspace, type TestApp } from './helpers/app.ts';
 import { journalled, type Store } from './helpers/pass-store.ts';
 import { receiver } from './helpers/receiver.ts';
 import { SseClient } from './helpers/sse-client.ts';
@@ -35,6 +35,8 @@ async function insertRow(store: Store, grain: string, stream: string, kind: stri
      SELECT ?, (SELECT coalesce(max(seq), 0) + 1 FROM events WHERE grain = ?), ?, (SELECT coalesce(max(version), 0) + 1 FROM events WHERE stream = ?), ?, ?, NULL, ?`,
     [grain, grain, stream, stream, '2026-11-27T12:00:00.000Z', kind, body],
   );
+  // PostgreSQL keeps each grain's head seq in a row of its own (the next append takes the seq after it); SQLite reads it from the events.
+  if (PASS_JOURNAL === 'postgres') await store.sql('UPDATE grain_heads SET seq = seq + 1 WHERE grain = ?', [grain]);
 }
 
 /** Every event of a grain's tail, page by page (`limit` each), until a page is EMPTY. */
