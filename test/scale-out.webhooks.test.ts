@@ -3,7 +3,9 @@
  * (issue 16): an endpoint registered through one is known to both, the
  * events either commits are delivered by one of them (the lease holder), each
  * once, in journal order; when the holder is SIGKILLed, the other takes the
- * lease and delivers what is committed after.
+ * lease and delivers what is committed after. An owner's cap on enabled
+ * endpoints holds across the two: registrations racing through both pass it
+ * by none.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { webhookEventId, webhookTypesOf } from '../src/domain/webhook-events.ts';
@@ -12,7 +14,8 @@ import { receiver } from './helpers/receiver.ts';
 import { HANG_MS } from './helpers/wait.ts';
 
 let pair: ServicePair | undefined;
-afterAll(async () => pair?.close());
+let capped: ServicePair | undefined;
+afterAll(async () => Promise.all([pair?.close(), capped?.close()]));
 
 describe('webhooks across two processes', () => {
   it('are delivered once each by the lease holder, and by the other once the holder is killed', async () => {
@@ -52,5 +55,20 @@ describe('webhooks across two processes', () => {
     const firsts = delivered().filter((id, i, all) => all.indexOf(id) === i);
     expect(firsts).toEqual(after);
     await hook.close();
+  }, 60_000);
+});
+
+describe('the cap on an owner\'s enabled endpoints across two processes', () => {
+  it('holds when registrations race through both: of 24, exactly 16 are registered, and both list the same 16', async () => {
+    capped = await ServicePair.start();
+    const ws = (await send(capped.url('a'), 'POST', '/workspaces')).body.workspace.id as string;
+    const W = `/workspaces/${ws}`;
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, n) => send(capped!.url(n % 2 ? 'a' : 'b'), 'POST', `${W}/webhooks`, { url: `http://127.0.0.1:9/hook-${n}`, events: ['*'] })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(16);
+    expect(answers.filter((a) => a.status === 409).map((a) => a.body.code)).toEqual(Array(8).fill('WEBHOOK_ENDPOINT_LIMIT'));
+    const ids = answers.filter((a) => a.status === 201).map((a) => a.body.webhook.id).sort();
+    for (const via of ['a', 'b'] as const) {
+      await expect.poll(async () => ((await send(capped!.url(via), 'GET', `${W}/webhooks`)).body.results as Array<{ id: string }>).map((e) => e.id).sort(), { timeout: HANG_MS }).toEqual(ids);
+    }
   }, 60_000);
 });
