@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createActor, transition, type AnyStateMachine } from 'xstate';
 import { LADDER, ladderStreamOf } from '../../src/engine/ladders.ts';
 import { Mailboxes } from '../../src/lib/mailboxes.ts';
+import { DEFAULT_RESIDENT_ACTORS, residentActorsOf } from '../../src/engine/supervisor.ts';
 import { Unreadable } from '../../src/engine/unreadable.ts';
 import { createServices } from '../../src/compose.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
@@ -206,5 +207,15 @@ describe('the supervisor', () => {
     const after = await again.ladders.viewOf('g', assetId);
     expect(after?.daysUntilDeadline).not.toBe(first?.daysUntilDeadline);
     expect(after?.version).toBe(await journal.streamVersion(`ladder:${assetId}`));
+  });
+});
+
+describe('LEGALWORK_RESIDENT_ACTORS', () => {
+  it('sets the resident pool: unset or empty, 20,000; a whole number from 100 to 1,000,000; anything else stops the start, worded', () => {
+    expect(residentActorsOf(undefined)).toBe(DEFAULT_RESIDENT_ACTORS);
+    expect(residentActorsOf('')).toBe(20_000);
+    expect(residentActorsOf('5000')).toBe(5_000);
+    expect(residentActorsOf('100')).toBe(100);
+    for (const bad of ['99', '1000001', '5e3.5', 'many', '-1', '2500.5']) expect(() => residentActorsOf(bad), bad).toThrow(/LEGALWORK_RESIDENT_ACTORS must be a whole number from 100 to 1000000/);
   });
 });
