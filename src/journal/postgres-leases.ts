@@ -98,8 +98,10 @@ export class PostgresLeases {
     const wanted = [...new Set(names)];
     if (this.closed || wanted.length === 0) return new Set();
     const sent = performance.now();
+    // The rows are taken in the names' order, the same for every holder: two claims of overlapping names in
+    // different orders would each lock a row the other waits for (a deadlock, seen in CI).
     const { rows } = await this.pool.query<{ name: string }>(
-      `INSERT INTO leases (name, holder, expires_at) SELECT n, $2, now() + make_interval(secs => $3) FROM unnest($1::text[]) n
+      `INSERT INTO leases (name, holder, expires_at) SELECT n, $2, now() + make_interval(secs => $3) FROM unnest($1::text[]) n ORDER BY n
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
        WHERE leases.holder = excluded.holder OR leases.expires_at <= now()
        RETURNING name`,

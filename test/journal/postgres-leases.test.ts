@@ -36,8 +36,17 @@ function holder(pool: pg.Pool, name: string, leaseSeconds = 60, renewMs = 3_600_
 }
 
 describe('leases on PostgreSQL', () => {
-  it('a free name goes to exactly one of two concurrent claimers', async () => {
+  it('a free name goes to exactly one of two concurrent claimers, whatever order each names them in (no deadlock)', async () => {
     const pool = await database();
+    // Claims of the same names in opposite orders: with the rows locked in each claim's own order, about one race in
+    // three of 200 names deadlocked (measured); the claim takes them in one order for every holder.
+    for (let race = 0; race < 10; race++) {
+      const [x, y] = [holder(pool, `x${race}`), holder(pool, `y${race}`)];
+      const names = Array.from({ length: 200 }, (_, i) => `race${race}:${i}`);
+      const [byX, byY] = await Promise.all([x.claim(names), y.claim([...names].reverse())]);
+      for (const name of names) expect([byX.has(name), byY.has(name)].filter(Boolean), name).toHaveLength(1);
+    }
+    await pool.query('DELETE FROM leases');
     const [a, b] = [holder(pool, 'a'), holder(pool, 'b')];
     const names = Array.from({ length: 40 }, (_, i) => `work:${i}`);
     const [byA, byB] = await Promise.all([a.claim(names), b.claim([...names].reverse())]);
