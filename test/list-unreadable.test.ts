@@ -39,22 +39,12 @@ async function insertRow(store: Store, grain: string, stream: string, kind: stri
   if (PASS_JOURNAL === 'postgres') await store.sql('UPDATE grain_heads SET seq = seq + 1 WHERE grain = ?', [grain]);
 }
 
-/** Every event of a grain's tail, page by page (`limit` each), until a page is EMPTY. */
-async function everyEvent(app: TestApp, prefix: string, limit: number) {
-  const items: Array<Record<string, any>> = [];
-  const pages: string[] = [];
-  for (let after = 0; ; ) {
-    const res = await call(app, 'GET', `${prefix}/events?limit=${limit}&after=${after}`);
-    expect(res.status, `${prefix}/events after ${after}: ${res.raw}`).toBe(200);
-    pages.push(res.raw);
-    if (res.body.type === 'EMPTY') return { items, pages };
-    items.push(...res.body.results);
-    after = res.body.nextAfter;
-  }
-}
+/** A list's last page names no next cursor; the tail's cursor always goes on, and its end is the EMPTY page. */
+const LAST_OF_A_LIST = (body: Record<string, any>) => body.nextAfter === null || body.nextAfter === undefined;
+const LAST_OF_A_TAIL = (body: Record<string, any>) => body.type === 'EMPTY';
 
-/** Every item of a list, page by page (`limit` each), following `nextAfter` to the end. */
-async function everyPage(app: TestApp, path: string, limit: number, headers: Record<string, string> = {}) {
+/** Every item of a list (or a tail), page by page (`limit` each), following `nextAfter` to the last page. */
+async function everyPage(app: TestApp, path: string, limit: number, headers: Record<string, string> = {}, isLast = LAST_OF_A_LIST) {
   const items: Array<Record<string, any>> = [];
   const pages: string[] = [];
   const cursors: Array<number | null> = [];
@@ -65,7 +55,7 @@ async function everyPage(app: TestApp, path: string, limit: number, headers: Rec
     pages.push(res.raw);
     items.push(...(res.body.results ?? []));
     cursors.push(res.body.nextAfter ?? null);
-    if (res.body.nextAfter === null || res.body.nextAfter === undefined) return { items, pages, cursors };
+    if (isLast(res.body)) return { items, pages, cursors };
     after = res.body.nextAfter;
   }
 }
@@ -178,7 +168,7 @@ describe('a list page with an unreadable stream on it', () => {
     expect((await call(first, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] })).status).toBe(201);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await call(first, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', client: { name: SECRET } })).body.matter.id);
-    const before = await everyEvent(first, ws, 2);
+    const before = await everyPage(first, `${ws}/events`, 2, {}, LAST_OF_A_TAIL);
     await first.close();
 
     await insertRow(store, grain, ids[1], 'stage', `{"subject":"${ids[1]}","data":{"client":{"name":"${SECRET}"}`);
@@ -190,7 +180,7 @@ describe('a list page with an unreadable stream on it', () => {
     expect(escalated.status).toBe(201);
     for (let i = 0; i < 5; i++) expect((await call(app, 'POST', `${ws}/matters/${escalated.body.matter.id}/advance`, {})).status).toBe(200);
     for (const limit of [2, 100]) {
-      const { items, pages } = await everyEvent(app, ws, limit);
+      const { items, pages } = await everyPage(app, `${ws}/events`, limit, {}, LAST_OF_A_TAIL);
       expect(items.map((e) => e.seq)).toEqual(Array.from({ length: items.length }, (_, i) => i + 1));
       expect(items.slice(0, before.items.length)).toEqual(before.items);
       expect(items[badSeq - 1]).toEqual({ seq: badSeq, at: '2026-11-27T12:00:00.000Z', subject: ids[1], unreadable: true, code: 'STREAM_UNREADABLE', error: expect.stringContaining(`seq ${badSeq}`), fix: expect.any(String) });
