@@ -13,6 +13,7 @@ import { empty, ok } from '../envelopes.ts';
 import { NO_GRAIN } from '../../engine/grains.ts';
 import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
 import { callerOf } from '../rate-limit.ts';
+import { keptPagesOf } from '../kept-pages.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../../schemas/events.ts';
 import { EventDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -34,8 +35,12 @@ function cursorOf(lastEventId: string | string[] | undefined, after: number): nu
 export async function eventRoutes(fastify: FastifyInstance, { services, sse }: { services: Services; sse: SseHub }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('preHandler', resolveGrain(services));
+  // Pages kept by their grain's seq (`kept-pages.ts`), shared with the Matter doors' lists.
+  const pages = keptPagesOf(services.journal);
+  pages.install(app);
 
-  app.get('/events', { config: { etag: true }, schema: { querystring: EventsQuery, ...R.tail } }, async (request) => {
+  app.get('/events', { config: { etag: true }, schema: { querystring: EventsQuery, ...R.tail } }, async (request, reply) => {
+    if (await pages.sendKept(request, reply)) return reply;
     const query = request.query;
     const envelope = tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
     return request.grain === NO_GRAIN ? { ...envelope, message: KEYLESS_LISTING } : envelope;

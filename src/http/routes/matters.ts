@@ -13,6 +13,7 @@ import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { KeptAnswers } from '../answer-bytes.ts';
+import { keptPagesOf } from '../kept-pages.ts';
 import { storedAnswersOf } from '../stored-answers.ts';
 import { refusingUnreadable, Unreadable } from '../../engine/unreadable.ts';
 import { unreadableItem } from '../unreadable.ts';
@@ -54,12 +55,16 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   // Answers kept as rows (`stored-answers.ts`): it takes the routes' serializers as they are added.
   const stored = storedAnswersOf(services);
   stored.install(app);
+  // Pages kept by their grain's seq (`kept-pages.ts`): a page read again while nothing was written to its grain is a lookup.
+  const pages = keptPagesOf(services.journal);
+  pages.install(app);
 
   app.get('/matters', { ...PAGE, schema: { querystring: ListMattersQuery, ...R.list } }, async (request, reply) => {
     const q = request.query;
     if (q.scope !== undefined) {
       throw refusal('SCOPE_RESERVED', { scope: q.scope }, { scope: q.scope });
     }
+    if (await pages.sendKept(request, reply)) return reply;
     // Unfiltered, a page is its Matters' kept items, read in one statement and sent as stored (`stored-answers.ts`).
     if (q.filter === undefined && q.tag === undefined && (await stored.page(request, reply, q.after ?? 0, q.limit!))) return reply;
     // The schema's default fills `limit` before the handler runs; its static type cannot say so.
@@ -184,7 +189,8 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matterId: entity.id, status: statusOf(entity), stage: stageOf(entity), ...(stoppedBy ? { stoppedBy } : {}), matter: matterView(entity) }));
   });
 
-  app.get('/assets', { ...PAGE, schema: { querystring: ListAssetsQuery, ...R.assets } }, async (request) => {
+  app.get('/assets', { ...PAGE, schema: { querystring: ListAssetsQuery, ...R.assets } }, async (request, reply) => {
+    if (await pages.sendKept(request, reply)) return reply;
     const { after = 0, limit } = request.query;
     const heads = await services.journal.streamHeads(request.grain, 'asset.minted', after, limit!);
     // As GET /matters: a full page names where the next starts (which may be empty), a short one is the last.
