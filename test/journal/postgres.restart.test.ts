@@ -14,7 +14,7 @@
  * "Time in the suite"; test/helpers/startup.ts): the restarts over the big
  * journal and over the tiny one are taken in turn, three of each, and over
  * the million events the least CPU the process used up to its answers must
- * be within a CPU-second of the tiny journal's, and the best wall time within
+ * be within 1.5 CPU-seconds of the tiny journal's, and the best wall time within
  * twice the tiny journal's and a second. Other work on the cores slows both
  * alike; what this catches, a start-up that scans or replays the journal
  * before it answers, costs a million events seconds that the tiny journal
@@ -88,7 +88,7 @@ async function restart(filled: FilledJournal, onSchema: string) {
 }
 
 describe('a restart on PostgreSQL', () => {
-  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) as soon as over a tiny journal: within a CPU-second of its CPU, and twice its time and a second, best of ${ROUNDS} each, taken in turn`, async () => {
+  it(`over ${EVENTS.toLocaleString('en-US')} events answers its first requests (an old Matter, its grain's tail) as soon as over a tiny journal: within 1.5 CPU-seconds of its CPU, and twice its time and a second, best of ${ROUNDS} each, taken in turn`, async () => {
     const filled = await fillPostgresJournal({ url: TEST_DATABASE_URL, schema, target: EVENTS });
     expect(filled.events).toBeGreaterThanOrEqual(EVENTS);
     const tiny = await fillPostgresJournal({ url: TEST_DATABASE_URL, schema: tinySchema, target: TINY_EVENTS });
