@@ -6,7 +6,7 @@
  * that does not wait on open streams.
  */
 import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE } from '../src/domain/fixtures.ts';
 import type { AppOptions } from '../src/compose.ts';
 import { call, listeningApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
@@ -141,6 +141,33 @@ describe('the SSE wire', () => {
     expect(client.ids()).toEqual([1, 2, 3, 4, 5, 6]);
     expect(client.frames.slice(4).map((f) => JSON.parse(f.data!).kind)).toEqual(['test.silent', 'test.announced']);
   });
+
+  it("reads another process's commit once for all the grain's subscribers, not once each", async () => {
+    const { app, url } = await serve();
+    const { prefix } = await workspaceWithLadder(app);
+    const grain = prefix.split('/')[2];
+    const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+    const many = Array.from({ length: 100 }, () => subscribe(`${url}${prefix}/events/stream?after=4`, {}, agent));
+    await Promise.all(many.map((c) => c.until(() => c.comments.length > 0, 30_000, 'the stream to open')));
+    const { supervisor, journal, bus } = app.services;
+    // Two commits the bus never announced, as another process's are: heard as a grain and a seq only.
+    await journal.append(grain, [supervisor.factWrite('elsewhere', 0, { kind: 'test.elsewhere', by: 'test', data: {} })]);
+    await journal.append(grain, [supervisor.factWrite('elsewhere', 1, { kind: 'test.elsewhere', by: 'test', data: {} })]);
+    const reads = vi.spyOn(journal, 'readTail');
+    bus.emit('committedElsewhere', grain, 5);
+    bus.emit('committedElsewhere', grain, 6);
+    await Promise.all(many.map((c) => c.until(() => c.frames.length === 2, 30_000, 'both events')));
+    for (const c of many) expect(c.ids()).toEqual([5, 6]);
+    expect(reads.mock.calls.length, 'reads of the tail for 100 subscribers').toBeLessThanOrEqual(2);
+    // Heard as unknown (the session reconnected): read once, to the tail's end.
+    await journal.append(grain, [supervisor.factWrite('elsewhere', 2, { kind: 'test.elsewhere', by: 'test', data: {} })]);
+    reads.mockClear();
+    bus.emit('committedElsewhere', null, 0);
+    await Promise.all(many.map((c) => c.until(() => c.frames.length === 3, 30_000, 'the unheard event')));
+    for (const c of many) expect(c.ids()).toEqual([5, 6, 7]);
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(1);
+    agent.destroy();
+  }, 60_000);
 
   it('delivers one event to 1,000 concurrent subscribers', async () => {
     const { app, url } = await serve();
