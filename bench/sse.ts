@@ -394,7 +394,8 @@ export async function bench(): Promise<string[]> {
   const clustered = counts.filter((c) => c > fits);
   // Every process holding the connections needs a descriptor for each, and some for the rest (journal, pipes, libraries).
   const nofile = Math.min(hard, Math.max(20_000, Math.max(...single, 0) + DESCRIPTOR_RESERVE));
-  const maxConnections = Math.min(fits, Math.max(...counts) + 100);
+  // Room for every subscriber of a process and this process's own requests, within its descriptors.
+  const maxConnections = Math.min(hard - DESCRIPTOR_RESERVE / 2, Math.max(...counts) + 100);
   const rows: Row[] = [];
   const lines: string[] = [];
   // Fresh source addresses for each run (127.0.0.2 onward): a run's closed connections linger in TIME_WAIT on their ports.
@@ -434,9 +435,9 @@ export async function bench(): Promise<string[]> {
     const processes = Math.ceil(count / (fits * 0.75));
     const schema = `lw_bench_sse_${randomBytes(4).toString('hex')}`;
     const dir = tempDataDir('legalwork-bench-sse-');
-    const env = { LEGALWORK_DATABASE_URL: DATABASE_URL, LEGALWORK_DATABASE_SCHEMA: schema, LEGALWORK_MAX_CONNECTIONS: String(fits) };
+    const env = { LEGALWORK_DATABASE_URL: DATABASE_URL, LEGALWORK_DATABASE_SCHEMA: schema, LEGALWORK_MAX_CONNECTIONS: String(maxConnections) };
     const service = await spawnChild({ args: [join(ROOT, 'bin/legalwork.js'), 'serve', '--processes', String(processes)], env: { LEGALWORK_DATA: dir, ...env }, nofile: hard, timeoutMs: 60_000 });
-    lines.push(`${num(count)} subscribers need more descriptors than one process may hold here (hard open-file limit ${num(hard)}; raising it needs root with CAP_SYS_RESOURCE): served by \`legalwork serve --processes ${processes}\` on PostgreSQL (a schema of its own), each process's open-file limit ${limit(openFileLimitOf(service.pid))} and LEGALWORK_MAX_CONNECTIONS=${num(fits)}; the bare server, one process, is not measured at this count`);
+    lines.push(`${num(count)} subscribers need more descriptors than one process may hold here (hard open-file limit ${num(hard)}; raising it needs root with CAP_SYS_RESOURCE): served by \`legalwork serve --processes ${processes}\` on PostgreSQL (a schema of its own), each process's open-file limit ${limit(openFileLimitOf(service.pid))} and LEGALWORK_MAX_CONNECTIONS=${num(maxConnections)}; the bare server, one process, is not measured at this count`);
     try {
       const target = await serviceTarget(`legalwork, ${processes} processes (PostgreSQL)`, service, () => [service.pid, ...childrenOf(service.pid)]);
       rows.push(await fanOut(target, count, rounds, addressesFor, hard, fits));
