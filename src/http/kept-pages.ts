@@ -22,7 +22,7 @@
  * is served until the grain's next write (the answer rows' checksum and the
  * tail's unreadable entry tell it then).
  *
- * **Bounded** by bytes (`KEPT_PAGE_BYTES` in all; a page over
+ * **Bounded** by bytes, keys counted (`KEPT_PAGE_BYTES` in all; a page over
  * `MAX_KEPT_PAGE` is never kept): past it the page used longest ago is
  * forgotten. It pays only where a grain is read more often than it is
  * written: a busy grain's pages are rebuilt at each write, at the cost of
@@ -49,6 +49,9 @@ interface Kept {
   bytes: Buffer;
   etag: string;
 }
+
+/** What a kept page holds: its bytes, and its key (a path and query as long as the edge allows; an EMPTY page's bytes are fewer). */
+const sizeOf = (key: string, page: Kept) => page.bytes.length + key.length;
 
 export class KeptPages {
   /** By grain and request path with its query; a Map iterates in insertion order, so the first is the one used longest ago. */
@@ -83,7 +86,7 @@ export class KeptPages {
     return false;
   }
 
-  /** The bytes of every page held now. */
+  /** The bytes of every page held now, with their keys. */
   get bytesHeld(): number {
     return this.held;
   }
@@ -91,7 +94,7 @@ export class KeptPages {
   private keep(key: string, page: Kept): void {
     this.forget(key);
     this.pages.set(key, page);
-    this.held += page.bytes.length;
+    this.held += sizeOf(key, page);
     for (const [oldest] of this.pages) {
       if (this.held <= this.maxBytes) break;
       this.forget(oldest);
@@ -102,7 +105,7 @@ export class KeptPages {
     const kept = this.pages.get(key);
     if (kept === undefined) return;
     this.pages.delete(key);
-    this.held -= kept.bytes.length;
+    this.held -= sizeOf(key, kept);
   }
 
   /** Takes a built page's bytes and tags them; every other reply of the plugin passes untouched. */

@@ -97,7 +97,7 @@ describe('pages kept by their grain seq', () => {
     expect((await call(app, 'GET', '/matters')).raw, 'keyless').not.toContain(ofA);
   });
 
-  it('holds its pages to their bytes: the page used longest ago is forgotten, and built again when asked', async () => {
+  it('holds its pages and their keys to their bytes: the page used longest ago is forgotten, and built again when asked', async () => {
     let seq = 1;
     let builds = 0;
     const pages = new KeptPages({ latestSeq: async () => seq }, 4096);
@@ -121,6 +121,9 @@ describe('pages kept by their grain seq', () => {
     seq += 1;
     await get(0);
     expect(builds, 'the seq moved').toBe(12);
+    // Small answers under long paths: the keys count too.
+    for (let n = 0; n < 50; n++) expect((await server.inject({ url: `/p/${n}?${'q'.repeat(2000)}` })).statusCode).toBe(200);
+    expect(pages.bytesHeld).toBeLessThanOrEqual(4096);
     await server.close();
   });
 
