@@ -33,6 +33,7 @@
 import { DELIVERY_KIND, intentLeaseOf, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import type { Supervisor } from './supervisor.ts';
 import { asBookkeeping } from './idempotency.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 
 /** The grain of delivery records; no route resolves to it. */
 export const OUTBOX_GRAIN = 'outbox';
@@ -65,6 +66,9 @@ export class Outbox {
   private closed = false;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
+  /** Told of an intent whose body does not read, once each (of the last 1,000 told): see `pass`. */
+  private onUnreadable: (intent: JournalEvent) => void = () => undefined;
+  private readonly told = new RecentMap<string, true>(1_000);
 
   constructor(private readonly supervisor: Supervisor) {
     // An intent's lease taken from this process (it stalled past the expiry): its retries here stop; the new holder delivers it.
@@ -113,9 +117,11 @@ export class Outbox {
    * start); answers how many it resumed. Then, on a journal several
    * processes share, sweeps them every `SWEEP_MS` for work no live process
    * holds. Runs beside the service, so it never throws: a journal closed
-   * under it ends it, and the next start resumes again.
+   * under it ends it, and the next start resumes again. `onUnreadable` is
+   * told of each intent passed over because its body does not read.
    */
-  async resume(): Promise<number> {
+  async resume(onUnreadable?: (intent: JournalEvent) => void): Promise<number> {
+    if (onUnreadable) this.onUnreadable = onUnreadable;
     const shared = this.journal.shared;
     if (shared && !this.sweepTimer && !this.closed) {
       this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_MS);
@@ -144,6 +150,8 @@ export class Outbox {
       for (let after: IntentCursor | null = null; !this.closed; ) {
         const page = await this.journal.pendingIntents(after, RESUME_PAGE);
         const open = page.filter((intent) => {
+          // Its effect cannot be made from a body that does not read (whom to post, what): passed over, said once, and the pass goes on past it.
+          if (intent.unreadable) return this.passOver(intent);
           const consumer = this.consumers.get(intent.kind);
           return consumer && !this.attempts.has(consumer.idOf(intent)) && !this.retries.has(consumer.idOf(intent));
         });
@@ -162,6 +170,15 @@ export class Outbox {
       // The journal closed (the service is stopping): what is left is resumed at the next start, or by another process.
     }
     return resumed;
+  }
+
+  private passOver(intent: JournalEvent): false {
+    const key = `${intent.grain} ${intent.seq}`;
+    if (!this.told.get(key)) {
+      this.told.set(key, true);
+      this.onUnreadable(intent);
+    }
+    return false;
   }
 
   /** Takes (or renews) the intent's lease: always held on a journal no other process writes. */

@@ -115,7 +115,11 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   // Open event streams would hold server.close() forever: end them before it runs.
   app.addHook('preClose', async () => sse.close());
   // Effects the journal asked for before a stop (or a crash) are delivered again; retries end with the app.
-  app.addHook('onReady', async () => void services.outbox.resume());
+  app.addHook('onReady', async () =>
+    void services.outbox.resume((intent) =>
+      app.log.warn({ grain: intent.grain, seq: intent.seq, stream: intent.stream, kind: intent.kind, detail: intent.unreadable?.message }, 'an intent the outbox owes cannot be read from the journal: its effect (a Gig post) is not made; the intents after it are delivered. Mend or settle it by hand'),
+    ),
+  );
   app.addHook('preClose', async () => services.outbox.close());
   // Webhook deliveries resume where the journal says they stood; a stop ends their waits (a restart resumes them).
   app.addHook('onReady', async () => void services.webhooks.resume());

@@ -467,11 +467,11 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(eventOf);
+    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(tailEventOf);
   }
 
   async pendingIntents(after: IntentCursor | null, limit: number) {
-    return (await this.rows<EventRow>(PENDING_SELECT(EVENT_COLUMNS), [after?.grain ?? '', after?.seq ?? 0, limit])).map(eventOf);
+    return (await this.rows<EventRow>(PENDING_SELECT(EVENT_COLUMNS), [after?.grain ?? '', after?.seq ?? 0, limit])).map(tailEventOf);
   }
 
   async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {

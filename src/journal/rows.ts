@@ -43,7 +43,7 @@ export function eventOf([grain, seq, stream, version, at, kind, actor, body]: Ev
   return { grain, seq: Number(seq), stream, version, at, kind, ...(actor === null ? {} : { actor }), ...rest };
 }
 
-/** An event of a tail: as `eventOf`, or, when its body does not read, its columns alone, marked `unreadable` (see `JournalEvent.unreadable`). */
+/** An event of a range (a tail, the outbox's intents): as `eventOf`, or, when its body does not read, its columns alone, marked `unreadable` (see `JournalEvent.unreadable`). */
 export function tailEventOf(row: EventRow): JournalEvent {
   try {
     return eventOf(row);

@@ -457,11 +457,11 @@ export class SqliteJournal implements JournalStore {
   }
 
   async pendingIntents(after: IntentCursor | null, limit: number) {
-    return (this.stmt.pending.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(eventOf);
+    return (this.stmt.pending.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(tailEventOf);
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(eventOf);
+    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(tailEventOf);
   }
 
   /**

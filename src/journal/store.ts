@@ -34,10 +34,12 @@ export interface JournalEvent extends NewEvent {
   stream: string;
   version: number;
   /**
-   * Set by `readTail` alone, on an event whose body does not read: the
-   * event is then its row's columns (`subject` its stream, no summary, an
-   * empty `data`), so a tail answers it in its place and goes on past it.
-   * Every reader of a tail that reads a body checks it first.
+   * Set by the range reads alone (`readTail`, and the outbox's
+   * `pendingIntents` and `readIntents`), on an event whose body does not
+   * read: the event is then its row's columns (`subject` its stream, no
+   * summary, an empty `data`), so a tail answers it in its place and goes on
+   * past it, and the outbox passes over it to the intents after it. Every
+   * reader of a range that reads a body checks it first.
    */
   unreadable?: UnreadableEvent;
 }

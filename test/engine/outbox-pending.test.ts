@@ -10,7 +10,7 @@
  * read: that work is under way.
  */
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/compose.ts';
 import type { GigPost, SupplyNetwork } from '../../src/domain/supply-network.ts';
 import { OUTBOX_GRAIN } from '../../src/engine/outbox.ts';
@@ -121,6 +121,68 @@ describe('the outbox reads the unsettled intents alone', () => {
     expect(await app.services.outbox.resume()).toBe(0);
     expect(rows.pendingIntents!.slice(before)).toEqual([0]);
     expect(posts).toHaveLength(3);
+  });
+
+  /** As `reopenable`, and a way to damage a stream's bodies where they are stored, between a close and the next open. */
+  const damageable = {
+    sqlite: () => {
+      const dir = tempDir();
+      closing.push(async () => rmSync(dir, { recursive: true, force: true }));
+      return {
+        open: async (): Promise<JournalStore> => new SqliteJournal(dir),
+        damage: async (stream: string) => {
+          // Past the journal's append-only guard, as a disk or a hand would; the next open puts the guard back.
+          const db = new Database(join(dir, 'journal.db'));
+          db.exec('DROP TRIGGER events_no_update');
+          db.prepare("UPDATE events SET body = 'not json' WHERE stream = ?").run(stream);
+          db.close();
+        },
+      };
+    },
+    postgres: () => {
+      const schema = freshSchema();
+      closing.push(() => dropSchema(schema));
+      return {
+        open: (): Promise<JournalStore> => PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }),
+        damage: async (stream: string) => {
+          const db = new pg.Client({ connectionString: TEST_DATABASE_URL });
+          await db.connect();
+          const events = `${pg.escapeIdentifier(schema)}.events`;
+          await db.query(`ALTER TABLE ${events} DISABLE TRIGGER events_no_update`);
+          await db.query(`UPDATE ${events} SET body = 'not json' WHERE stream = $1`, [stream]);
+          await db.query(`ALTER TABLE ${events} ENABLE TRIGGER events_no_update`);
+          await db.end();
+        },
+      };
+    },
+  };
+
+  it.each(['sqlite', 'postgres'] as const)('%s: an intent whose body does not read is passed over and said once, and the intents after it are posted', async (kind) => {
+    const { open, damage } = damageable[kind]();
+    const first = await open();
+    const unsettled = await intents(first, 6, 3);
+    await first.close();
+    // The first unsettled intent's body damaged where it is stored.
+    const damaged = `rc_${Number(unsettled[0].slice(4))}`;
+    await damage(damaged);
+    const next = await open();
+    closing.push(() => next.close());
+    const { network, posts } = recordingNetwork();
+    const app = await createApp({ journal: next, supply: network });
+    closing.push(() => app.close());
+    const warned = vi.spyOn(app.log, 'warn');
+    await app.ready();
+    await until(async () => posts.length === 2 && (await next.pendingIntents(null, 100)).length === 1, 'the two readable intents to be posted and settled');
+    expect(posts.map((p) => p.gigId).sort()).toEqual(unsettled.slice(1));
+    // Still unsettled (nothing was posted for it), and said once however often the outbox passes it.
+    await app.services.outbox.resume();
+    await app.services.outbox.resume();
+    const left = await next.pendingIntents(null, 100);
+    expect(left.map((e) => [e.stream, Boolean(e.unreadable)])).toEqual([[damaged, true]]);
+    const told = warned.mock.calls.filter(([fields]) => (fields as { stream?: string })?.stream === damaged);
+    expect(told).toHaveLength(1);
+    expect(JSON.stringify(told[0])).not.toContain('not json');
+    expect(posts).toHaveLength(2);
   });
 
   it('a SQLite journal an earlier build wrote gets its unsettled intents at its first open', async () => {
