@@ -201,4 +201,32 @@ describe('a list page with an unreadable stream on it', () => {
     expect(JSON.parse(hook.received[0].body)).toMatchObject({ type: 'matter.escalated', data: { matter: { id: escalated.body.matter.id } } });
     await hook.close();
   });
+
+  it('a redelivery of an event whose fact no longer reads is refused 500 ENTITY_UNREADABLE naming its stream and seq, not answered 202 for an attempt that sends nothing', async () => {
+    const { store, start } = journalled();
+    const first = await start();
+    const ws = await workspace(first);
+    const hook = await receiver();
+    const endpoint = (await call(first, 'POST', `${ws}/webhooks`, { url: hook.url, events: ['matter.escalated'] })).body.webhook.id;
+    const created = await call(first, 'POST', `${ws}/matters`, { matterType: 'patent_provisional', client: { name: FIXTURE.fulfillingClient } });
+    for (let i = 0; i < 5; i++) expect((await call(first, 'POST', `${ws}/matters/${created.body.matter.id}/advance`, {})).status).toBe(200);
+    await hook.until(1);
+    const [attempt] = (await call(first, 'GET', `${ws}/webhooks/${endpoint}/deliveries`)).body.results;
+    await first.close();
+    // The delivered fact's body damaged in place, past the journal's append-only guard (as a disk or a hand would; the next start puts it back).
+    if (PASS_JOURNAL === 'sqlite') await store.sql('DROP TRIGGER events_no_update');
+    else await store.sql('ALTER TABLE events DISABLE TRIGGER events_no_update');
+    await store.sql(`UPDATE events SET body = ? WHERE grain = ? AND seq = ?`, [`{"data":{"client":{"name":"${SECRET}"}`, ws.split('/')[2], attempt.seq]);
+    if (PASS_JOURNAL === 'postgres') await store.sql('ALTER TABLE events ENABLE TRIGGER events_no_update');
+
+    const app = await start();
+    const again = await call(app, 'POST', `${ws}/webhooks/${endpoint}/deliveries/${attempt.deliveryId}/redeliver`);
+    expect(again.status, again.raw).toBe(500);
+    expect(again.body).toMatchObject({ code: 'ENTITY_UNREADABLE', seq: attempt.seq });
+    expect(again.raw).not.toContain('Lovelace');
+    // A redelivery sends the same event id again: none was sent.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hook.received.filter((r) => r.headers['webhook-id'] === attempt.eventId)).toHaveLength(1);
+    await hook.close();
+  });
 });

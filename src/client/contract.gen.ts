@@ -46482,7 +46482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            /** @description the delivery's event can no longer be read from the journal (its stream and seq named). Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -47498,7 +47498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            /** @description the delivery's event can no longer be read from the journal (its stream and seq named). Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -48514,7 +48514,7 @@ export interface operations {
                     "application/json": components["schemas"]["Refusal"];
                 };
             };
-            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            /** @description the delivery's event can no longer be read from the journal (its stream and seq named). Codes: ENTITY_UNREADABLE, INTERNAL */
             500: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];

@@ -51,6 +51,7 @@ import { sandboxKindOf } from './grains.ts';
 import { asBookkeeping } from './idempotency.ts';
 import { MATTER } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
+import { unreadableRefusal } from './unreadable.ts';
 import { httpTransport, type Attempted, type WebhookTransport } from './webhook-transport.ts';
 
 /** The grain of endpoint streams; no route resolves to it. */
@@ -352,6 +353,8 @@ export class Webhooks {
     if (!first) throw refusal('WEBHOOK_DELIVERY_NOT_FOUND', { webhookEndpointId: id, deliveryId });
     const record = first.data as unknown as AttemptRecord;
     const [fact] = await this.supervisor.journal.readTail(record.source.grain, { after: record.source.seq - 1, limit: 1, feed: 'timeline' });
+    // No event can be derived from a fact whose body no longer reads: said now, rather than a 202 for an attempt that sends nothing.
+    if (fact.unreadable) throw unreadableRefusal(fact.stream, fact.unreadable);
     asBookkeeping(() => void this.attempt(worker, fact, record.type, 1, true).catch(() => undefined));
     return { deliveryId, eventId: record.eventId, type: record.type };
   }

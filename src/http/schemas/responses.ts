@@ -342,6 +342,7 @@ export const WebhookDoors = {
     202: Ok({ redelivery: Strict({ deliveryId: StrEx(EXAMPLE.delivery), eventId: StrEx(EXAMPLE.event), type: ref(WebhookEventType) }) }, 'the redelivery, under way'),
     404: refused('no such endpoint among yours, or no such delivery of it', ['WEBHOOK_NOT_FOUND', 'WEBHOOK_DELIVERY_NOT_FOUND']),
     409: refused('the endpoint is disabled', ['WEBHOOK_DISABLED']),
+    500: refused('the delivery\'s event can no longer be read from the journal (its stream and seq named)', ['ENTITY_UNREADABLE']),
   }),
 };
 
