@@ -212,8 +212,8 @@ export class SseHub {
   private readonly onCommittedElsewhere = (grain: string | null, seq: number) => {
     for (const g of grain === null ? [...this.byGrain.keys()] : [grain]) if (this.byGrain.has(g)) void this.readCommitted(g, grain === null ? null : seq);
   };
-  /** Grains whose new events are being read for their subscribers: the highest seq heard of meanwhile. */
-  private readonly reading = new Map<string, number>();
+  /** Grains whose new events are being read for their subscribers: the highest seq heard of meanwhile, and whether a notice of an unknown seq was. */
+  private readonly reading = new Map<string, { through: number; unknown: boolean }>();
 
   constructor(
     readonly journal: JournalStore,
@@ -283,28 +283,29 @@ export class SseHub {
    */
   private async readCommitted(grain: string, seq: number | null): Promise<void> {
     const heard = this.reading.get(grain);
-    if (heard !== undefined) {
-      this.reading.set(grain, Math.max(heard, seq ?? Infinity));
-      return;
-    }
-    this.reading.set(grain, seq ?? Infinity);
+    if (heard) return void (seq === null ? (heard.unknown = true) : (heard.through = Math.max(heard.through, seq)));
+    const wanted = { through: seq ?? 0, unknown: seq === null };
+    this.reading.set(grain, wanted);
     try {
-      let read = -1;
-      for (;;) {
-        const set = this.byGrain.get(grain);
+      for (let before = -1; ; ) {
+        if (wanted.unknown) {
+          wanted.unknown = false;
+          wanted.through = Math.max(wanted.through, await this.journal.latestSeq(grain));
+        }
         let after = Infinity;
-        for (const subscriber of set ?? []) if (subscriber.idle) after = Math.min(after, subscriber.cursor);
-        let through = this.reading.get(grain)!;
-        if (through === Infinity) this.reading.set(grain, (through = await this.journal.latestSeq(grain)));
-        // Every idle subscriber has it (or none is left); a page read that moved no cursor would only be read again.
-        if (after >= through || after <= read) return;
-        read = after;
+        for (const subscriber of this.byGrain.get(grain) ?? []) if (subscriber.idle) after = Math.min(after, subscriber.cursor);
+        // Every idle subscriber has it, or none is left (what a notice heard meanwhile wants is read on the next turn).
+        if (after >= wanted.through && !wanted.unknown) return;
+        if (after >= wanted.through) continue;
+        // Each page moves every idle subscriber it is read for (the events follow its cursor, gap-free): one that moved none is not read again.
+        if (after === before) throw new Error(`no subscriber of grain ${grain} took the events after seq ${after}`);
+        before = after;
         const page = await this.journal.readTail(grain, { after, limit: CATCH_UP_PAGE, feed: 'timeline' });
-        if (page.length === 0) throw new Error(`seq ${through} of grain ${grain} was announced and cannot be read yet`);
+        if (page.length === 0) throw new Error(`seq ${wanted.through} of grain ${grain} was announced and cannot be read yet`);
         this.fanOut(page);
       }
     } catch {
-      for (const subscriber of this.byGrain.get(grain) ?? []) subscriber.committedElsewhere(seq);
+      for (const subscriber of this.byGrain.get(grain) ?? []) subscriber.committedElsewhere(wanted.through || null);
     } finally {
       this.reading.delete(grain);
     }
