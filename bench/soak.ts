@@ -46,6 +46,10 @@
  * candidate long tasks in it (`longTasks`, bench/lib/profile.ts): what held
  * the loop over 50 ms, and when. The profiler costs the service throughput.
  *
+ * `SOAK_NODE_ARGS` adds V8 or Node flags to the service's command line
+ * (space-separated, e.g. `--max-semi-space-size=32`), to try how the
+ * garbage collector's settings move the loop's stalls.
+ *
  * `SOAK_CLIENTS` (default 12) and `SOAK_SEED` set the load. Not part of
  * `npm test`. The load generator runs on the same machine as the service: on
  * 2 cores they share the CPU, and the figures say as much about this machine
@@ -66,6 +70,7 @@ import { table, verdict } from './lib/table.ts';
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const INTERVAL_S = Number(process.env.SOAK_INTERVAL_S ?? 60);
 const PROFILE_DIR = process.env.SOAK_CPU_PROF;
+const NODE_ARGS = (process.env.SOAK_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 12);
 const SEED = seedFrom(process.env.SOAK_SEED);
 const RESIDENT_ACTORS = Number(process.env.SOAK_RESIDENT_ACTORS ?? 20_000);
@@ -142,7 +147,7 @@ async function main() {
   const dir = tempDataDir('legalwork-soak-');
   const operator = topLevelOperator(dir);
   const probe = pathToFileURL(join(ROOT, 'bench/lib/soak-probe.mjs')).href;
-  const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0', LEGALWORK_RESIDENT_ACTORS: String(RESIDENT_ACTORS) }, ['--import', probe, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])], { ipc: true });
+  const child = await spawnService(dir, { ...operator.env, LEGALWORK_REPLY_CHECK: '0', LEGALWORK_RESIDENT_ACTORS: String(RESIDENT_ACTORS) }, [...NODE_ARGS, '--import', probe, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])], { ipc: true });
   const canary = spawn(process.execPath, ['--import', probe, '-e', 'setInterval(() => {}, 2 ** 30)'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   // Never left behind, even when the soak fails (the service exited, the probe did not answer).
   process.once('exit', () => {
