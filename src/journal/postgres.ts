@@ -33,7 +33,7 @@ import { OUTBOX_LEASE_MIGRATION, OUTBOX_MIGRATION, PENDING_SELECT } from './post
 import { PostgresSession } from './postgres-session.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
-import { columnsOf, eventOf, tailEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
@@ -440,7 +440,7 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
-    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).map(tailEventOf);
+    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).map(rangeEventOf);
   }
 
   async latestSeq(grain: string) {
@@ -467,11 +467,11 @@ export class PostgresJournal implements JournalStore {
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(tailEventOf);
+    return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE kind = ANY($1) AND (grain, seq) > ($2, $3) ORDER BY grain, seq LIMIT $4`, [INTENT_KINDS, after?.grain ?? '', after?.seq ?? 0, limit])).map(rangeEventOf);
   }
 
   async pendingIntents(after: IntentCursor | null, limit: number) {
-    return (await this.rows<EventRow>(PENDING_SELECT(EVENT_COLUMNS), [after?.grain ?? '', after?.seq ?? 0, limit])).map(tailEventOf);
+    return (await this.rows<EventRow>(PENDING_SELECT(EVENT_COLUMNS), [after?.grain ?? '', after?.seq ?? 0, limit])).map(rangeEventOf);
   }
 
   async population(grain: string, machine: PopulationMachine): Promise<PopulationRows> {

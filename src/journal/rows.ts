@@ -44,7 +44,7 @@ export function eventOf([grain, seq, stream, version, at, kind, actor, body]: Ev
 }
 
 /** An event of a range (a tail, the outbox's intents): as `eventOf`, or, when its body does not read, its columns alone, marked `unreadable` (see `JournalEvent.unreadable`). */
-export function tailEventOf(row: EventRow): JournalEvent {
+export function rangeEventOf(row: EventRow): JournalEvent {
   try {
     return eventOf(row);
   } catch (error) {

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
-import { eventOf, tailEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
+import { eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
 import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
@@ -432,7 +432,7 @@ export class SqliteJournal implements JournalStore {
   }
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
-    return (this.stmt.readTail[feed].all(grain, after, limit) as EventRow[]).map(tailEventOf);
+    return (this.stmt.readTail[feed].all(grain, after, limit) as EventRow[]).map(rangeEventOf);
   }
 
   async latestSeq(grain: string) {
@@ -457,11 +457,11 @@ export class SqliteJournal implements JournalStore {
   }
 
   async pendingIntents(after: IntentCursor | null, limit: number) {
-    return (this.stmt.pending.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(tailEventOf);
+    return (this.stmt.pending.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(rangeEventOf);
   }
 
   async readIntents(after: IntentCursor | null, limit: number) {
-    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(tailEventOf);
+    return (this.stmt.intents.all(after?.grain ?? '', after?.seq ?? 0, limit) as EventRow[]).map(rangeEventOf);
   }
 
   /**
