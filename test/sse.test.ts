@@ -158,14 +158,16 @@ describe('the SSE wire', () => {
     bus.emit('committedElsewhere', grain, 6);
     await Promise.all(many.map((c) => c.until(() => c.frames.length === 2, 30_000, 'both events')));
     for (const c of many) expect(c.ids()).toEqual([5, 6]);
-    expect(reads.mock.calls.length, 'reads of the tail for 100 subscribers').toBeLessThanOrEqual(2);
+    // Of this grain's tail: on a shared journal the webhook engine also reads its own grain when a notice is unknown.
+    const readsOfGrain = () => reads.mock.calls.filter(([read]) => read === grain).length;
+    expect(readsOfGrain(), 'reads of the tail for 100 subscribers').toBeLessThanOrEqual(2);
     // Heard as unknown (the session reconnected): read once, to the tail's end.
     await journal.append(grain, [supervisor.factWrite('elsewhere', 2, { kind: 'test.elsewhere', by: 'test', data: {} })]);
     reads.mockClear();
     bus.emit('committedElsewhere', null, 0);
     await Promise.all(many.map((c) => c.until(() => c.frames.length === 3, 30_000, 'the unheard event')));
     for (const c of many) expect(c.ids()).toEqual([5, 6, 7]);
-    expect(reads.mock.calls.length).toBeLessThanOrEqual(1);
+    expect(readsOfGrain()).toBeLessThanOrEqual(1);
     agent.destroy();
   }, 60_000);
 
