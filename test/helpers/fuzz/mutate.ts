@@ -242,8 +242,9 @@ const valueMutators: Mutator[] = [
       const v = structuredClone(c.rng.pick(alternatives));
       replace(d, n, v);
       // A body that is no object where the door wants one; JSON null reads as no body at all, which a door with an optional body takes.
-      // An object in place of a root that an earlier mutator made no object (not-an-object) may be one the door takes (`{}` where every field is optional).
-      if (n.depth === 0 && d.schema?.type === 'object' && v !== null && !isObject(v)) d.mustRefuse = true;
+      // At the root the whole value is replaced (as not-an-object does): what an earlier mutator made refusable is gone with it,
+      // so null, or an object (which may be one the door takes: `{}` where every field is optional), leaves nothing that must be refused.
+      if (n.depth === 0) d.mustRefuse = d.schema?.type === 'object' && v !== null && !isObject(v);
     },
   },
   {
