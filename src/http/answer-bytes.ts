@@ -32,10 +32,8 @@
  * polling client's first conditional read keeps them too.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { etagOf, tagKnown } from './etag.ts';
+import { bytesToKeep, etagOf, sendKeptJson, tagKnown } from './etag.ts';
 
-/** What Fastify writes for a serialized JSON reply: a kept answer is sent as the same. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Kept {
   key: string;
@@ -57,9 +55,7 @@ export class KeptAnswers {
   sendKept(reply: FastifyReply, owner: object, key: string): boolean {
     const kept = this.kept.get(owner);
     if (kept === undefined || kept.key !== key) return false;
-    reply.header('content-type', JSON_TYPE);
-    tagKnown(reply, kept.etag);
-    reply.send(kept.bytes);
+    sendKeptJson(reply, kept.bytes, kept.etag);
     return true;
   }
 
@@ -77,9 +73,7 @@ export class KeptAnswers {
     // The record's version the handler tagged (`versions.ts`) stays in front of the digest, as `etag.ts` writes it.
     const version = reply.getHeader('etag');
     const etag = etagOf(payload, typeof version === 'string' ? version : undefined);
-    // Off Node's shared pool: a small pooled Buffer kept for long would hold its whole 8 KiB slab.
-    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(payload));
-    bytes.write(payload);
+    const bytes = bytesToKeep(payload);
     this.kept.set(building.owner, { key: building.key, bytes, etag });
     building.alsoKeep?.(payload, etag);
     tagKnown(reply, etag);

@@ -98,6 +98,23 @@ export function noneMatchHolds(field: string | string[] | undefined, etag: strin
 /** Replies whose ETag header is already the tag of the bytes they send (kept with them: `answer-bytes.ts`), which `tag` takes as it is. */
 const known = new WeakSet<FastifyReply>();
 
+/** What Fastify writes for a serialized JSON reply: bytes kept from one are sent as the same. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends kept JSON bytes (a string or a Buffer) as a serialized reply is sent, with the tag kept beside them. */
+export function sendKeptJson(reply: FastifyReply, bytes: string | Buffer, etag: string): void {
+  reply.header('content-type', JSON_TYPE);
+  tagKnown(reply, etag);
+  reply.send(bytes);
+}
+
+/** A reply's bytes to keep for long: off Node's shared pool, where a small pooled Buffer would hold its whole 8 KiB slab. */
+export function bytesToKeep(payload: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(payload));
+  bytes.write(payload);
+  return bytes;
+}
+
 /** Says that `etag` is the tag of the bytes this reply sends: `tag` answers it (and a matching If-None-Match) without hashing them. */
 export function tagKnown(reply: FastifyReply, etag: string): void {
   known.add(reply);

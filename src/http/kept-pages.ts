@@ -35,10 +35,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { JournalStore } from '../journal/store.ts';
-import { etagOf, tagKnown } from './etag.ts';
+import { bytesToKeep, etagOf, sendKeptJson, tagKnown } from './etag.ts';
 
-/** What Fastify writes for a serialized JSON reply: a kept page is sent as the same. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 /** The bytes of every kept page together: about 250 pages of 100 Matters. */
 export const KEPT_PAGE_BYTES = 16 * 1024 * 1024;
 /** A page larger than this is built at every read (a tail page of 500 large events). */
@@ -77,9 +75,7 @@ export class KeptPages {
     if (kept !== undefined && kept.seq === seq) {
       this.pages.delete(key);
       this.pages.set(key, kept);
-      reply.header('content-type', JSON_TYPE);
-      tagKnown(reply, kept.etag);
-      reply.send(kept.bytes);
+      sendKeptJson(reply, kept.bytes, kept.etag);
       return true;
     }
     this.building.set(request, { key, seq });
@@ -115,9 +111,7 @@ export class KeptPages {
     this.building.delete(request);
     if (reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_KEPT_PAGE) return done(null, payload);
     const etag = etagOf(payload);
-    // Off Node's shared pool: a small pooled Buffer kept for long would hold its whole 8 KiB slab.
-    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(payload));
-    bytes.write(payload);
+    const bytes = bytesToKeep(payload);
     this.keep(building.key, { seq: building.seq, bytes, etag });
     tagKnown(reply, etag);
     done(null, payload);

@@ -40,14 +40,12 @@ import type { AnswerRow, JournalEvent } from '../journal/store.ts';
 import { buildKey } from '../lib/build-key.ts';
 import { orUnreadable, Unreadable } from '../engine/unreadable.ts';
 import { ok } from './envelopes.ts';
-import { etagOf, tagKnown } from './etag.ts';
+import { etagOf, JSON_TYPE, sendKeptJson } from './etag.ts';
 import { stamped } from './sandbox.ts';
 import { buildSerializer } from './serializers.ts';
 import { unreadableItem } from './unreadable.ts';
 import type { Services } from './services.ts';
 
-/** What Fastify writes for a serialized JSON reply: a kept answer is sent as the same. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 /**
  * The largest answer kept as a row. A Matter's answer carries its whole
  * journal, and its row is rewritten at every commit: a Matter of many facts
@@ -114,9 +112,7 @@ export class StoredAnswers {
     const row = await this.services.journal.readAnswer(id, this.tag);
     // A row is the answer as its own grain is sent it (stamped there when a sandbox): sent only where that grain is reached.
     if (!row || !reaches(request.grain, row.grain)) return false;
-    reply.header('content-type', JSON_TYPE);
-    tagKnown(reply, row.etag);
-    reply.send(row.body);
+    sendKeptJson(reply, row.body, row.etag);
     return true;
   }
 
