@@ -12,7 +12,8 @@
  * row and the events after it, or by replaying every journaled cause when the
  * row cannot be used (checked: see `entity.ts`; the row is then rewritten).
  * Idle actors are passivated (least recently used first) so memory stays
- * bounded however many entities exist. A read that needs only an entity's
+ * bounded however many entities exist and however long their streams grow
+ * (`resident-pool.ts`). A read that needs only an entity's
  * state (`read`, `stateOf`: a view, a page of a list) answers from the
  * snapshot row without making the entity resident.
  *
@@ -33,6 +34,7 @@ import { standingOf } from './standing.ts';
 import { reaches } from './grains.ts';
 import { recordJoining } from './idempotency.ts';
 import { Mailboxes } from '../lib/mailboxes.ts';
+import { ResidentPool } from './resident-pool.ts';
 import { writeGuard } from './write-guard.ts';
 import { refusingUnreadable, unreadableRefusal } from './unreadable.ts';
 
@@ -57,7 +59,7 @@ export interface SupervisorOptions {
   journal: JournalStore;
   bus: CommitBus;
   clock: Clock;
-  /** How many idle actors stay resident before the least recently used is passivated. */
+  /** How many idle actors stay resident before the least recently used is passivated (and 25 times as many journal events among them). */
   residentActors?: number;
   /** The kinds of entity whose streams are actors (Matters, Deadline Ladders, Enrollments). */
   entities: EntityDefinition[];
@@ -80,7 +82,7 @@ export class Supervisor {
   readonly clock: Clock;
   /** One per entity (and per `exclusive` key): the command handler runs each command in its entity's. */
   readonly mailboxes = new Mailboxes();
-  private readonly resident = new Map<string, Entity>();
+  private readonly resident: ResidentPool;
   private readonly hydrating = new Map<string, Promise<Entity | null>>();
   /**
    * States `read` answered from snapshot rows, kept beside the resident
@@ -93,7 +95,6 @@ export class Supervisor {
   private readonly initialStates = new RecentMap<string, InitialState>(INITIAL_STATES_KEPT);
   /** Appends this process has made: a state read across one of them is not kept (it may be older than the append). */
   private appends = 0;
-  private readonly capacity: number;
   /** Entity definitions by the kind of the event that opens their streams. */
   private readonly definitions: Map<string, EntityDefinition>;
   /** What a kind of entity keeps after each of its commits (`afterCommit`). */
@@ -104,8 +105,9 @@ export class Supervisor {
     this.journal = options.journal;
     this.bus = options.bus;
     this.clock = options.clock;
-    this.capacity = options.residentActors ?? DEFAULT_RESIDENT_ACTORS;
-    this.stored = new RecentMap(this.capacity);
+    const capacity = options.residentActors ?? DEFAULT_RESIDENT_ACTORS;
+    this.resident = new ResidentPool(capacity, (id) => this.mailboxes.isBusy(id));
+    this.stored = new RecentMap(capacity);
     this.definitions = new Map(options.entities.map((d) => [d.openedKind, d]));
     options.journal.shared?.onPeerCommit((grain, seq) => this.bus.emit('committedElsewhere', grain, seq));
   }
@@ -114,8 +116,7 @@ export class Supervisor {
   async load<M extends AnyStateMachine>(definition: EntityDefinition<M>, id: string): Promise<Entity<M> | null> {
     const hit = await this.residentAsJournaled(id);
     if (hit) {
-      this.resident.delete(id);
-      this.resident.set(id, hit);
+      this.resident.touch(hit);
       return hit.definition === definition ? (hit as unknown as Entity<M>) : null;
     }
     let pending = this.hydrating.get(id);
@@ -132,7 +133,7 @@ export class Supervisor {
   private async residentAsJournaled(id: string): Promise<Entity | undefined> {
     const hit = this.resident.get(id);
     if (!hit || !this.journal.shared || (await this.journal.streamVersion(id)) <= hit.version) return hit;
-    if (this.resident.get(id) === hit) this.resident.delete(id);
+    this.resident.forget(id, hit);
     // A command of this process may hold it still; that command's append will meet the conflict and decide again.
     if (!this.mailboxes.isBusy(id)) hit.stop();
     return undefined;
@@ -193,25 +194,14 @@ export class Supervisor {
     }
     // The row was missing, of another machine, unreadable or behind the stream: it is rewritten. A cache, so a failed rewrite only costs the next fold.
     if (entity.resumedAt < entity.version) this.journal.putSnapshot(id, { version: entity.version, ...entity.persisted() }).catch(() => undefined);
-    this.keep(entity);
+    this.resident.keep(entity);
     return entity;
   }
 
   /** Stops an entity and forgets it: the next touch rebuilds it from the journal. */
   private drop(entity: Entity): void {
-    if (this.resident.get(entity.id) === entity) this.resident.delete(entity.id);
+    this.resident.forget(entity.id, entity);
     entity.stop();
-  }
-
-  private keep(entity: Entity): void {
-    this.resident.set(entity.id, entity);
-    if (this.resident.size <= this.capacity) return;
-    for (const [id, idle] of this.resident) {
-      if (this.resident.size <= this.capacity) break;
-      if (this.mailboxes.isBusy(id)) continue;
-      this.resident.delete(id);
-      idle.stop();
-    }
   }
 
   /**
@@ -263,7 +253,9 @@ export class Supervisor {
       this.drop(entity);
       throw error;
     }
-    entity.confirm(written.filter((e) => e.stream === entity.id), entered);
+    const landed = written.filter((e) => e.stream === entity.id);
+    entity.confirm(landed, entered);
+    this.resident.grew(entity, landed.length);
     this.committed(entity);
     return written;
   }
@@ -395,7 +387,7 @@ export class Supervisor {
       const definition = write.expectedVersion === 0 ? this.definitions.get(write.events[0]?.kind) : undefined;
       if (!definition) continue;
       const events = written.filter((w) => w.stream === write.stream);
-      this.keep(new Entity(definition, events, write.snapshot && { version: events.length, ...placed(write.snapshot, events) }));
+      this.resident.keep(new Entity(definition, events, write.snapshot && { version: events.length, ...placed(write.snapshot, events) }));
     }
   }
 

@@ -191,3 +191,31 @@ describe('requests under an Idempotency-Key whose client is gone before the answ
     }
   });
 });
+
+describe('a stream lengthened past what the resident pool holds', () => {
+  it('is passivated once idle: the pool holds at most its events, and the Matter still answers whole', async () => {
+    const supervisor = app.services.supervisor;
+    const pool = supervisor['resident'];
+    const grain = await open('workspaces', 3000);
+    const prefix = `/workspaces/${grain}`;
+    const open2 = async (title: string) => (await call(app, 'POST', `${prefix}/matters`, { matterType: 'patent_provisional', asset: { title } })).body.matter.id as string;
+    const long = await open2('Long widget');
+    // One document a command: the stream grows past every event the pool may hold (25 a resident actor).
+    const documents = pool.maxEvents + 20;
+    for (let i = 0; i < documents; i++) {
+      const sha256 = i.toString(16).padStart(64, '0');
+      expect((await call(app, 'POST', `${prefix}/matters/${long}/documents`, { name: `exhibit-${i}.pdf`, kind: 'exhibit', sha256 })).status).toBe(201);
+      // While it grows, the others make room: the pool never holds more than its bound beyond the stream a command runs on.
+      if (pool.events > pool.maxEvents) expect(pool.size).toBe(1);
+    }
+    expect(supervisor.isResident(long)).toBe(true);
+    // The next entity kept passes it over no longer: idle, the longest stream goes.
+    await open2('Short widget');
+    expect(supervisor.isResident(long)).toBe(false);
+    expect(pool.events).toBeLessThanOrEqual(pool.maxEvents);
+    expect(pool.events).toBeGreaterThan(0);
+    const read = await call(app, 'GET', `${prefix}/matters/${long}/documents`);
+    expect(read.status).toBe(200);
+    expect(read.body.results ?? read.body.documents).toHaveLength(documents);
+  }, 120_000);
+});
