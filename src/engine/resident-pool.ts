@@ -69,13 +69,12 @@ export class ResidentPool {
     this.trim();
   }
 
-  /** Forgets `id`'s entity (only `entity`, when named), without stopping it; returns the one forgotten. */
-  forget(id: string, entity?: Entity): Entity | undefined {
+  /** Forgets `id`'s entity (only `entity`, when named), without stopping it. */
+  forget(id: string, entity?: Entity): void {
     const resident = this.entities.get(id);
-    if (!resident || (entity && resident !== entity)) return undefined;
+    if (!resident || (entity && resident !== entity)) return;
     this.entities.delete(id);
     this.held -= resident.version;
-    return resident;
   }
 
   /** Stops the least recently used idle entities until both bounds hold again; a busy one is passed over until it is idle. */
