@@ -6,8 +6,9 @@
  * journal whole), and its callers can lengthen a stream without end (a
  * Matter's documents, a Ladder's owner named again and again). A count alone
  * would let 20,000 long streams hold any amount of memory; the events they
- * hold are bounded too, so a few long streams push out many short ones and
- * one longer than the whole bound stays only while a command runs on it.
+ * hold are bounded too, so a few long streams push out many short ones, and
+ * one longer than the whole bound stays only until the next entity is kept
+ * or grows once its command is done.
  *
  * Events are counted, not bytes: a journal event is parsed from a body of at
  * most the request's limit (256 KiB), and most are well under 1 KiB.
@@ -77,11 +78,14 @@ export class ResidentPool {
     this.held -= resident.version;
   }
 
+  private get within(): boolean {
+    return this.entities.size <= this.maxActors && this.held <= this.maxEvents;
+  }
+
   /** Stops the least recently used idle entities until both bounds hold again; a busy one is passed over until it is idle. */
   private trim(): void {
-    if (this.entities.size <= this.maxActors && this.held <= this.maxEvents) return;
     for (const [id, idle] of this.entities) {
-      if (this.entities.size <= this.maxActors && this.held <= this.maxEvents) break;
+      if (this.within) return;
       if (this.busy(id)) continue;
       this.forget(id);
       idle.stop();

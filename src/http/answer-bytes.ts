@@ -34,7 +34,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bytesToKeep, etagOf, sendKeptJson, tagKnown } from './etag.ts';
 
-
 interface Kept {
   key: string;
   bytes: Buffer;
