@@ -36,6 +36,13 @@ type PendingWork = Work & {
 /** The intents' kinds as an SQL list: the partial index and the query that reads through it name the same ones. */
 const INTENT_KINDS_SQL = INTENT_KINDS.map((k) => `'${k}'`).join(', ');
 
+/**
+ * An answer row kept (or kept again): the streams it names recorded, and no longer outdated. (Within a
+ * trigger the outer statement's conflict policy overrides an `OR IGNORE`, so these name their own.)
+ */
+const ANSWER_KEPT = `INSERT INTO answer_deps (dep, stream) SELECT json_extract(d.value, '$[0]'), new.stream FROM json_each(new.deps) d WHERE true ON CONFLICT DO NOTHING;
+    DELETE FROM answers_moved WHERE stream = new.stream;`;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
   grain   TEXT    NOT NULL,
@@ -117,10 +124,44 @@ CREATE TABLE IF NOT EXISTS answers (
   crc      INTEGER NOT NULL,
   body     TEXT    NOT NULL
 );
+-- What keeps an answer row's freshness known without checking any stream's head at a read: the streams
+-- each row's deps name (answer_deps), and a mark an append leaves on every row it outdates, in its own
+-- transaction (events_outdate_answers): whole when the fact is on the row's own stream (its body and
+-- its item show that stream), the body alone when on another it names (its item shows its own stream
+-- alone). Keeping the row again clears the mark. Sound because every write to this file is one
+-- transaction after another: a row is kept only while each of its deps stands where it says
+-- (ANSWER_INSERT's guard), and no append can land between the guard and the mark.
+CREATE TABLE IF NOT EXISTS answer_deps (
+  dep    TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  PRIMARY KEY (dep, stream)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS answers_moved (
+  stream TEXT    PRIMARY KEY,
+  whole  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS answers_kept AFTER INSERT ON answers
+  BEGIN ${ANSWER_KEPT} END;
+CREATE TRIGGER IF NOT EXISTS answers_rekept AFTER UPDATE ON answers
+  BEGIN ${ANSWER_KEPT} END;
+CREATE TRIGGER IF NOT EXISTS events_outdate_answers AFTER INSERT ON events
+  BEGIN
+    INSERT INTO answers_moved (stream, whole) SELECT stream, stream = new.stream FROM answer_deps WHERE dep = new.stream
+      ON CONFLICT (stream) DO UPDATE SET whole = max(whole, excluded.whole);
+  END;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
+`;
+
+/**
+ * The answer rows of a journal an earlier build wrote (before answer_deps was kept; its reads checked every
+ * dep's head): the outdated ones dropped, the others' deps recorded (by the insert trigger's statement).
+ */
+const ANSWER_DEPS_FILL = `
+DELETE FROM answers WHERE ${STALE_DEPS('answers.deps')};
+INSERT OR IGNORE INTO answer_deps (dep, stream) SELECT json_extract(d.value, '$[0]'), a.stream FROM answers a, json_each(a.deps) d;
 `;
 
 /** The unsettled intents of a journal an earlier build wrote (before `outbox_pending` was kept): every intent no record settles. */
@@ -189,11 +230,14 @@ export class SqliteJournal implements JournalStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
-    const outboxKept = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox_pending'").get() !== undefined;
-    // One transaction: a journal an earlier build wrote gets the table, its triggers, and its unsettled intents together.
+    const kept = (table: string) => this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+    const outboxKept = kept('outbox_pending');
+    const depsKept = kept('answer_deps');
+    // One transaction: a journal an earlier build wrote gets the tables, their triggers, and what they would hold, together.
     this.db.transaction(() => {
       this.db.exec(SCHEMA);
       if (!outboxKept) this.db.exec(OUTBOX_FILL);
+      if (!depsKept) this.db.exec(ANSWER_DEPS_FILL);
     })();
     const has = new Set((this.db.prepare('SELECT name FROM pragma_table_info(\'snapshots\')').pluck().all() as string[]));
     for (const [name, type] of STANDING_COLUMNS) if (!has.has(name)) this.db.exec(`ALTER TABLE snapshots ADD COLUMN ${name} ${type}`);
@@ -213,13 +257,14 @@ export class SqliteJournal implements JournalStore {
       },
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
       listItems: this.db.prepare(`SELECT e.stream, e.seq, a.item, a.item_crc FROM events e INDEXED BY events_heads
-        LEFT JOIN answers a ON a.stream = e.stream AND a.tag = ? AND a.version = (SELECT max(x.version) FROM events x WHERE x.stream = e.stream)
+        LEFT JOIN answers a ON a.stream = e.stream AND a.tag = ? AND NOT EXISTS (SELECT 1 FROM answers_moved m WHERE m.stream = e.stream AND m.whole)
         WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       entityHeads: this.db.prepare(`${HEAD_SELECT.replace('events e', 'events e INDEXED BY events_heads')} WHERE e.grain = ? AND e.kind = ? AND e.version = 1 AND e.seq > ? ORDER BY e.seq LIMIT ?`).raw(),
       countHeads: this.db.prepare('SELECT count(*) FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1').pluck(),
       pending: this.db.prepare(`SELECT ${EVENT_COLUMNS.split(', ').map((c) => `e.${c}`).join(', ')} FROM outbox_pending p JOIN events e ON e.grain = p.grain AND e.seq = p.seq WHERE (p.grain, p.seq) > (?, ?) ORDER BY p.grain, p.seq LIMIT ?`).raw(),
       intents: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_intents WHERE kind IN (${INTENT_KINDS_SQL}) AND (grain, seq) > (?, ?) ORDER BY grain, seq LIMIT ?`).raw(),
-      readAnswer: this.db.prepare(`SELECT grain, etag, body, crc FROM answers a WHERE stream = ? AND tag = ? AND NOT ${STALE_DEPS('a.deps')}`).raw(),
+      // A row no append has marked is current (events_outdate_answers).
+      readAnswer: this.db.prepare('SELECT grain, etag, body, crc FROM answers a WHERE stream = ? AND tag = ? AND NOT EXISTS (SELECT 1 FROM answers_moved m WHERE m.stream = a.stream)').raw(),
       ledger: this.db.prepare(`${LEDGER_SELECT} WHERE grain = ? AND machine = ?`),
       edges: this.db.prepare('SELECT edge, n FROM transition_counts WHERE grain = ? AND machine = ? ORDER BY edge'),
       inState: this.db.prepare(`${IN_STATE_SELECT} INDEXED BY snapshots_population WHERE grain = ? AND machine = ? AND path = ? AND since_seq > ? ORDER BY since_seq LIMIT ?`),

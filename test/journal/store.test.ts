@@ -227,6 +227,37 @@ describe('the SQLite journal', () => {
     }
   });
 
+  it('outdates a kept answer in the append that moves one of its streams, on a journal an earlier build wrote too', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const a = new SqliteJournal(dir);
+    await a.append('g', [{ stream: 'm1', expectedVersion: 0, events: [event('matter.opened')] }, { stream: 'm2', expectedVersion: 0, events: [event('matter.opened')] }]);
+    const row = (stream: string) => ({ stream, grain: 'g', tag: 't', deps: [[stream, 1], [`l-${stream}`, 0]] as Array<[string, number]>, etag: '"1.x"', body: `{"id":"${stream}"}`, item: `{"id":"${stream}"}` });
+    await a.putAnswer(row('m1'));
+    await a.putAnswer(row('m2'));
+    await a.close();
+    // As an earlier build left it: no record of the rows' streams, no triggers; its reads checked each stream's head.
+    const raw = new Database(`${dir}/journal.db`);
+    raw.exec('DROP TRIGGER answers_kept; DROP TRIGGER answers_rekept; DROP TRIGGER events_outdate_answers; DROP TABLE answer_deps; DROP TABLE answers_moved;');
+    // m2's ladder moved while that build ran: its row stands outdated, and the read of it checks nothing.
+    raw.prepare("INSERT INTO events (grain, seq, stream, version, kind, at, actor, body) SELECT 'g', 3, 'l-m2', 1, 'ladder.opened', at, NULL, body FROM events WHERE seq = 1").run();
+    raw.close();
+    const b = new SqliteJournal(dir);
+    expect((await b.readAnswer('m1', 't'))?.body).toBe('{"id":"m1"}');
+    expect(await b.readAnswer('m2', 't')).toBeNull();
+    // The kept row's streams are known now: a fact on its ladder outdates its body (its item, of its own stream, stands)...
+    await b.append('g', [{ stream: 'l-m1', expectedVersion: 0, events: [event('ladder.opened')] }]);
+    expect(await b.readAnswer('m1', 't')).toBeNull();
+    expect((await b.listItems('g', 'matter.opened', 't', 0, 10))[0].item).toBe('{"id":"m1"}');
+    // ...kept again it is answered again, and a fact on its own stream drops it whole.
+    await b.putAnswer({ ...row('m1'), deps: [['m1', 1], ['l-m1', 1]] });
+    expect((await b.readAnswer('m1', 't'))?.body).toBe('{"id":"m1"}');
+    await b.append('g', [{ stream: 'm1', expectedVersion: 1, events: [event('stage')] }]);
+    expect(await b.readAnswer('m1', 't')).toBeNull();
+    expect((await b.listItems('g', 'matter.opened', 't', 0, 10))[0].item).toBeNull();
+    await b.close();
+  });
+
   it('is append-only in the database itself: UPDATE and DELETE abort', async () => {
     const dir = tempDir();
     dirs.push(dir);
