@@ -37,10 +37,15 @@ type PendingWork = Work & {
 const INTENT_KINDS_SQL = INTENT_KINDS.map((k) => `'${k}'`).join(', ');
 
 /**
- * An answer row kept (or kept again): the streams it names recorded, and no longer outdated. (Within a
- * trigger the outer statement's conflict policy overrides an `OR IGNORE`, so these name their own.)
+ * Records, for the answer row of `stream`, each stream its deps name (`rows` lists the deps as `d`): what lets an
+ * append find the rows it outdates. (Within a trigger the outer statement's conflict policy overrides an
+ * `OR IGNORE`, so this names its own.)
  */
-const ANSWER_KEPT = `INSERT INTO answer_deps (dep, stream) SELECT json_extract(d.value, '$[0]'), new.stream FROM json_each(new.deps) d WHERE true ON CONFLICT DO NOTHING;
+const recordDeps = (rows: string, stream: string) =>
+  `INSERT INTO answer_deps (dep, stream) SELECT json_extract(d.value, '$[0]'), ${stream} FROM ${rows} WHERE true ON CONFLICT DO NOTHING`;
+
+/** An answer row kept (or kept again): its deps recorded, and no longer outdated. */
+const ANSWER_KEPT = `${recordDeps('json_each(new.deps) d', 'new.stream')};
     DELETE FROM answers_moved WHERE stream = new.stream;`;
 
 const SCHEMA = `
@@ -157,11 +162,11 @@ CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
 
 /**
  * The answer rows of a journal an earlier build wrote (before answer_deps was kept; its reads checked every
- * dep's head): the outdated ones dropped, the others' deps recorded (by the insert trigger's statement).
+ * dep's head): the outdated ones dropped, the others' deps recorded as the insert trigger records them.
  */
 const ANSWER_DEPS_FILL = `
 DELETE FROM answers WHERE ${STALE_DEPS('answers.deps')};
-INSERT OR IGNORE INTO answer_deps (dep, stream) SELECT json_extract(d.value, '$[0]'), a.stream FROM answers a, json_each(a.deps) d;
+${recordDeps('answers a, json_each(a.deps) d', 'a.stream')};
 `;
 
 /** The unsettled intents of a journal an earlier build wrote (before `outbox_pending` was kept): every intent no record settles. */
@@ -230,9 +235,9 @@ export class SqliteJournal implements JournalStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
-    const kept = (table: string) => this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-    const outboxKept = kept('outbox_pending');
-    const depsKept = kept('answer_deps');
+    const hasTable = (name: string) => this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+    const outboxKept = hasTable('outbox_pending');
+    const depsKept = hasTable('answer_deps');
     // One transaction: a journal an earlier build wrote gets the tables, their triggers, and what they would hold, together.
     this.db.transaction(() => {
       this.db.exec(SCHEMA);
