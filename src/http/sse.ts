@@ -98,7 +98,7 @@ class Subscriber {
     this.chunked = res.chunkedEncoding === true;
   }
 
-  /** The socket's buffer is shared with the response, so these bytes queue behind the headers. */
+  /** Straight to the socket, where the response's head already went (`subscribe` flushed it). */
   private write(message: Encoded): void {
     this.socket.write(this.chunked ? message.chunked : message.raw);
   }
@@ -137,6 +137,11 @@ class Subscriber {
   /** Open and not reading the journal itself: a batch handed to it is sent, or its gap read. */
   get idle(): boolean {
     return !this.closed && !this.catchingUp;
+  }
+
+  /** The stream's opening comment, the first bytes of its body. */
+  open(comment: string): void {
+    this.write(new Encoded(Buffer.from(comment)));
   }
 
   keepAlive(): void {
@@ -255,9 +260,13 @@ export class SseHub {
       'x-accel-buffering': 'no',
       ...headers,
     });
-    // The first bytes flush the headers, so a client sees the stream open even before any event.
-    res.write(`retry: ${RETRY_MS}\n: legalwork event tail; feed=${feed}; after=${after}; keep-alive every ${this.keepAliveMs % 1000 === 0 ? `${this.keepAliveMs / 1000}s` : `${this.keepAliveMs}ms`}\n\n`);
+    // The head goes to the socket now, so every body byte after it can go there too, in order. (Through
+    // `res.write` it may not: Node 24.22 holds a chunked write in the response until the next tick, and a
+    // backlog read in the meantime reached the client before the status line.)
+    res.flushHeaders();
     const subscriber = new Subscriber(this, grain, feed, after, res);
+    // The first body bytes, so a client sees the stream open even before any event.
+    subscriber.open(`retry: ${RETRY_MS}\n: legalwork event tail; feed=${feed}; after=${after}; keep-alive every ${this.keepAliveMs % 1000 === 0 ? `${this.keepAliveMs / 1000}s` : `${this.keepAliveMs}ms`}\n\n`);
     if (caller !== undefined && this.maxStreamsPerCaller !== undefined) {
       subscriber.caller = caller;
       this.openBy.set(caller, (this.openBy.get(caller) ?? 0) + 1);
