@@ -27,7 +27,8 @@
  *   workspace's tail), `GET .../assets` (100 a page).
  *
  * A read door's twin is a bare route sending the very bytes the door answered
- * (captured once, stored in the bare process, sent as they are). The echo
+ * (captured once, stored in the bare process, sent as they are), run right
+ * after the door's run. The echo
  * routes (the request validated with the door's schema and echoed, no journal)
  * are printed beside as the HTTP plumbing's share.
  */
@@ -208,8 +209,18 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
       create: { service: createService, twin: { events: createFill.events, bytes: createTwinBytes, fillSeconds: createFill.seconds }, doorEventsPerAnswer: perAnswer(createService, afterCreate, createDoorRun), twinEventsPerAnswer: recorded.eventsPerCreate },
       advance: { service: advanceService, twin: { events: advanceFill.events, bytes: advanceTwinBytes, fillSeconds: advanceFill.seconds }, doorEventsPerAnswer: perAnswer(advanceService, afterAdvance, advanceDoor), twinEventsPerAnswer: recorded.eventsPerAdvance.reduce((a, b) => a + b, 0) / recorded.eventsPerAdvance.length },
     };
+    // Each read door, then right after it a bare route sending the very bytes the door answered (captured and
+    // stored in the bare process first): the ratio is the engine's and the serializer's share, apart from the
+    // bytes' own cost. Back to back, so what the shared machine does between two runs moves both alike.
+    const sameBytes = async (title: string, path: (i: number) => string, name: string, sample: string): Promise<Pair> => {
+      const answer = await (await fetch(`${service.url}${sample}`)).text();
+      await fetch(`${bare.url}/echo/answers/${name}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: answer });
+      const door = await drive({ title, url: service.url, server: service, method: 'GET', path, duration: seconds });
+      return { door, bare: await drive({ title: `twin: GET /echo/answers/${name} (the same ${(answer.length / 1024).toFixed(1)} KiB)`, url: bare.url, server: bare, method: 'GET', path: () => `/echo/answers/${name}`, duration: seconds }) };
+    };
+    const matterPair = await sameBytes('GET /matters/:id', (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, 'matter', `${prefix}/matters/${pool[0]}`);
     const get: Pair = {
-      door: await drive({ title: 'GET /matters/:id', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
+      door: matterPair.door,
       bare: await drive({ title: 'GET /echo/matters/:id', url: bare.url, server: bare, method: 'GET', path: (i) => `/echo/matters/${pool[(i * 7919) % n]}`, duration: seconds }),
     };
     // The same reads, each sent with the ETag its Matter answered: the service finds the answer's bytes kept for the Matter's versions (`src/http/answer-bytes.ts`), and sends a 304 with no body from their kept tag.
@@ -222,24 +233,11 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     // The list doors and the tail: a page of 100 Matters, a page of 100 events from a cursor anywhere
     // in the workspace's tail, and the workspace's first page of Assets (100).
     const latestSeq = ((await (await fetch(`${service.url}${prefix}/events?limit=1`)).json()) as { latestSeq: number }).latestSeq;
-    const lists = {
-      matters: await drive({ title: 'GET /matters?limit=100', url: service.url, server: service, method: 'GET', path: () => `${prefix}/matters?limit=100`, duration: seconds }),
-      events: await drive({ title: 'GET /events?after=<cursor>&limit=100', url: service.url, server: service, method: 'GET', path: (i) => `${prefix}/events?after=${(i * 7919) % Math.max(1, latestSeq - 100)}&limit=100`, duration: seconds }),
-      assets: await drive({ title: 'GET /assets', url: service.url, server: service, method: 'GET', path: () => `${prefix}/assets`, duration: seconds }),
-    };
-    // Each read door's answer, captured and stored in the bare process, which then sends those very
-    // bytes: the ratio to it is the engine's and the serializer's share, apart from the bytes' own cost.
-    const sameBytes = async (door: Figures, name: string, path: string): Promise<Pair> => {
-      const answer = await (await fetch(`${service.url}${path}`)).text();
-      await fetch(`${bare.url}/echo/answers/${name}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: answer });
-      return { door, bare: await drive({ title: `twin: GET /echo/answers/${name} (the same ${(answer.length / 1024).toFixed(1)} KiB)`, url: bare.url, server: bare, method: 'GET', path: () => `/echo/answers/${name}`, duration: seconds }) };
-    };
-    const twins = [
-      await sameBytes(get.door, 'matter', `${prefix}/matters/${pool[0]}`),
-      await sameBytes(lists.matters, 'matters-page', `${prefix}/matters?limit=100`),
-      await sameBytes(lists.events, 'events-page', `${prefix}/events?after=${Math.floor(latestSeq / 2)}&limit=100`),
-      await sameBytes(lists.assets, 'assets-page', `${prefix}/assets`),
-    ];
+    const mattersPage = await sameBytes('GET /matters?limit=100', () => `${prefix}/matters?limit=100`, 'matters-page', `${prefix}/matters?limit=100`);
+    const eventsPage = await sameBytes('GET /events?after=<cursor>&limit=100', (i) => `${prefix}/events?after=${(i * 7919) % Math.max(1, latestSeq - 100)}&limit=100`, 'events-page', `${prefix}/events?after=${Math.floor(latestSeq / 2)}&limit=100`);
+    const assetsPage = await sameBytes('GET /assets', () => `${prefix}/assets`, 'assets-page', `${prefix}/assets`);
+    const twins = [matterPair, mattersPage, eventsPage, assetsPage];
+    const lists = { matters: mattersPage.door, events: eventsPage.door, assets: assetsPage.door };
     // Under a fresh Idempotency-Key per request, each beside the plain door measured right after it.
     const keyedPool: string[] = [];
     const keyOf = (run: string) => (i: number) => ({ 'idempotency-key': `bench-${run}-${i}` });
