@@ -17,9 +17,14 @@
  * journal), so a write anywhere the answer reads moves the key and the next
  * read rebuilds: read-your-writes holds as it did.
  *
+ * **Filled by a commit too.** The answer a Matter's commit composes for its
+ * row (`StoredAnswers.keepCommitted`) is offered here under the key a read
+ * from the Matter's own grain computes, so the first read after a write is
+ * a lookup as well, not a second build of the same bytes.
+ *
  * **Bounded by what it hangs on.** The bytes are held in a WeakMap keyed by
- * the live record (the resident actor): one answer per resident record per
- * mount of the door, forgotten with the actor when the supervisor passivates
+ * the live record (the resident actor): one answer per resident record
+ * (every mount of the door shares one `KeptAnswers`), forgotten with the actor when the supervisor passivates
  * it (its resident cap, `residentActors`), or drops it after a failed append
  * or a write by another process. An answer is built from the actor's own
  * journal, so what it keeps is about the size of what the actor holds.
@@ -56,6 +61,11 @@ export class KeptAnswers {
     if (kept === undefined || kept.key !== key) return false;
     sendKeptJson(reply, kept.bytes, kept.etag);
     return true;
+  }
+
+  /** Keeps `body`, built elsewhere for `owner` under `key` (the answer a commit composed for its row), as if a read had sent it. */
+  offer(owner: object, key: string, body: string, etag: string): void {
+    this.kept.set(owner, { key, bytes: bytesToKeep(body), etag });
   }
 
   /** The answer this request builds for `owner` is kept under `key`, once it is written and if it is a 200; and handed to `alsoKeep` (a row, `stored-answers.ts`). */

@@ -14,7 +14,8 @@
  * transaction. Not in the commit's own transaction: the answer shows each
  * fact's seq, which the journal gives as it appends. And by a read that
  * found no row fresh: the bytes the door built and sent are kept as they
- * went out (`KeptAnswers`).
+ * went out (`KeptAnswers`). The answer a commit composes is kept in memory
+ * too, beside the resident Matter (`kept`), for the read that follows.
  *
  * **Never the truth.** A row names every stream its bytes were built from,
  * with the version each stood at (the Matter's own and its Asset's ladder's;
@@ -40,6 +41,7 @@ import type { AnswerRow, JournalEvent } from '../journal/store.ts';
 import { buildKey } from '../lib/build-key.ts';
 import { orUnreadable, Unreadable } from '../engine/unreadable.ts';
 import { ok } from './envelopes.ts';
+import { KeptAnswers } from './answer-bytes.ts';
 import { etagOf, JSON_TYPE, sendKeptJson } from './etag.ts';
 import { stamped } from './sandbox.ts';
 import { buildSerializer } from './serializers.ts';
@@ -70,6 +72,14 @@ export interface MatterRead {
 
 type Serialize = (payload: unknown) => string;
 
+/**
+ * What a Matter's answer bytes are kept under: the grain asked from (a
+ * sandbox's answer carries its grain's stamp) and the version of every
+ * stream it is built from. Nothing of the caller: a read by id answers every
+ * caller that reaches the Matter with the same bytes.
+ */
+export const answerKey = (grain: string, deps: AnswerRow['deps']): string => `${grain} ${deps.map(([, version]) => version).join(' ')}`;
+
 export class StoredAnswers {
   private serialize?: Serialize;
   /** One item of a page of `GET /matters` (a Matter's view, or the `UnreadableItem` in its place). */
@@ -77,6 +87,8 @@ export class StoredAnswers {
   /** The schemas the serializers were taken for, by route shape: every mount must answer with the same. */
   private readonly schemas = new Map<RegExp, string>();
   private tagText?: string;
+  /** The answer bytes kept beside each resident Matter, for every mount of the Matter doors. */
+  readonly kept = new KeptAnswers();
 
   constructor(private readonly services: Services) {
     services.supervisor.afterCommit(MATTER, (entity) => this.keepCommitted(entity));
@@ -158,7 +170,10 @@ export class StoredAnswers {
     if (!this.serialize) return;
     const { deps, build } = await this.read(entity);
     const body = this.serialize(stamped(entity.grain, build()));
-    this.put(entity, deps, body, etagOf(body, `"${entity.version}"`));
+    const etag = etagOf(body, `"${entity.version}"`);
+    this.put(entity, deps, body, etag);
+    // The next read from the Matter's own grain (most often the writer's, right after) sends these bytes, built once.
+    this.kept.offer(entity, answerKey(entity.grain, deps), body, etag);
   }
 
   /** Takes the serializers of the routes under `app` (an onRoute hook of the Matter doors' plugin, added before their routes). */

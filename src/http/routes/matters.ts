@@ -12,9 +12,8 @@ import { refusal } from '../../domain/refusals.ts';
 import type { MatterEntity } from '../../engine/matters.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
-import { KeptAnswers } from '../answer-bytes.ts';
 import { keptPagesOf } from '../kept-pages.ts';
-import { storedAnswersOf } from '../stored-answers.ts';
+import { answerKey, storedAnswersOf } from '../stored-answers.ts';
 import { refusingUnreadable, Unreadable } from '../../engine/unreadable.ts';
 import { unreadableItem } from '../unreadable.ts';
 import { expectedVersionOf, tagVersion } from '../versions.ts';
@@ -91,8 +90,8 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
   });
 
-  // One per mount (each grain prefix writes its answers with its own route's serializer).
-  const answers = new KeptAnswers();
+  // Shared by every mount (their GET answers with one schema, `StoredAnswers.install`), and filled by commits too.
+  const answers = stored.kept;
   answers.install(app);
 
   app.get('/matters/:id', { ...BY_ID, schema: { params: MatterParams, ...R.get } }, async (request, reply) => {
@@ -104,9 +103,8 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
     // What the bytes depend on, all of it (`deps`): the Matter's version (its view and journal, and its Asset's status history,
     // docket and lineage, which are read off that journal; the Asset's own stream is its minting fact, never appended to)
     // and its ladder's version (every field of the ladder's view, its days until the deadline too, moves only by a fact
-    // on the ladder's stream: no clock is read); the grain asked from (a sandbox's answer carries its grain's stamp).
-    // Nothing of the caller: a read by id answers every caller that reaches the Matter with the same bytes.
-    const key = `${request.grain} ${deps.map(([, version]) => version).join(' ')}`;
+    // on the ladder's stream: no clock is read); and the grain asked from (`answerKey`).
+    const key = answerKey(request.grain, deps);
     if (answers.sendKept(reply, entity, key)) return reply;
     // The bytes sent are kept as the Matter's row too: the grain asked from reaches the Matter's, so they are its own grain's answer.
     answers.keep(request, entity, key, (body, etag) => stored.put(entity, deps, body, etag));
