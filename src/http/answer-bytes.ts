@@ -24,8 +24,9 @@
  *
  * **Bounded by what it hangs on.** The bytes are held in a WeakMap keyed by
  * the live record (the resident actor): one answer per resident record
- * (every mount of the door shares one `KeptAnswers`), forgotten with the actor when the supervisor passivates
- * it (its resident cap, `residentActors`), or drops it after a failed append
+ * (every mount of the door shares one `KeptAnswers`), forgotten with the
+ * actor when the supervisor passivates it (its resident cap,
+ * `residentActors`), or drops it after a failed append
  * or a write by another process. An answer is built from the actor's own
  * journal, so what it keeps is about the size of what the actor holds.
  *
