@@ -83,8 +83,7 @@ export class KeptAnswers {
     // The record's version the handler tagged (`versions.ts`) stays in front of the digest, as `etag.ts` writes it.
     const version = reply.getHeader('etag');
     const etag = etagOf(payload, typeof version === 'string' ? version : undefined);
-    const bytes = bytesToKeep(payload);
-    this.kept.set(building.owner, { key: building.key, bytes, etag });
+    this.offer(building.owner, building.key, payload, etag);
     building.alsoKeep?.(payload, etag);
     tagKnown(reply, etag);
     done(null, payload);
