@@ -179,6 +179,9 @@ describe('two concurrent writes on one Matter behave like some serial order', ()
       population: (g, m) => real.population(g, m),
       streamsInState: (g, t, p, a, l) => real.streamsInState(g, t, p, a, l),
       resetPopulation: (g, m, s, c) => real.resetPopulation(g, m, s, c),
+      expiredGrains: (before, limit) => real.expiredGrains(before, limit),
+      purgeGrain: (g, budget) => real.purgeGrain(g, budget),
+      isPurged: (g) => real.isPurged(g),
       close: () => real.close(),
     };
     const network = simulatedSupplyNetwork();

@@ -1,6 +1,7 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
 import { edgeCounts, enteredOf, snapshotOf, snapshotRow, statesOf, type PopulationRow, type SnapshotRow } from './population-rows.ts';
 import { checksumOf, intact } from './answer-rows.ts';
+import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, NotPurgeable, type PurgeStep } from './retention.ts';
 import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
@@ -11,8 +12,18 @@ export class MemoryJournal implements JournalStore {
   private readonly ledgers = new Map<string, PopulationLedger>();
   private readonly edges = new Map<string, Map<string, number>>();
   private readonly answers = new Map<string, AnswerRow & { crc: number }>();
+  /** Purged grains (their tombstones), and whether each purge is done. */
+  private readonly purged = new Map<string, boolean>();
+  /** Each grain's last seq, which a purge of rows it held never takes back. */
+  private readonly seqs = new Map<string, number>();
 
   async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
+    for (const w of writes) {
+      const into = w.grain ?? grain;
+      const heldBy = this.streams.get(w.stream)?.[0]?.data[HELD_BY];
+      if (this.purged.has(into)) throw new GrainPurged(into);
+      if (typeof heldBy === 'string' && this.purged.has(heldBy)) throw new GrainPurged(heldBy);
+    }
     for (const w of writes) {
       const actual = this.streams.get(w.stream)?.length ?? 0;
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
@@ -26,7 +37,9 @@ export class MemoryJournal implements JournalStore {
       this.streams.set(w.stream, stream);
       const first = written.length;
       for (const e of w.events) {
-        const event = structuredClone({ ...e, grain: into, seq: tail.length + 1, stream: w.stream, version: stream.length + 1 });
+        const seq = (this.seqs.get(into) ?? 0) + 1;
+        this.seqs.set(into, seq);
+        const event = structuredClone({ ...e, grain: into, seq, stream: w.stream, version: stream.length + 1 });
         tail.push(event);
         stream.push(event);
         written.push(event);
@@ -131,7 +144,7 @@ export class MemoryJournal implements JournalStore {
   }
 
   async resetPopulation(grain: string, machine: PopulationMachine, atSeq: number, counts: PopulationCounts) {
-    if ((this.grains.get(grain)?.length ?? 0) !== atSeq) return false;
+    if ((this.seqs.get(grain) ?? 0) !== atSeq) return false;
     const ofMachine = (tag: string) => tag.startsWith(`${machine.id}@`);
     for (const key of [...this.ledgers.keys()]) if (key.startsWith(`${grain}\n`) && ofMachine(key.slice(grain.length + 1))) this.ledgers.delete(key);
     for (const key of [...this.edges.keys()]) if (key.startsWith(`${grain}\n`) && ofMachine(key.slice(grain.length + 1))) this.edges.delete(key);
@@ -144,11 +157,11 @@ export class MemoryJournal implements JournalStore {
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
     const tail = this.grains.get(grain) ?? [];
-    return structuredClone(tail.slice(after).filter((e) => inFeed(feed, e)).slice(0, limit));
+    return structuredClone(tail.filter((e) => e.seq > after && inFeed(feed, e)).slice(0, limit));
   }
 
   async latestSeq(grain: string) {
-    return this.grains.get(grain)?.length ?? 0;
+    return this.seqs.get(grain) ?? 0;
   }
 
   async streamVersion(stream: string) {
@@ -186,6 +199,59 @@ export class MemoryJournal implements JournalStore {
       if (pending.length >= limit || page.length < limit) return pending.slice(0, limit);
       cursor = { grain: page[page.length - 1].grain, seq: page[page.length - 1].seq };
     }
+  }
+
+  async expiredGrains(before: string, limit: number) {
+    const unfinished = [...this.purged].filter(([, done]) => !done).map(([grain]) => grain);
+    const expired = [...this.streams.values()]
+      .map((stream) => stream[0])
+      .filter((e) => this.expiring(e) && (e.data.expiresAt as string) < before)
+      .sort((a, b) => ((a.data.expiresAt as string) < (b.data.expiresAt as string) ? -1 : 1))
+      .map((e) => e.grain);
+    return [...unfinished, ...expired].slice(0, limit);
+  }
+
+  /** The opening of a TTL-bound grain: its own stream's first fact, of an expiring kind (retention.ts). */
+  private expiring(e: JournalEvent | undefined): e is JournalEvent {
+    return e !== undefined && e.version === 1 && e.stream === e.grain && (EXPIRING_OPENINGS as readonly string[]).includes(e.kind) && typeof e.data.expiresAt === 'string';
+  }
+
+  /** As the SQL adapters, in the same order: the caches of the grain's streams, its counts, the streams held for it, then its events, each step within its budget. */
+  async purgeGrain(grain: string, budget: number): Promise<PurgeStep> {
+    if (!this.purged.has(grain)) {
+      if (!this.expiring(this.streams.get(grain)?.[0])) throw new NotPurgeable(grain);
+      this.purged.set(grain, false);
+    }
+    const tail = this.grains.get(grain) ?? [];
+    const streams = new Set(tail.map((e) => e.stream));
+    const cached = [...streams].filter((s) => this.snapshots.has(s) || this.answers.has(s)).slice(0, budget);
+    if (cached.length) {
+      for (const s of cached) this.snapshots.delete(s), this.answers.delete(s);
+      return { removed: cached.length, done: false };
+    }
+    const counts = [...this.ledgers.keys(), ...this.edges.keys()].filter((key) => key.startsWith(`${grain}\n`));
+    if (counts.length) {
+      for (const key of counts) this.ledgers.delete(key), this.edges.delete(key);
+      return { removed: counts.length, done: false };
+    }
+    const held = [...this.streams.values()].filter((s) => s[0]?.version === 1 && (HELD_OPENINGS as readonly string[]).includes(s[0].kind) && s[0].data[HELD_BY] === grain);
+    const heldRows = held.flat().slice(0, budget);
+    const rows = heldRows.length ? heldRows : tail.slice(0, budget);
+    for (const e of rows) {
+      const events = this.streams.get(e.stream)!.filter((x) => x !== e);
+      if (events.length) this.streams.set(e.stream, events);
+      else this.streams.delete(e.stream);
+      const grainTail = this.grains.get(e.grain)!.filter((x) => x !== e);
+      if (grainTail.length || e.grain !== grain) this.grains.set(e.grain, grainTail);
+      else this.grains.delete(e.grain);
+    }
+    if (rows.length) return { removed: rows.length, done: false };
+    this.purged.set(grain, true);
+    return { removed: 0, done: true };
+  }
+
+  async isPurged(grain: string) {
+    return this.purged.has(grain);
   }
 
   async close() {}

@@ -31,13 +31,14 @@ import { PostgresClock } from './postgres-clock.ts';
 import { HOLDER_SETTING, leaseHolder, LEASES_MIGRATION, PostgresLeases } from './postgres-leases.ts';
 import { OUTBOX_LEASE_MIGRATION, OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
+import { PostgresRetention, purgedRefusal, RETENTION_MIGRATION } from './postgres-retention.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** True when one of the streams a row's deps (`[[stream, version], ...]`) names has moved off its version: the row is stale. */
 const STALE_DEPS = (deps: string) =>
@@ -100,6 +101,8 @@ ${appendBatch(4)}
   // they show and read only while every stream in deps stands where it says.
   8: `CREATE TABLE answers (stream text PRIMARY KEY, grain text NOT NULL, tag text NOT NULL, deps jsonb NOT NULL, version integer NOT NULL,
     etag text NOT NULL, item_crc bigint NOT NULL, item text NOT NULL, crc bigint NOT NULL, body text NOT NULL)`,
+  // Retention (postgres-retention.ts): expired sandbox grains purged, their tombstones kept.
+  9: RETENTION_MIGRATION,
 };
 
 
@@ -224,6 +227,8 @@ export class PostgresJournal implements JournalStore {
   private writing = false;
   private readonly puts = new Set<Promise<void>>();
   private closing: Promise<void> | null = null;
+  /** Expired sandbox grains purged (`postgres-retention.ts`). */
+  private readonly retention: PostgresRetention;
 
   private constructor(
     /** Reads. */
@@ -236,7 +241,21 @@ export class PostgresJournal implements JournalStore {
     private writer: pg.PoolClient | null,
     /** Other processes' commits, heard; this process's leases. */
     readonly shared: PostgresSession,
-  ) {}
+  ) {
+    this.retention = new PostgresRetention(pool);
+  }
+
+  expiredGrains(before: string, limit: number) {
+    return this.retention.expiredGrains(before, limit);
+  }
+
+  purgeGrain(grain: string, budget: number) {
+    return this.retention.purgeGrain(grain, budget);
+  }
+
+  isPurged(grain: string) {
+    return this.retention.isPurged(grain);
+  }
 
   /** Connects, creates or migrates the schema, and keeps a connection for writes. */
   static async connect(options: PostgresOptions): Promise<PostgresJournal> {
@@ -314,7 +333,7 @@ export class PostgresJournal implements JournalStore {
   /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
   private async writeBatch(batch: PendingAppend[]): Promise<void> {
     let db: pg.PoolClient | undefined;
-    let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number } }>;
+    let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number; purged?: string } }>;
     try {
       db = await this.begin();
       const payload = batch.map((p) => ({
@@ -358,7 +377,9 @@ export class PostgresJournal implements JournalStore {
   }
 
   /** The VersionConflict a refused append names: the stream the batch found moved, or (a race at insert) the first that has. */
-  private async conflictOf(p: PendingAppend, conflict: { stream: string | null; expected?: number; actual?: number }): Promise<VersionConflict> {
+  private async conflictOf(p: PendingAppend, conflict: { stream: string | null; expected?: number; actual?: number; purged?: string }): Promise<Error> {
+    const purged = purgedRefusal(conflict);
+    if (purged) return purged;
     if (conflict.stream !== null) return new VersionConflict(conflict.stream, conflict.expected!, conflict.actual!);
     for (const w of p.writes) {
       const now = await this.streamVersionOn(this.pool, w.stream);

@@ -25,8 +25,10 @@ export interface WriterBatch {
   /** What the appends add to the population's ledger (grain, machine, streams, events, transitions) and transition counts (grain, machine, edge, n). */
   ledger: unknown[][];
   edges: unknown[][];
-  /** Answers kept (`AnswerRow`), last: each only while its deps stand where it says, after this batch's appends too. */
+  /** Answers kept (`AnswerRow`): each only while its deps stand where it says, after this batch's appends too. */
   answers: KeptAnswer[];
+  /** Steps of purges (`sqlite-retention.ts`), last: each a few statements of `WriterData.purgeStatements` by name. */
+  purges: Array<Array<[name: string, params: Record<string, unknown> | null]>>;
 }
 
 /** An answer row as the writer inserts it: its deps as JSON text, its bytes' checksum beside them. */
@@ -67,6 +69,8 @@ export interface WriterData {
   file: string;
   /** The statement that keeps an answer (`ANSWER_INSERT`). */
   answerInsert: string;
+  /** The statements a purge's steps run, by name (`PURGE_STATEMENTS`). */
+  purgeStatements: Record<string, string[]>;
 }
 
 /** Keeps an answer row (named parameters of `KeptAnswer`), unless one of its deps has moved on. */
@@ -77,7 +81,7 @@ export const ANSWER_INSERT = `INSERT INTO answers (stream, grain, tag, deps, ver
 
 export function writerThread(load: (id: string) => unknown): void {
   const { parentPort, workerData } = load('node:worker_threads') as typeof import('node:worker_threads');
-  const { driver, file, answerInsert } = workerData as WriterData;
+  const { driver, file, answerInsert, purgeStatements } = workerData as WriterData;
   const Sqlite = load(driver) as typeof Database;
   const db = new Sqlite(file);
   db.pragma('journal_mode = WAL');
@@ -98,7 +102,18 @@ export function writerThread(load: (id: string) => unknown): void {
   const dropLedger = db.prepare('DELETE FROM population_ledger WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
   const dropEdges = db.prepare('DELETE FROM transition_counts WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix');
   const dropForeignRows = db.prepare('DELETE FROM snapshots WHERE grain = @grain AND substr(machine, 1, length(@prefix)) = @prefix AND machine <> @tag');
-  const write = db.transaction(({ resets, rewrites, events, snapshots, ledger: deltas, edges, answers }: WriterBatch) => {
+  // A purge's statements with parameters are prepared; one without (a pragma that steps through many rows) is run as a script.
+  const prepared = new Map<string, ReturnType<typeof db.prepare>>();
+  const purge = (name: string, params: Record<string, unknown> | null) => {
+    for (const sql of purgeStatements[name]) {
+      if (params === null) db.exec(sql);
+      else {
+        if (!prepared.has(sql)) prepared.set(sql, db.prepare(sql));
+        prepared.get(sql)!.run(params);
+      }
+    }
+  };
+  const write = db.transaction(({ resets, rewrites, events, snapshots, ledger: deltas, edges, answers, purges }: WriterBatch) => {
     for (const r of resets) {
       const named = { grain: r.grain, prefix: r.prefix };
       dropLedger.run(named);
@@ -119,6 +134,7 @@ export function writerThread(load: (id: string) => unknown): void {
         // A cache's row: one that cannot be written is not kept (its statement alone is undone), never the batch's appends.
       }
     }
+    for (const step of purges) for (const [name, params] of step) purge(name, params);
   });
   parentPort!.on('message', (message: WriterBatch | 'close') => {
     if (message === 'close') {

@@ -23,11 +23,12 @@ import { RecentMap } from '../lib/recent-map.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
+import { GRAIN_SEQ, PURGE_STATEMENTS, RETENTION_SCHEMA, SPACE_PRAGMA, SqliteRetention, type PurgeWork } from './sqlite-retention.ts';
 import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
 import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
 
-/** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, a rebuilt population's counts, or an answer kept. */
-type Work = { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number } | { answer: KeptAnswer };
+/** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, a rebuilt population's counts, an answer kept, or a step of a purge. */
+type Work = { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number } | { answer: KeptAnswer } | { purge: PurgeWork };
 type PendingWork = Work & {
   resolve: (done: boolean) => void;
   reject: (error: unknown) => void;
@@ -225,6 +226,8 @@ export class SqliteJournal implements JournalStore {
   private broken: Error | null = null;
   private closing: Promise<void> | null = null;
   private idle: Array<() => void> = [];
+  /** Expired sandbox grains purged (`sqlite-retention.ts`). */
+  private readonly retention: SqliteRetention;
 
   constructor(dir: string, headCacheSize = HEAD_CACHE_SIZE) {
     this.streamVersions = new RecentMap(headCacheSize);
@@ -232,6 +235,8 @@ export class SqliteJournal implements JournalStore {
     mkdirSync(dir, { recursive: true });
     this.file = join(dir, 'journal.db');
     this.db = new Database(this.file);
+    // Before any table exists (a new journal); a no-op on one that has them.
+    this.db.pragma(SPACE_PRAGMA);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
@@ -243,6 +248,7 @@ export class SqliteJournal implements JournalStore {
       this.db.exec(SCHEMA);
       if (!outboxKept) this.db.exec(OUTBOX_FILL);
       if (!depsKept) this.db.exec(ANSWER_DEPS_FILL);
+      this.db.exec(RETENTION_SCHEMA);
     })();
     const has = new Set((this.db.prepare('SELECT name FROM pragma_table_info(\'snapshots\')').pluck().all() as string[]));
     for (const [name, type] of STANDING_COLUMNS) if (!has.has(name)) this.db.exec(`ALTER TABLE snapshots ADD COLUMN ${name} ${type}`);
@@ -250,7 +256,7 @@ export class SqliteJournal implements JournalStore {
     // Rows are read as arrays (`EventRow`), in the column order the selects name.
     this.stmt = {
       streamVersion: this.db.prepare('SELECT max(version) AS v FROM events WHERE stream = ?').pluck(),
-      grainSeq: this.db.prepare('SELECT max(seq) AS s FROM events WHERE grain = ?').pluck(),
+      grainSeq: this.db.prepare(GRAIN_SEQ).pluck(),
       readStream: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? ORDER BY version`).raw(),
       readSnapshot: this.db.prepare(`${SNAPSHOT_SELECT} WHERE stream = ?`),
       readHead: this.db.prepare(`${HEAD_SELECT} WHERE e.stream = ? AND e.version = 1`).raw(),
@@ -275,7 +281,7 @@ export class SqliteJournal implements JournalStore {
       inState: this.db.prepare(`${IN_STATE_SELECT} INDEXED BY snapshots_population WHERE grain = ? AND machine = ? AND path = ? AND since_seq > ? ORDER BY since_seq LIMIT ?`),
     };
     // Plain CommonJS needs no loader: the writer does not inherit the process's (tsx, profilers).
-    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file, answerInsert: ANSWER_INSERT } satisfies WriterData });
+    this.writer = new Worker(WRITER_SOURCE, { eval: true, execArgv: [], workerData: { driver: SQLITE_DRIVER_PATH, file: this.file, answerInsert: ANSWER_INSERT, purgeStatements: PURGE_STATEMENTS } satisfies WriterData });
     // The writer keeps the process alive only while it holds a batch.
     this.writer.unref();
     this.writer.on('message', (m: WriterAnswer) => this.settle(m));
@@ -283,6 +289,19 @@ export class SqliteJournal implements JournalStore {
     this.writer.on('exit', (code) => {
       if (!this.closing) this.fail(new Error(`the journal's writer thread exited (${code})`));
     });
+    this.retention = new SqliteRetention(this.db, (purge) => this.work({ purge }));
+  }
+
+  expiredGrains(before: string, limit: number) {
+    return this.retention.expiredGrains(before, limit);
+  }
+
+  purgeGrain(grain: string, budget: number) {
+    return this.retention.purgeGrain(grain, budget);
+  }
+
+  isPurged(grain: string) {
+    return this.retention.isPurged(grain);
   }
 
   append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
@@ -356,6 +375,7 @@ export class SqliteJournal implements JournalStore {
   private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges'>): JournalEvent[] {
     const local = new Map<string, number>();
     for (const w of p.writes) {
+      this.retention.refuse(w.grain ?? p.grain);
       const actual = local.get(w.stream) ?? this.version(w.stream, versions);
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
       local.set(w.stream, actual + w.events.length);
@@ -399,13 +419,14 @@ export class SqliteJournal implements JournalStore {
     const seqs = new Map<string, number>();
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
-    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [], answers: [] };
+    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [], answers: [], purges: [] };
     // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
     // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
     const work: Array<{ w: PendingWork; done: boolean }> = [];
     for (const w of pendingWork) {
       if ('rewrite' in w) out.rewrites.push(w.rewrite);
       else if ('answer' in w) out.answers.push(w.answer);
+      else if ('purge' in w) out.purges.push(w.purge.writes);
       else if (this.seq(w.reset.grain, seqs) !== w.atSeq) {
         w.resolve(false);
         continue;
@@ -435,6 +456,8 @@ export class SqliteJournal implements JournalStore {
     if ('ok' in m) {
       for (const [s, v] of batch.versions) this.streamVersions.set(s, v);
       for (const [g, s] of batch.seqs) this.grainSeqs.set(g, s);
+      // A purged stream's version is read again: an append that still expects it meets the stream as it now stands.
+      for (const { w } of batch.work) if ('purge' in w) for (const s of w.purge.streams) this.streamVersions.delete(s);
     }
     // The next batch goes to the writer before this one's callers run: their
     // replies then overlap its commit instead of delaying it.

@@ -8,6 +8,8 @@
  * optimistic concurrency checks against.
  */
 
+import type { GrainRetention } from './retention.ts';
+
 /** A fact about to be journaled. */
 export interface NewEvent {
   kind: string;
@@ -219,7 +221,11 @@ export interface ListedItem {
 /** A row as a read is sent it: fresh and intact (`AnswerRow`). */
 export type KeptRow = Pick<AnswerRow, 'grain' | 'etag' | 'body'>;
 
-export interface JournalStore {
+/**
+ * Purging an expired sandbox grain (`GrainRetention`, `retention.ts`) is part
+ * of the store: each adapter keeps its own rows, and so deletes them.
+ */
+export interface JournalStore extends GrainRetention {
   /**
    * Appends the writes of one command atomically, all or none, each into
    * `grain` unless it names its own. Resolves only

@@ -1,0 +1,191 @@
+/**
+ * Retention on the embedded journal (`retention.ts`): an expired sandbox
+ * grain purged in bounded steps, each one short transaction of the writer
+ * thread (`sqlite-writer.ts`), so a purge never holds the journal's writer
+ * for more than a step: the event loop reads, on its own connection, which
+ * rows the next step deletes, and hands their keys to the writer with the
+ * statements below, in the batch the next commit writes.
+ *
+ * - **The tombstone** (`purged_grains`) is written by the first step. From
+ *   then on the grain's rows may be deleted (`events_no_delete` lets a
+ *   delete through for a purged grain's rows and the streams held for it,
+ *   and for nothing else: the journal stays append-only), and no append to
+ *   the grain is taken (`refuses`, asked as an append is staged). It keeps
+ *   where the purge stands (`cursor`, `done`), so a purge cut short resumes.
+ * - **The steps**, in order: the answer rows and their marks of the grain's
+ *   streams (`budget` streams a step, walking their openings by seq), the
+ *   snapshot rows, population counts and unsettled intents of the grain, the
+ *   streams held for it (an Idempotency-Key's record, a webhook endpoint:
+ *   their later events first, their openings last, so each stays findable
+ *   until it is gone), then the grain's own events, `budget` rows a step.
+ * - **A grain's seq never goes back**: deleting held streams' rows may take
+ *   the last seq of a grain they live in (`idempotency`, `webhooks`), so the
+ *   highest seq deleted there is kept (`grain_seq_floor`), and the grain's
+ *   next seq follows it (`GRAIN_SEQ`).
+ * - **The space** goes back to the file system on a journal created with
+ *   `auto_vacuum = INCREMENTAL` (every journal this build creates): the last
+ *   steps of a purge run `incremental_vacuum`, `VACUUM_PAGES` pages a step,
+ *   until no free page is left. An older journal (auto_vacuum off) reuses
+ *   the freed pages for later writes, so its file stops growing but does not
+ *   shrink; `legalwork journal vacuum` converts it, with the service stopped.
+ */
+import type { Database } from './sqlite-driver.ts';
+import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable, type PurgeStep } from './retention.ts';
+
+/** Pages an incremental vacuum step gives back (4 KiB each): measured at about 2 ms on this machine's disk for 128. */
+export const VACUUM_PAGES = 128;
+
+const EXPIRING = kindsSql(EXPIRING_OPENINGS);
+const HELD = kindsSql(HELD_OPENINGS);
+const EXPIRES_AT = "json_extract(body, '$.data.expiresAt')";
+const HELD_FOR = `json_extract(body, '$.data.${HELD_BY}')`;
+
+/** Set before the first table exists: the journal this build creates gives freed pages back (`incremental_vacuum`). */
+export const SPACE_PRAGMA = 'auto_vacuum = INCREMENTAL';
+
+export const RETENTION_SCHEMA = `
+CREATE TABLE IF NOT EXISTS purged_grains (
+  grain      TEXT    PRIMARY KEY,
+  expires_at TEXT    NOT NULL,
+  cursor     INTEGER NOT NULL DEFAULT 0,
+  done       INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS grain_seq_floor (
+  grain TEXT    PRIMARY KEY,
+  seq   INTEGER NOT NULL
+) WITHOUT ROWID;
+-- The TTL-bound grains by expiry, and the streams held for a grain: a handful of openings each, never a scan.
+CREATE INDEX IF NOT EXISTS events_expiry ON events (${EXPIRES_AT}) WHERE version = 1 AND kind IN (${EXPIRING});
+CREATE INDEX IF NOT EXISTS events_held ON events (${HELD_FOR}) WHERE version = 1 AND kind IN (${HELD});
+-- Append-only but for a purge: the rows of a purged grain, and of the streams held for it, may be deleted.
+DROP TRIGGER IF EXISTS events_no_delete;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+  WHEN NOT EXISTS (SELECT 1 FROM purged_grains WHERE grain = old.grain)
+   AND NOT EXISTS (SELECT 1 FROM events h INDEXED BY events_by_stream JOIN purged_grains p ON p.grain = json_extract(h.body, '$.data.${HELD_BY}')
+                   WHERE h.stream = old.stream AND h.version = 1 AND h.kind IN (${HELD}))
+  BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no delete'); END;
+`;
+
+/** A grain's last seq: its events' highest, or the highest a purge deleted there if that is higher. */
+export const GRAIN_SEQ = 'SELECT max(coalesce((SELECT max(seq) FROM events WHERE grain = ?1), 0), coalesce((SELECT seq FROM grain_seq_floor WHERE grain = ?1), 0))';
+
+/** JSON arrays of `[grain, seq]`, as a step names the event rows it deletes. */
+const ROWS = "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@rows)";
+
+/**
+ * The statements a step hands the writer, by name (named parameters; null
+ * parameters: run as a script). Built here, prepared by the writer thread
+ * (`WriterData.purgeStatements`).
+ */
+export const PURGE_STATEMENTS: Record<string, string[]> = {
+  tombstone: ['INSERT OR IGNORE INTO purged_grains (grain, expires_at) VALUES (@grain, @expiresAt)'],
+  cursor: ['UPDATE purged_grains SET cursor = @cursor WHERE grain = @grain'],
+  answers: [
+    'DELETE FROM answers WHERE stream IN (SELECT value FROM json_each(@streams))',
+    'DELETE FROM answers_moved WHERE stream IN (SELECT value FROM json_each(@streams))',
+    'DELETE FROM answer_deps WHERE dep IN (SELECT value FROM json_each(@streams))',
+  ],
+  counts: [
+    'DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots INDEXED BY snapshots_population WHERE grain = @grain LIMIT @limit)',
+    'DELETE FROM population_ledger WHERE grain = @grain',
+    'DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = @grain LIMIT @limit)',
+    'DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = @grain LIMIT @limit)',
+  ],
+  // A held stream's rows, in a grain whose last seq they may hold: the highest deleted there is kept.
+  heldEvents: [
+    `INSERT INTO grain_seq_floor (grain, seq) SELECT json_extract(value, '$[0]') AS g, max(json_extract(value, '$[1]')) FROM json_each(@rows) WHERE true GROUP BY g
+       ON CONFLICT (grain) DO UPDATE SET seq = max(seq, excluded.seq)`,
+    `DELETE FROM events WHERE (grain, seq) IN (${ROWS})`,
+  ],
+  events: [`DELETE FROM events WHERE (grain, seq) IN (${ROWS})`],
+  vacuum: [`PRAGMA incremental_vacuum(${VACUUM_PAGES})`],
+  done: ['UPDATE purged_grains SET done = 1 WHERE grain = @grain'],
+};
+
+/** One write of a step: a statement group's name and its parameters (none: a script). */
+export type PurgeWrite = [name: string, params: Record<string, unknown> | null];
+
+/** A step as the writer's batch carries it: its writes, and the streams whose cached versions the journal forgets once it commits. */
+export interface PurgeWork {
+  writes: PurgeWrite[];
+  streams: string[];
+}
+
+type EventKey = [grain: string, seq: number, stream: string];
+
+export class SqliteRetention {
+  private readonly stmt;
+
+  constructor(
+    private readonly db: Database,
+    /** Hands a step to the writer: resolves once it is committed. */
+    private readonly commit: (work: PurgeWork) => Promise<unknown>,
+  ) {
+    this.stmt = {
+      purged: db.prepare('SELECT cursor, done FROM purged_grains WHERE grain = ?'),
+      refused: db.prepare('SELECT 1 FROM purged_grains WHERE grain = ?').pluck(),
+      unfinished: db.prepare('SELECT grain FROM purged_grains WHERE done = 0 LIMIT ?').pluck(),
+      expired: db.prepare(`SELECT grain FROM events INDEXED BY events_expiry WHERE version = 1 AND kind IN (${EXPIRING}) AND ${EXPIRES_AT} < ? AND stream = grain ORDER BY ${EXPIRES_AT} LIMIT ?`).pluck(),
+      opening: db.prepare(`SELECT ${EXPIRES_AT} FROM events WHERE stream = ? AND version = 1 AND grain = stream AND kind IN (${EXPIRING})`).pluck(),
+      openings: db.prepare('SELECT stream, seq FROM events WHERE grain = ? AND seq > ? AND version = 1 ORDER BY seq LIMIT ?').raw(),
+      counted: db.prepare(`SELECT (SELECT count(*) FROM snapshots INDEXED BY snapshots_population WHERE grain = @grain) + (SELECT count(*) FROM population_ledger WHERE grain = @grain)
+        + (SELECT count(*) FROM transition_counts WHERE grain = @grain) + (SELECT count(*) FROM outbox_pending WHERE grain = @grain)`).pluck(),
+      // A held stream's later events first, its opening after them (a row is let go only while its opening says whose it is).
+      held: db.prepare(`SELECT e.grain, e.seq, e.stream FROM events h INDEXED BY events_held JOIN events e ON e.stream = h.stream AND (e.version > 1) = ?
+        WHERE ${HELD_FOR.replace('body', 'h.body')} = ? AND h.version = 1 AND h.kind IN (${HELD}) LIMIT ?`).raw(),
+      own: db.prepare('SELECT grain, seq, stream FROM events WHERE grain = ? ORDER BY seq LIMIT ?').raw(),
+      freePages: db.prepare('PRAGMA freelist_count').pluck(),
+      autoVacuum: db.prepare('PRAGMA auto_vacuum').pluck(),
+    };
+  }
+
+  /** Throws `GrainPurged` when the grain is purged: asked of every grain an append writes to, as it is staged. */
+  refuse(grain: string): void {
+    if (this.stmt.refused.get(grain) !== undefined) throw new GrainPurged(grain);
+  }
+
+  async expiredGrains(before: string, limit: number): Promise<string[]> {
+    const unfinished = this.stmt.unfinished.all(limit) as string[];
+    return [...unfinished, ...(this.stmt.expired.all(before, limit - unfinished.length) as string[])];
+  }
+
+  async isPurged(grain: string): Promise<boolean> {
+    return this.stmt.refused.get(grain) !== undefined;
+  }
+
+  async purgeGrain(grain: string, budget: number): Promise<PurgeStep> {
+    const writes: PurgeWrite[] = [];
+    let state = this.stmt.purged.get(grain) as { cursor: number; done: number } | undefined;
+    if (!state) {
+      const expiresAt = this.stmt.opening.get(grain) as string | undefined;
+      if (typeof expiresAt !== 'string') throw new NotPurgeable(grain);
+      writes.push(['tombstone', { grain, expiresAt }]);
+      state = { cursor: 0, done: 0 };
+    }
+    if (state.done) return { removed: 0, done: true };
+    const step = this.nextStep(grain, state.cursor, budget);
+    await this.commit({ writes: [...writes, ...step.writes], streams: step.streams });
+    return { removed: step.removed, done: step.removed === 0 };
+  }
+
+  /** The writes of the first part of the purge that still has rows to delete. */
+  private nextStep(grain: string, cursor: number, budget: number): { writes: PurgeWrite[]; streams: string[]; removed: number } {
+    const openings = this.stmt.openings.all(grain, cursor, budget) as Array<[stream: string, seq: number]>;
+    if (openings.length) {
+      const streams = openings.map(([stream]) => stream);
+      return { writes: [['answers', { streams: JSON.stringify(streams) }], ['cursor', { grain, cursor: openings[openings.length - 1][1] }]], streams: [], removed: streams.length };
+    }
+    const counted = this.stmt.counted.get({ grain }) as number;
+    if (counted) return { writes: [['counts', { grain, limit: budget }]], streams: [], removed: Math.min(counted, budget) };
+    const later = this.stmt.held.all(1, grain, budget) as EventKey[];
+    const held = later.length ? later : (this.stmt.held.all(0, grain, budget) as EventKey[]);
+    const rows = held.length ? held : (this.stmt.own.all(grain, budget) as EventKey[]);
+    if (rows.length) {
+      const keys = JSON.stringify(rows.map(([g, seq]) => [g, seq]));
+      return { writes: [[held.length ? 'heldEvents' : 'events', { rows: keys }]], streams: [...new Set(rows.map(([, , stream]) => stream))], removed: rows.length };
+    }
+    const free = this.stmt.autoVacuum.get() === 2 ? (this.stmt.freePages.get() as number) : 0;
+    if (free) return { writes: [['vacuum', null]], streams: [], removed: Math.min(free, VACUUM_PAGES) };
+    return { writes: [['done', { grain }]], streams: [], removed: 0 };
+  }
+}
