@@ -25,8 +25,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { canonicalJson, sha256Hex } from '../domain/hash.ts';
 import { RecentMap } from '../lib/recent-map.ts';
+import { HELD_BY } from '../journal/retention.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
+import { sandboxKindOf } from './grains.ts';
 import type { Supervisor } from './supervisor.ts';
 import { unguarded } from './write-guard.ts';
 
@@ -77,7 +79,14 @@ export class Claim {
     readonly expiresAt: number,
     /** The record stream's version before this claim. */
     readonly version: number,
+    /** The sandbox grain the record is held for (purged with it: `journal/retention.ts`); none at the top level. */
+    readonly heldBy?: string,
   ) {}
+
+  /** What the record's facts say of whose it is: the sandbox grain it goes with, when there is one. */
+  get holder(): Record<string, string> {
+    return this.heldBy ? { [HELD_BY]: this.heldBy } : {};
+  }
 }
 
 const requests = new AsyncLocalStorage<Claim>();
@@ -101,7 +110,7 @@ export function recordJoining(supervisor: Supervisor, writes: StreamWrite[]): { 
       kind: 'idempotency.claimed',
       by: 'gate',
       note: 'a request under an Idempotency-Key committed',
-      data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), wrote: [...new Set(writes.map((w) => w.stream))] },
+      data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), wrote: [...new Set(writes.map((w) => w.stream))], ...claim.holder },
     }),
     grain: IDEMPOTENCY_GRAIN,
   };
@@ -165,7 +174,7 @@ export class IdempotencyRecords {
       throw refusal('IDEMPOTENCY_ANSWER_LOST', { key, committedAt: kept.committedAt ?? '', wrote: kept.wrote ?? [] }, { committedAt: kept.committedAt, wrote: kept.wrote });
     }
     this.running.add(stream);
-    return { claim: new Claim(stream, key, fingerprint, now + KEEP_MS, kept?.version ?? 0) };
+    return { claim: new Claim(stream, key, fingerprint, now + KEEP_MS, kept?.version ?? 0, sandboxKindOf(scope) ? scope : undefined) };
   }
 
   /** Runs the request's work under its claim: its command's first write carries the record. */
@@ -189,7 +198,7 @@ export class IdempotencyRecords {
           kind: 'idempotency.answered',
           by: 'gate',
           note: `the answer (${answer.status}) to a request under an Idempotency-Key`,
-          data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), answer },
+          data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), answer, ...claim.holder },
         }),
         grain: IDEMPOTENCY_GRAIN,
       };

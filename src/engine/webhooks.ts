@@ -44,6 +44,7 @@ import { refusal } from '../domain/refusals.ts';
 import { subscribes, webhookEventId, webhookTypesOf, type WebhookEventType, type WebhookSubscription } from '../domain/webhook-events.ts';
 import { webhookUrlProblem, type WebhookUrlPolicy } from '../domain/webhook-url.ts';
 import { sha256Hex } from '../domain/hash.ts';
+import { HELD_BY } from '../journal/retention.ts';
 import { eachStreamHead, VersionConflict, type JournalEvent } from '../journal/store.ts';
 import type { WebhookBody } from '../schemas/webhooks.ts';
 import { Entity } from './entity.ts';
@@ -308,6 +309,8 @@ export class Webhooks {
       ...(request.description !== undefined ? { description: request.description } : {}),
       secret: `whsec_${randomBytes(24).toString('base64')}`,
       fromSeq: await this.supervisor.journal.latestSeq(ownerGrain),
+      // A sandbox grain's endpoint, with its deliveries, is purged with the grain (journal/retention.ts).
+      ...(sandboxKindOf(ownerGrain) ? { [HELD_BY]: ownerGrain } : {}),
     };
     const written = await this.supervisor.openStream(WEBHOOKS_GRAIN, streamOf(id), { kind: 'webhook.endpoint.created', by: 'gate', note: `webhook endpoint ${id} registered`, data }, id);
     return this.adopt(written).endpoint;

@@ -235,7 +235,8 @@ export class MemoryJournal implements JournalStore {
       return { removed: counts.length, done: false };
     }
     const held = [...this.streams.values()].filter((s) => s[0]?.version === 1 && (HELD_OPENINGS as readonly string[]).includes(s[0].kind) && s[0].data[HELD_BY] === grain);
-    const heldRows = held.flat().slice(0, budget);
+    // Later events first: a stream stays held (its opening names whose it is) until the last of it goes.
+    const heldRows = held.flatMap((stream) => [...stream].reverse()).slice(0, budget);
     const rows = heldRows.length ? heldRows : tail.slice(0, budget);
     for (const e of rows) {
       const events = this.streams.get(e.stream)!.filter((x) => x !== e);

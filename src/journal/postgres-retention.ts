@@ -37,10 +37,10 @@ CREATE TABLE purged_grains (grain text PRIMARY KEY, expires_at text NOT NULL, cu
 ALTER TABLE grain_heads ADD COLUMN purged boolean NOT NULL DEFAULT false;
 CREATE INDEX events_expiry ON events (${EXPIRES_AT}) WHERE version = 1 AND kind IN (${EXPIRING});
 CREATE INDEX events_held ON events (${HELD_FOR}) WHERE version = 1 AND kind IN (${HELD});
-CREATE FUNCTION journal_refuse_purged() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION journal_refuse_purged() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
   BEGIN RAISE EXCEPTION USING MESSAGE = json_build_object('stream', null, 'purged', OLD.grain)::text, ERRCODE = 'P0409'; END $$;
 CREATE TRIGGER grain_heads_purged BEFORE UPDATE ON grain_heads FOR EACH ROW WHEN (OLD.purged AND NEW.seq <> OLD.seq) EXECUTE FUNCTION journal_refuse_purged();
-CREATE FUNCTION journal_delete_only_purged() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION journal_delete_only_purged() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
   BEGIN
     IF EXISTS (SELECT 1 FROM purged_grains WHERE grain = OLD.grain)
        OR EXISTS (SELECT 1 FROM events h JOIN purged_grains p ON p.grain = (h.body::jsonb #>> '{data,${HELD_BY}}')
@@ -106,13 +106,17 @@ export class PostgresRetention {
       await db.query('UPDATE purged_grains SET cursor = $2 WHERE grain = $1', [grain, openings[openings.length - 1].seq]);
       return { removed: openings.length, done: false };
     }
-    const counted =
-      (await count('DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots WHERE grain = $1 LIMIT $2)', [grain, budget])) +
-      (await count('DELETE FROM population_ledger WHERE grain = $1', [grain])) +
-      (await count('DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = $1 LIMIT $2)', [grain, budget])) +
-      (await count('DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = $1 LIMIT $2)', [grain, budget])) +
-      (await count('DELETE FROM leases WHERE left(name, length($1)) = $1', [`${INTENT_LEASE_PREFIX}${grain}:`]));
-    if (counted) return { removed: counted, done: false };
+    // The grain's own rows of each cache and count, a table a step.
+    for (const [statement, values] of [
+      ['DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots WHERE grain = $1 LIMIT $2)', [grain, budget]],
+      ['DELETE FROM population_ledger WHERE (grain, machine) IN (SELECT grain, machine FROM population_ledger WHERE grain = $1 LIMIT $2)', [grain, budget]],
+      ['DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = $1 LIMIT $2)', [grain, budget]],
+      ['DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = $1 LIMIT $2)', [grain, budget]],
+      ['DELETE FROM leases WHERE name IN (SELECT name FROM leases WHERE left(name, length($1)) = $1 LIMIT $2)', [`${INTENT_LEASE_PREFIX}${grain}:`, budget]],
+    ] as const) {
+      const removed = await count(statement, [...values]);
+      if (removed) return { removed, done: false };
+    }
     // A held stream's later events first, its opening after them (a row is let go only while its opening says whose it is).
     const heldRows = (later: boolean) =>
       count(

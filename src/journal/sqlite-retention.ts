@@ -67,7 +67,10 @@ CREATE TRIGGER events_no_delete BEFORE DELETE ON events
 `;
 
 /** A grain's last seq: its events' highest, or the highest a purge deleted there if that is higher. */
-export const GRAIN_SEQ = 'SELECT max(coalesce((SELECT max(seq) FROM events WHERE grain = ?1), 0), coalesce((SELECT seq FROM grain_seq_floor WHERE grain = ?1), 0))';
+export const GRAIN_SEQ = 'SELECT max(coalesce((SELECT max(seq) FROM events WHERE grain = g), 0), coalesce((SELECT seq FROM grain_seq_floor WHERE grain = g), 0)) FROM (SELECT ? AS g)';
+
+/** The tables that keep rows by grain beside the events (the caches of its streams, its counts, its unsettled intents): each has its statement below. */
+const GRAIN_TABLES = ['snapshots', 'population_ledger', 'transition_counts', 'outbox_pending'] as const;
 
 /** JSON arrays of `[grain, seq]`, as a step names the event rows it deletes. */
 const ROWS = "SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(@rows)";
@@ -85,12 +88,11 @@ export const PURGE_STATEMENTS: Record<string, string[]> = {
     'DELETE FROM answers_moved WHERE stream IN (SELECT value FROM json_each(@streams))',
     'DELETE FROM answer_deps WHERE dep IN (SELECT value FROM json_each(@streams))',
   ],
-  counts: [
-    'DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots INDEXED BY snapshots_population WHERE grain = @grain LIMIT @limit)',
-    'DELETE FROM population_ledger WHERE grain = @grain',
-    'DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = @grain LIMIT @limit)',
-    'DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = @grain LIMIT @limit)',
-  ],
+  // The grain's own rows of each cache and count, a table a step.
+  snapshots: ['DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots INDEXED BY snapshots_population WHERE grain = @grain LIMIT @limit)'],
+  population_ledger: ['DELETE FROM population_ledger WHERE (grain, machine) IN (SELECT grain, machine FROM population_ledger WHERE grain = @grain LIMIT @limit)'],
+  transition_counts: ['DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = @grain LIMIT @limit)'],
+  outbox_pending: ['DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = @grain LIMIT @limit)'],
   // A held stream's rows, in a grain whose last seq they may hold: the highest deleted there is kept.
   heldEvents: [
     `INSERT INTO grain_seq_floor (grain, seq) SELECT json_extract(value, '$[0]') AS g, max(json_extract(value, '$[1]')) FROM json_each(@rows) WHERE true GROUP BY g
@@ -128,8 +130,8 @@ export class SqliteRetention {
       expired: db.prepare(`SELECT grain FROM events INDEXED BY events_expiry WHERE version = 1 AND kind IN (${EXPIRING}) AND ${EXPIRES_AT} < ? AND stream = grain ORDER BY ${EXPIRES_AT} LIMIT ?`).pluck(),
       opening: db.prepare(`SELECT ${EXPIRES_AT} FROM events WHERE stream = ? AND version = 1 AND grain = stream AND kind IN (${EXPIRING})`).pluck(),
       openings: db.prepare('SELECT stream, seq FROM events WHERE grain = ? AND seq > ? AND version = 1 ORDER BY seq LIMIT ?').raw(),
-      counted: db.prepare(`SELECT (SELECT count(*) FROM snapshots INDEXED BY snapshots_population WHERE grain = @grain) + (SELECT count(*) FROM population_ledger WHERE grain = @grain)
-        + (SELECT count(*) FROM transition_counts WHERE grain = @grain) + (SELECT count(*) FROM outbox_pending WHERE grain = @grain)`).pluck(),
+      // How many of the grain's rows each table holds, up to a step's budget.
+      counted: Object.fromEntries(GRAIN_TABLES.map((t) => [t, db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${t} WHERE grain = ? LIMIT ?)`).pluck()])),
       // A held stream's later events first, its opening after them (a row is let go only while its opening says whose it is).
       held: db.prepare(`SELECT e.grain, e.seq, e.stream FROM events h INDEXED BY events_held JOIN events e ON e.stream = h.stream AND (e.version > 1) = ?
         WHERE ${HELD_FOR.replace('body', 'h.body')} = ? AND h.version = 1 AND h.kind IN (${HELD}) LIMIT ?`).raw(),
@@ -175,8 +177,10 @@ export class SqliteRetention {
       const streams = openings.map(([stream]) => stream);
       return { writes: [['answers', { streams: JSON.stringify(streams) }], ['cursor', { grain, cursor: openings[openings.length - 1][1] }]], streams: [], removed: streams.length };
     }
-    const counted = this.stmt.counted.get({ grain }) as number;
-    if (counted) return { writes: [['counts', { grain, limit: budget }]], streams: [], removed: Math.min(counted, budget) };
+    for (const table of GRAIN_TABLES) {
+      const counted = this.stmt.counted[table].get(grain, budget) as number;
+      if (counted) return { writes: [[table, { grain, limit: budget }]], streams: [], removed: counted };
+    }
     const later = this.stmt.held.all(1, grain, budget) as EventKey[];
     const held = later.length ? later : (this.stmt.held.all(0, grain, budget) as EventKey[]);
     const rows = held.length ? held : (this.stmt.own.all(grain, budget) as EventKey[]);
