@@ -14,7 +14,8 @@ import { CatalogActs } from './engine/catalog-acts.ts';
 import { Conflicts } from './engine/conflicts.ts';
 import { CreationBound, type CreationBoundOptions } from './engine/creation-bound.ts';
 import { ENROLLMENT, Firms } from './engine/firms.ts';
-import { fixturesApply } from './engine/grains.ts';
+import { fixturesApply, sandboxKindOf } from './engine/grains.ts';
+import { GrainRetention, type RetentionOptions } from './engine/grain-retention.ts';
 import { CommandHandler } from './engine/handle-command.ts';
 import { IdempotencyRecords } from './engine/idempotency.ts';
 import { Keys } from './engine/keys.ts';
@@ -48,6 +49,8 @@ export interface AppOptions extends HttpOptions {
   caches?: { keys?: number; grains?: number; idempotencyRecords?: number };
   /** Webhook delivery: its time scale and timeout (tests), private addresses (local development), its transport. */
   webhooks?: WebhookOptions;
+  /** Expired sandbox grains purged: seconds past expiry (`LEGALWORK_SANDBOX_PURGE_AFTER`; null: never), and for tests and the bench the sweep's interval and step budget. */
+  retention?: Omit<RetentionOptions, 'now' | 'forgetGrain'>;
 }
 
 export function createServices(options: AppOptions): Services {
@@ -72,6 +75,10 @@ export function createServices(options: AppOptions): Services {
   const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains);
   // A Tenant's routing cap is a mechanics Guardrail on every Matter in its grain.
   matters.grainGuardrails = (grain) => tenants.guardrailsOf(grain);
+  const workspaces = new Workspaces(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains);
+  const firms = new Firms(supervisor, commands, options.sandboxTtlSeconds, wallClock, caches.grains);
+  const grainsOfKind = { workspace: workspaces, tenant: tenants, firm: firms };
+  const retention = new GrainRetention(options.journal, { ...options.retention, now: wallClock, forgetGrain: (grain) => grainsOfKind[sandboxKindOf(grain)!].forget(grain) });
   return {
     journal: options.journal,
     clock,
@@ -85,13 +92,14 @@ export function createServices(options: AppOptions): Services {
     matters,
     ladders,
     keys: new Keys(supervisor, { now: wallClock, capacity: caches.keys }),
-    workspaces: new Workspaces(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains),
+    workspaces,
     // Admissions are counted where the journal is shared: on PostgreSQL, in its database, so every process on it
     // counts the same ones; on the embedded journal (one process per file) in this process's memory. Chosen here, by
     // the journal's adapter, rather than through the JournalStore contract: the ledger is the limiter's state, not the journal's.
     creationBound: new CreationBound({ now: wallClock, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
     tenants,
-    firms: new Firms(supervisor, commands, options.sandboxTtlSeconds, wallClock, caches.grains),
+    firms,
+    retention,
     conflicts: new Conflicts(supervisor),
     idempotency: new IdempotencyRecords(supervisor, wallClock, caches.idempotencyRecords),
     webhooks: new Webhooks(supervisor, { ...(databaseNow ? { now: databaseNow } : {}), grainNow: wallClock, ...options.webhooks }),

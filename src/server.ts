@@ -15,6 +15,7 @@ import { drainSecondsOf, installDrain } from './http/drain.ts';
 import { edgeLimitsFromEnv } from './http/edge-limits.ts';
 import { webhookOptionsFromEnv } from './engine/webhooks.ts';
 import { residentActorsOf } from './engine/supervisor.ts';
+import { purgeAfterOf } from './engine/grain-retention.ts';
 import { callerLimitsFromEnv } from './http/rate-limit.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
@@ -52,6 +53,7 @@ export async function start(options: StartOptions = {}) {
     supplySecret: supplySecretFromEnv(process.env),
     residentActors: residentActorsOf(process.env.LEGALWORK_RESIDENT_ACTORS),
     sandboxTtlSeconds: process.env.LEGALWORK_SANDBOX_TTL ? Number(process.env.LEGALWORK_SANDBOX_TTL) : undefined,
+    retention: { purgeAfterSeconds: purgeAfterOf(process.env.LEGALWORK_SANDBOX_PURGE_AFTER) },
     logger: options.logger ?? process.env.LEGALWORK_LOG !== 'off',
     webhooks: webhookOptionsFromEnv(process.env),
     // The request timeout and the connection cap (always on).

@@ -161,10 +161,12 @@ export class IdempotencyRecords {
    * while another request runs under it (409), for another request (422), or
    * when its first request committed and its answer was lost (409).
    */
-  async begin(scope: string, key: string, fingerprint: string): Promise<{ replay: KeptAnswer } | { claim: Claim }> {
+  async begin(scope: string, key: string, fingerprint: string, sandbox?: string): Promise<{ replay: KeptAnswer } | { claim: Claim }> {
     const stream = streamOf(scope, key);
     if (this.running.has(stream)) throw refusal('IDEMPOTENCY_KEY_IN_USE', { key });
-    const kept = await this.latest(stream);
+    // A sandbox grain's record is read from the journal, never this process's cache: the grain's purge (on any process) takes it.
+    const heldBy = sandbox !== undefined && sandboxKindOf(sandbox) !== null ? sandbox : undefined;
+    const kept = heldBy ? latestOf(await this.supervisor.journal.readStream(stream)) : await this.latest(stream);
     // Checked again: another request under the key may have begun while the record was read.
     if (this.running.has(stream)) throw refusal('IDEMPOTENCY_KEY_IN_USE', { key });
     const now = this.now();
@@ -174,7 +176,7 @@ export class IdempotencyRecords {
       throw refusal('IDEMPOTENCY_ANSWER_LOST', { key, committedAt: kept.committedAt ?? '', wrote: kept.wrote ?? [] }, { committedAt: kept.committedAt, wrote: kept.wrote });
     }
     this.running.add(stream);
-    return { claim: new Claim(stream, key, fingerprint, now + KEEP_MS, kept?.version ?? 0, sandboxKindOf(scope) ? scope : undefined) };
+    return { claim: new Claim(stream, key, fingerprint, now + KEEP_MS, kept?.version ?? 0, heldBy) };
   }
 
   /** Runs the request's work under its claim: its command's first write carries the record. */
@@ -204,7 +206,7 @@ export class IdempotencyRecords {
       };
       // The record is the idempotency grain's own: nothing listens for it, so it is not announced.
       const [answered] = await this.supervisor.journal.append(IDEMPOTENCY_GRAIN, [write]);
-      this.cache.set(claim.stream, { fingerprint: claim.fingerprint, expiresAt: claim.expiresAt, version: answered.version, answer });
+      if (!claim.heldBy) this.cache.set(claim.stream, { fingerprint: claim.fingerprint, expiresAt: claim.expiresAt, version: answered.version, answer });
     } catch (error) {
       // Another process answered the key first (it ran its own copy of a request that wrote nothing): its answer stands.
       if (!(error instanceof VersionConflict)) throw error;

@@ -127,6 +127,11 @@ export class SandboxGrains {
     return (await this.supervisor.journal.streamVersion(grain.record.id)) > grain.version;
   }
 
+  /** Drops a grain from the cache (its purge is done: `grain-retention.ts`); a later ask reads the journal, which no longer has it. */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
   expired(record: GrainRecord): boolean {
     return Date.parse(record.expiresAt) <= this.now();
   }

@@ -124,6 +124,9 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   // Webhook deliveries resume where the journal says they stood; a stop ends their waits (a restart resumes them).
   app.addHook('onReady', async () => void services.webhooks.resume());
   app.addHook('preClose', async () => services.webhooks.close());
+  // Expired sandbox grains are purged after their grace period (engine/grain-retention.ts); a stop ends the sweep after its step.
+  app.addHook('onReady', async () => services.retention.start((error) => app.log.error({ err: error }, 'a sweep of expired sandbox grains failed; the next one tries again')));
+  app.addHook('preClose', async () => services.retention.close());
   // What commits queued behind them (a Matter's answer kept as a row) is done before the journal closes after the app.
   app.addHook('preClose', async () => services.supervisor.afterCommitsSettled());
   app.addHook('preSerialization', stampProvenance);

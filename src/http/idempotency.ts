@@ -53,10 +53,15 @@ function keyOf(request: FastifyRequest): string | undefined {
   return given;
 }
 
+/** The sandbox grain a request names (its path's), if any. */
+function sandboxOf(request: FastifyRequest): string | undefined {
+  const params = (request.params ?? {}) as Record<string, string | undefined>;
+  return GRAIN_PARAMS.map((name) => params[name]).find((id) => id !== undefined);
+}
+
 /** Whose records a key is kept among, or null when the caller is nobody in particular. */
 function scopeOf(request: FastifyRequest): string | null {
-  const params = (request.params ?? {}) as Record<string, string | undefined>;
-  const grain = GRAIN_PARAMS.map((name) => params[name]).find((id) => id !== undefined);
+  const grain = sandboxOf(request);
   if (grain !== undefined) return `grain:${grain}`;
   // Kept per owner: a retry sent with the key a roll issued is the same caller's.
   if (request.access.key) return `key:${request.access.key.owner.id}`;
@@ -93,7 +98,7 @@ export function installIdempotency(app: FastifyInstance, records: IdempotencyRec
     const fingerprint = fingerprintOf(request.method, request.url, request.body);
     const scope = scopeOf(request);
     if (scope === null) return done(refusal('IDEMPOTENCY_KEY_UNSCOPED', { method: request.method, url: request.routeOptions.url ?? request.url }));
-    records.begin(scope, key, fingerprint).then(
+    records.begin(scope, key, fingerprint, sandboxOf(request)).then(
       (begun) => {
         if ('replay' in begun) return replay(reply, begun.replay);
         request.idempotency = begun.claim;
@@ -108,6 +113,12 @@ export function installIdempotency(app: FastifyInstance, records: IdempotencyRec
   app.addHook('onSend', (request, reply, payload, done) => {
     const claim = request.idempotency;
     if (!claim) return done(null, payload);
+    // A sandbox grain that did not resolve (unknown, expired, purged) keeps nothing: the same request gets the same 404
+    // anyway, and a record kept for it would outlive the grain's purge (journal/retention.ts).
+    if (sandboxOf(request) !== undefined && !request.sandbox) {
+      records.abandon(claim);
+      return done(null, payload);
+    }
     records.settle(claim, answerOf(reply, payload)).then(() => done(null, payload), done);
   });
 

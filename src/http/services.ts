@@ -13,6 +13,7 @@ import type { CatalogActs } from '../engine/catalog-acts.ts';
 import type { Matters } from '../engine/matters.ts';
 import type { Supervisor } from '../engine/supervisor.ts';
 import type { Firms } from '../engine/firms.ts';
+import type { GrainRetention } from '../engine/grain-retention.ts';
 import type { Tenants } from '../engine/tenants.ts';
 import type { Webhooks } from '../engine/webhooks.ts';
 import type { Workspaces } from '../engine/workspaces.ts';
@@ -44,4 +45,6 @@ export interface Services {
   idempotency: IdempotencyRecords;
   /** Webhook endpoints and the durable delivery of their events. */
   webhooks: Webhooks;
+  /** Expired sandbox grains purged after their grace period. */
+  retention: GrainRetention;
 }
