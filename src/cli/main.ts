@@ -7,6 +7,7 @@ import { argumentUsage, columns, runCommand, type Command } from './command.ts';
 import { deadlineCommands } from './commands/deadlines.ts';
 import { eventCommands } from './commands/events.ts';
 import { inspectCommands } from './commands/inspect.ts';
+import { journalCommands } from './commands/journal.ts';
 import { keyCommands } from './commands/keys.ts';
 import { matterCommands } from './commands/matters.ts';
 import { mcpCommands } from './commands/mcp.ts';
@@ -20,7 +21,7 @@ import { EXIT } from './exit-codes.ts';
 import type { Streams } from './output.ts';
 import { DEFAULT_BASE_URL } from '../client/service-client.ts';
 
-export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...inspectCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...webhookCommands, ...mcpCommands];
+export const COMMANDS: Command[] = [...serveCommands, ...matterCommands, ...inspectCommands, ...orderCommands, ...workspaceCommands, ...deadlineCommands, ...eventCommands, ...keyCommands, ...supplyCommands, ...webhookCommands, ...mcpCommands, ...journalCommands];
 
 export function overview(): string {
   const rows: [string, string][] = COMMANDS.map((c) => [[...c.path, ...(c.args ?? []).map(argumentUsage)].join(' '), c.summary]);
