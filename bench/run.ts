@@ -27,6 +27,7 @@ const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['rate-limit', () => import('./rate-limit.ts')],
   ['inspector', () => import('./inspector.ts')],
   ['population', () => import('./population.ts')],
+  ['retention', () => import('./retention.ts')],
 ];
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());

@@ -13,8 +13,9 @@
  *   expiry first, a purge cut short (a crash, a stop) resumed first.
  * - **Yielding.** Each step deletes at most `budget` rows in one short
  *   transaction (on SQLite, in the writer thread's next batch, beside the
- *   appends waiting for it), and the event loop turns between steps, so
- *   requests are served throughout a purge.
+ *   appends waiting for it), and the sweep rests between steps as long as
+ *   the step took (`DUTY`), so requests are served throughout a purge and
+ *   it takes at most about half of the journal's time.
  * - **One process at a time** on a journal several processes share: the
  *   sweep runs under a lease (`RETENTION_LEASE`); a process that does not
  *   get it leaves the sweep to its holder, and one that loses it stops
@@ -34,6 +35,8 @@ export const DEFAULT_PURGE_AFTER_SECONDS = 24 * 60 * 60;
 export const SWEEP_INTERVAL_MS = 60_000;
 /** Rows a purge step deletes at most: about a millisecond of the writer's time (docs/benchmarks.md, "Retention"). */
 export const PURGE_BUDGET = 200;
+/** The share of the time a purge works: after each step it rests as long again, so the writes beside it keep most of the journal. */
+const DUTY = 0.5;
 /** Grains read from the journal at a time. */
 const GRAINS_PAGE = 100;
 /** The lease the sweep runs under on a journal several processes share. */
@@ -125,10 +128,11 @@ export class GrainRetention {
   private async purge(grain: string): Promise<boolean> {
     for (;;) {
       if (this.closed || this.leaseLost) return false;
+      const began = performance.now();
       const step = await this.journal.purgeGrain(grain, this.budget);
       if (step.done) return true;
-      // The event loop turns between steps: requests waiting for it are served.
-      await new Promise((resolve) => setImmediate(resolve));
+      // Between steps the event loop turns and the journal serves the writes waiting for it: for as long as the step took.
+      await new Promise((resolve) => setTimeout(resolve, ((performance.now() - began) * (1 - DUTY)) / DUTY));
     }
   }
 

@@ -100,32 +100,33 @@ export class PostgresRetention {
       state = { cursor: '0', done: false };
     }
     if (state.done) return { removed: 0, done: true };
+    // The parts of the purge in order, each taking what room the budget has left (a small grain goes in one step);
+    // each statement sees what the ones before it deleted.
+    let removed = 0;
     const openings = (await db.query<{ stream: string; seq: string }>('SELECT stream, seq FROM events WHERE grain = $1 AND seq > $2 AND version = 1 ORDER BY seq LIMIT $3', [grain, state.cursor, budget])).rows;
     if (openings.length) {
       await db.query('DELETE FROM answers WHERE stream = ANY($1)', [openings.map((o) => o.stream)]);
       await db.query('UPDATE purged_grains SET cursor = $2 WHERE grain = $1', [grain, openings[openings.length - 1].seq]);
-      return { removed: openings.length, done: false };
+      removed += openings.length;
     }
-    // The grain's own rows of each cache and count, a table a step.
-    for (const [statement, values] of [
-      ['DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots WHERE grain = $1 LIMIT $2)', [grain, budget]],
-      ['DELETE FROM population_ledger WHERE (grain, machine) IN (SELECT grain, machine FROM population_ledger WHERE grain = $1 LIMIT $2)', [grain, budget]],
-      ['DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = $1 LIMIT $2)', [grain, budget]],
-      ['DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = $1 LIMIT $2)', [grain, budget]],
-      ['DELETE FROM leases WHERE name IN (SELECT name FROM leases WHERE left(name, length($1)) = $1 LIMIT $2)', [`${INTENT_LEASE_PREFIX}${grain}:`, budget]],
+    const held = (later: boolean) =>
+      `DELETE FROM events WHERE (grain, seq) IN (SELECT e.grain, e.seq FROM events h JOIN events e ON e.stream = h.stream AND ${later ? 'e.version > 1' : 'e.version = 1'}
+         WHERE ${HELD_FOR.replace('body', 'h.body')} = $1 AND h.version = 1 AND h.kind IN (${HELD}) LIMIT $2)`;
+    for (const [statement, key] of [
+      // The grain's own rows of each cache and count.
+      ['DELETE FROM snapshots WHERE stream IN (SELECT stream FROM snapshots WHERE grain = $1 LIMIT $2)', grain],
+      ['DELETE FROM population_ledger WHERE (grain, machine) IN (SELECT grain, machine FROM population_ledger WHERE grain = $1 LIMIT $2)', grain],
+      ['DELETE FROM transition_counts WHERE (grain, machine, edge) IN (SELECT grain, machine, edge FROM transition_counts WHERE grain = $1 LIMIT $2)', grain],
+      ['DELETE FROM outbox_pending WHERE (grain, seq) IN (SELECT grain, seq FROM outbox_pending WHERE grain = $1 LIMIT $2)', grain],
+      ['DELETE FROM leases WHERE name IN (SELECT name FROM leases WHERE left(name, length($1)) = $1 LIMIT $2)', `${INTENT_LEASE_PREFIX}${grain}:`],
+      // A held stream's later events first, its opening once they are gone (a row is let go only while its opening says whose it is).
+      [held(true), grain],
+      [held(false), grain],
+      ['DELETE FROM events WHERE (grain, seq) IN (SELECT grain, seq FROM events WHERE grain = $1 ORDER BY seq LIMIT $2)', grain],
     ] as const) {
-      const removed = await count(statement, [...values]);
-      if (removed) return { removed, done: false };
+      if (removed >= budget) return { removed, done: false };
+      removed += await count(statement, [key, budget - removed]);
     }
-    // A held stream's later events first, its opening after them (a row is let go only while its opening says whose it is).
-    const heldRows = (later: boolean) =>
-      count(
-        `DELETE FROM events WHERE (grain, seq) IN (SELECT e.grain, e.seq FROM events h JOIN events e ON e.stream = h.stream AND ${later ? 'e.version > 1' : 'e.version = 1'}
-           WHERE ${HELD_FOR.replace('body', 'h.body')} = $1 AND h.version = 1 AND h.kind IN (${HELD}) LIMIT $2)`,
-        [grain, budget],
-      );
-    const held = (await heldRows(true)) || (await heldRows(false));
-    const removed = held || (await count('DELETE FROM events WHERE (grain, seq) IN (SELECT grain, seq FROM events WHERE grain = $1 ORDER BY seq LIMIT $2)', [grain, budget]));
     if (removed) return { removed, done: false };
     await db.query('UPDATE purged_grains SET done = true WHERE grain = $1', [grain]);
     return { removed: 0, done: true };

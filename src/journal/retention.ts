@@ -41,9 +41,10 @@ export const HELD_OPENINGS = ['idempotency.claimed', 'idempotency.answered', 'we
 /** The SQL list of some kinds, as the adapters' partial indexes and the queries that read through them name them. */
 export const kindsSql = (kinds: readonly string[]) => kinds.map((k) => `'${k}'`).join(', ');
 
-/** One step of a purge: how many rows it deleted (or free pages it gave back), and whether nothing of the grain is left (its tombstone aside). */
+/** One step of a purge: how many rows it deleted, the free pages it gave back to the file system (the embedded journal), and whether nothing of the grain is left (its tombstone aside). */
 export interface PurgeStep {
   removed: number;
+  pages?: number;
   done: boolean;
 }
 

@@ -165,31 +165,47 @@ export class SqliteRetention {
       state = { cursor: 0, done: 0 };
     }
     if (state.done) return { removed: 0, done: true };
-    const step = this.nextStep(grain, state.cursor, budget);
-    await this.commit({ writes: [...writes, ...step.writes], streams: step.streams });
-    return { removed: step.removed, done: step.removed === 0 };
+    const { writes: more, streams, ...step } = this.nextStep(grain, state.cursor, budget);
+    await this.commit({ writes: [...writes, ...more], streams });
+    return step;
   }
 
-  /** The writes of the first part of the purge that still has rows to delete. */
-  private nextStep(grain: string, cursor: number, budget: number): { writes: PurgeWrite[]; streams: string[]; removed: number } {
+  /**
+   * The writes of one step: the parts of the purge in order, each taking
+   * what room the budget has left, a later part only once every earlier one
+   * is cleared by this step (a small grain goes in one step). Nothing left
+   * to delete: the free pages given back, then the purge marked done.
+   */
+  private nextStep(grain: string, cursor: number, budget: number): PurgeWork & PurgeStep {
+    const step = { writes: [] as PurgeWrite[], streams: [] as string[], removed: 0, done: false };
+    const room = () => budget - step.removed;
     const openings = this.stmt.openings.all(grain, cursor, budget) as Array<[stream: string, seq: number]>;
     if (openings.length) {
-      const streams = openings.map(([stream]) => stream);
-      return { writes: [['answers', { streams: JSON.stringify(streams) }], ['cursor', { grain, cursor: openings[openings.length - 1][1] }]], streams: [], removed: streams.length };
+      step.writes.push(['answers', { streams: JSON.stringify(openings.map(([stream]) => stream)) }], ['cursor', { grain, cursor: openings[openings.length - 1][1] }]);
+      step.removed += openings.length;
     }
     for (const table of GRAIN_TABLES) {
-      const counted = this.stmt.counted[table].get(grain, budget) as number;
-      if (counted) return { writes: [[table, { grain, limit: budget }]], streams: [], removed: counted };
+      if (room() <= 0) return step;
+      const counted = this.stmt.counted[table].get(grain, room()) as number;
+      if (counted) step.writes.push([table, { grain, limit: room() }]);
+      step.removed += counted;
     }
-    const later = this.stmt.held.all(1, grain, budget) as EventKey[];
-    const held = later.length ? later : (this.stmt.held.all(0, grain, budget) as EventKey[]);
-    const rows = held.length ? held : (this.stmt.own.all(grain, budget) as EventKey[]);
-    if (rows.length) {
-      const keys = JSON.stringify(rows.map(([g, seq]) => [g, seq]));
-      return { writes: [[held.length ? 'heldEvents' : 'events', { rows: keys }]], streams: [...new Set(rows.map(([, , stream]) => stream))], removed: rows.length };
+    // A held stream's later events, then (once they are all in this step) the openings, then the grain's own events.
+    for (const [name, select] of [
+      ['heldEvents', () => this.stmt.held.all(1, grain, room())],
+      ['heldEvents', () => this.stmt.held.all(0, grain, room())],
+      ['events', () => this.stmt.own.all(grain, room())],
+    ] as const) {
+      if (room() <= 0) return step;
+      const rows = select() as EventKey[];
+      if (!rows.length) continue;
+      step.writes.push([name, { rows: JSON.stringify(rows.map(([g, seq]) => [g, seq])) }]);
+      step.streams.push(...new Set(rows.map(([, , stream]) => stream)));
+      step.removed += rows.length;
     }
+    if (step.removed) return step;
     const free = this.stmt.autoVacuum.get() === 2 ? (this.stmt.freePages.get() as number) : 0;
-    if (free) return { writes: [['vacuum', null]], streams: [], removed: Math.min(free, VACUUM_PAGES) };
-    return { writes: [['done', { grain }]], streams: [], removed: 0 };
+    if (free) return { writes: [['vacuum', null]], streams: [], removed: 0, pages: Math.min(free, VACUUM_PAGES), done: false };
+    return { writes: [['done', { grain }]], streams: [], removed: 0, done: true };
   }
 }

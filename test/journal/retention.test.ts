@@ -116,6 +116,7 @@ async function purgeAll(j: JournalStore, grain: string, budget: number): Promise
   for (;;) {
     const step = await j.purgeGrain(grain, budget);
     if (step.done) return removed;
+    expect(step.removed + (step.pages ?? 0)).toBeGreaterThan(0);
     removed.push(step.removed);
   }
 }
