@@ -59,10 +59,10 @@ async function expectGone(app: TestApp, { ws, tn, fm, mt }: { ws: string; tn: st
   expect((await call(app, 'POST', `${ws}/matters/${mt}/advance`, {})).status).toBe(404);
 }
 
-/** The facts held for these grains in the grains no route serves (their Idempotency-Key records, their webhook endpoints and attempts). */
+/** The facts held for these grains in the grains no route serves (their Idempotency-Key records, their webhook endpoints and attempts, the outbox's records of their Gig posts). */
 async function heldFor(app: TestApp, grains: string[]) {
   const held: Array<{ kind: string }> = [];
-  for (const shared of ['idempotency', 'webhooks']) {
+  for (const shared of ['idempotency', 'webhooks', 'outbox']) {
     const tail = await app.services.journal.readTail(shared, { after: 0, limit: 10_000, feed: 'timeline' });
     const streams = new Set(tail.filter((e) => grains.includes(e.data.heldBy as string)).map((e) => e.stream));
     held.push(...tail.filter((e) => streams.has(e.stream)));
@@ -95,7 +95,7 @@ describe('expired sandbox grains, purged after their grace period', () => {
     const streams = [driven.mt];
     expect((await factsOf(app, driven.grains, streams)).length).toBeGreaterThan(20);
     await until(async () => (await heldFor(app, driven.grains)).some((e) => e.kind === 'webhook.attempt'), 'a delivery attempt journaled');
-    expect(new Set((await heldFor(app, driven.grains)).map((e) => e.kind))).toEqual(new Set(['idempotency.claimed', 'idempotency.answered', 'webhook.endpoint.created', 'webhook.attempt']));
+    expect(new Set((await heldFor(app, driven.grains)).map((e) => e.kind))).toEqual(new Set(['idempotency.claimed', 'idempotency.answered', 'webhook.endpoint.created', 'webhook.attempt', 'outbox.delivered']));
 
     // Expired, in its grace period: 404, and kept.
     now += (TTL + GRACE - 10) * 1000;

@@ -73,7 +73,7 @@ export const INTERNAL_EVENT_KINDS = {
   'key.used': 'an API key honoured, journaled at most once an hour per key and process (its last use, to the hour); data: keyId, usedAt',
   'key.spend.reserved': 'a paid act reserved against a key\'s spend ceiling; data: ref, amountUsd, act',
   'key.spend.released': 'a reservation released; data: ref, amountUsd, reason',
-  'outbox.delivered': 'an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}',
+  'outbox.delivered': 'an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}, heldBy (a sandbox grain\'s)',
   'idempotency.claimed': 'a request under an Idempotency-Key committed (journaled with its command); data: fingerprint, expiresAt, wrote[], heldBy (a sandbox grain\'s)',
   'idempotency.answered': 'the answer kept for a request under an Idempotency-Key; data: fingerprint, expiresAt, answer{status, headers, payload}, heldBy (a sandbox grain\'s)',
   'webhook.endpoint.created': 'a webhook endpoint registered; data: id, ownerGrain, url, events[], description, secret, fromSeq, heldBy (a sandbox grain\'s)',

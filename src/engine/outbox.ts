@@ -30,7 +30,9 @@
  * are the outbox's bookkeeping, not the customer's history (the customer's
  * tail holds the intent and the answer).
  */
+import { HELD_BY } from '../journal/retention.ts';
 import { DELIVERY_KIND, intentLeaseOf, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
+import { sandboxKindOf } from './grains.ts';
 import type { Supervisor } from './supervisor.ts';
 import { asBookkeeping } from './idempotency.ts';
 import { RecentMap } from '../lib/recent-map.ts';
@@ -58,6 +60,8 @@ export interface Consumer {
 }
 
 const recordOf = (id: string) => `delivered:${id}`;
+/** A sandbox grain's record goes with the grain when it is purged (journal/retention.ts). */
+const heldFor = (grain: string) => (sandboxKindOf(grain) ? { [HELD_BY]: grain } : {});
 
 export class Outbox {
   private readonly consumers = new Map<string, Consumer>();
@@ -208,7 +212,7 @@ export class Outbox {
     }
     this.retries.delete(id);
     try {
-      await this.supervisor.appendFact(OUTBOX_GRAIN, recordOf(id), 0, { kind: DELIVERY_KIND, by: 'outbox', note: `${intent.kind} ${id} delivered`, data: { id, intent: { grain: intent.grain, stream: intent.stream, seq: intent.seq, kind: intent.kind } } });
+      await this.supervisor.appendFact(OUTBOX_GRAIN, recordOf(id), 0, { kind: DELIVERY_KIND, by: 'outbox', note: `${intent.kind} ${id} delivered`, data: { id, intent: { grain: intent.grain, stream: intent.stream, seq: intent.seq, kind: intent.kind }, ...heldFor(intent.grain) } });
     } catch (error) {
       // Another attempt (another process) recorded it first: delivered all the same. Else the
       // record is missing, and a later attempt repeats the (idempotent) effect to write it.

@@ -19,7 +19,8 @@
  *   (snapshot and answer rows with their marks, the population's ledger and
  *   transition counts, the outbox's unsettled intents).
  * - The streams it holds in grains no route serves (an Idempotency-Key's
- *   record, a webhook endpoint with its delivery attempts): each such
+ *   record, a webhook endpoint with its delivery attempts, the outbox's
+ *   record of an effect it delivered for the grain): each such
  *   stream's opening (one of `HELD_OPENINGS`) names the grain it is held for
  *   in `data.heldBy`, and goes with it.
  *
@@ -29,14 +30,16 @@
  * is left.
  */
 
+import { DELIVERY_KIND } from './store.ts';
+
 /** The kinds of fact that open a TTL-bound grain on its own stream (`src/engine/workspaces.ts` journals them as `<kind>.opened`). */
 export const EXPIRING_OPENINGS = ['workspace.opened', 'tenant.opened', 'firm.opened'] as const;
 
 /** The field of a held stream's opening fact that names the grain it is held for. */
 export const HELD_BY = 'heldBy';
 
-/** The kinds of fact that open a stream held for a grain in another one (`src/engine/idempotency.ts`, `src/engine/webhooks.ts`). */
-export const HELD_OPENINGS = ['idempotency.claimed', 'idempotency.answered', 'webhook.endpoint.created'] as const;
+/** The kinds of fact that open a stream held for a grain in another one (`src/engine/idempotency.ts`, `src/engine/webhooks.ts`, the outbox's record of an effect delivered, `src/engine/outbox.ts`). */
+export const HELD_OPENINGS = ['idempotency.claimed', 'idempotency.answered', 'webhook.endpoint.created', DELIVERY_KIND] as const;
 
 /** The SQL list of some kinds, as the adapters' partial indexes and the queries that read through them name them. */
 export const kindsSql = (kinds: readonly string[]) => kinds.map((k) => `'${k}'`).join(', ');

@@ -98,7 +98,10 @@ async function fillGrain(j: JournalStore, grain: string, expiresAt: string, matt
     await j.append(grain, [matter, { stream: `idempotency:${stream}`, grain: 'idempotency', expectedVersion: 0, events: [fact('idempotency.claimed', { heldBy: grain })] }]);
     await j.append('idempotency', [{ stream: `idempotency:${stream}`, expectedVersion: 1, events: [fact('idempotency.answered', { heldBy: grain })] }]);
     await j.putAnswer({ stream, grain, tag: 'matter-view', deps: [[stream, 2]], etag: '"e"', body: '{"matter":1}', item: '{"m":1}' });
-    streams.push(stream, `idempotency:${stream}`);
+    // The outbox's record of the Gig post delivered, in its own grain.
+    const [posted] = (await j.readStream(stream)).filter((e) => e.kind === 'gig.posted');
+    await j.append('outbox', [{ stream: `delivered:${stream}`, expectedVersion: 0, events: [fact('outbox.delivered', { id: stream, intent: { grain, stream, seq: posted.seq, kind: posted.kind }, heldBy: grain })] }]);
+    streams.push(stream, `idempotency:${stream}`, `delivered:${stream}`);
   }
   const endpoint = `webhook:${grain}`;
   await j.append('webhooks', [{ stream: endpoint, expectedVersion: 0, events: [fact('webhook.endpoint.created', { ownerGrain: grain, heldBy: grain })] }]);
