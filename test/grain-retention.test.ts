@@ -6,13 +6,17 @@
  * passed, and nothing they wrote is left; their doors answer as an expired
  * grain's do; a grain still in its grace period, a live one and the top
  * level are untouched. On PostgreSQL, one process sweeps at a time, and
- * another process that cached the grain serves nothing of it.
+ * another process that cached the grain serves nothing of it. Both journals
+ * run here, whichever project of the suite runs the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETENTION_LEASE } from '../src/engine/grain-retention.ts';
 import { createApp } from '../src/compose.ts';
 import { PostgresJournal } from '../src/journal/postgres.ts';
-import { call, testApp, topLevelHeaders, type TestApp } from './helpers/app.ts';
+import { rmSync } from 'node:fs';
+import { SqliteJournal } from '../src/journal/sqlite.ts';
+import type { JournalStore } from '../src/journal/store.ts';
+import { call, tempDir, topLevelHeaders, type TestApp } from './helpers/app.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from './helpers/postgres.ts';
 import { until } from './helpers/wait.ts';
 
@@ -79,12 +83,30 @@ async function factsOf(app: TestApp, grains: string[], streams: string[]) {
   return [...found, ...(await heldFor(app, grains))];
 }
 
-describe('expired sandbox grains, purged after their grace period', () => {
+/** The app on a fresh journal of each adapter: the file runs both, whichever project of the suite runs it. */
+const JOURNALS: Array<[string, () => Promise<{ journal: JournalStore; drop: () => Promise<void> }>]> = [
+  ['sqlite', async () => {
+    const dir = tempDir();
+    return { journal: new SqliteJournal(dir), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }],
+  ['postgres', async () => {
+    const schema = freshSchema();
+    return { journal: await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema }), drop: () => dropSchema(schema) };
+  }],
+];
+
+describe.each(JOURNALS)('expired sandbox grains on the %s journal, purged after their grace period', (_name, journalOf) => {
   let app: TestApp;
   let now = Date.now();
   beforeAll(async () => {
+    const { journal, drop } = await journalOf();
     // Sweeps run when the test asks (the interval never comes round).
-    app = await testApp({ sandboxNow: () => now, sandboxTtlSeconds: TTL, retention: { purgeAfterSeconds: GRACE, intervalMs: 2 ** 30, budget: 50 }, webhooks: { timeScale: 0.0001 } });
+    app = await createApp({ journal, sandboxNow: () => now, sandboxTtlSeconds: TTL, retention: { purgeAfterSeconds: GRACE, intervalMs: 2 ** 30, budget: 50 }, webhooks: { timeScale: 0.0001 } });
+    app.addHook('onClose', async () => {
+      await journal.close();
+      await drop();
+    });
+    await app.ready();
   });
   afterAll(() => app.close());
 

@@ -21,7 +21,7 @@ import { PostgresJournal } from '../src/journal/postgres.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import type { JournalStore } from '../src/journal/store.ts';
 import { call, tempDir, type TestApp } from './helpers/app.ts';
-import { dropSchema, freshSchema, TEST_DATABASE_URL } from './helpers/postgres.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL, UNDO_RETENTION_MIGRATION } from './helpers/postgres.ts';
 
 /** One journal, opened again for each start, and plain SQL on it. */
 interface Store {
@@ -64,6 +64,7 @@ function postgresStore(): Store {
     },
     // Schema 3: migrations 4 and after undone (4's append function is replaced again when migration 4 runs).
     earlierBuild: [
+      UNDO_RETENTION_MIGRATION,
       'DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track; DROP TABLE outbox_pending; DROP TABLE leases; DROP TABLE answers',
       'DELETE FROM schema_version WHERE version > 4',
       'DROP INDEX snapshots_population',

@@ -13,7 +13,8 @@
  * answered, before it is durable.
  *
  * Append-only is enforced by the database itself: triggers abort any UPDATE or
- * DELETE on the events table.
+ * DELETE on the events table (a DELETE of a purged sandbox grain's rows
+ * aside: `sqlite-retention.ts`).
  */
 import { Database, SQLITE_DRIVER_PATH } from './sqlite-driver.ts';
 import { mkdirSync } from 'node:fs';

@@ -3,7 +3,9 @@
  * truth: stage, status, ladders, rosters and the event tail are all derived
  * from it. Adapters: SQLite (the default, durable), memory (unit tests only).
  *
- * Positions: `seq` orders a grain's tail (gap-free, strictly increasing);
+ * Positions: `seq` orders a grain's tail (strictly increasing, gap-free as
+ * written; a purge of a sandbox grain takes the records it held out of the
+ * grains no route serves, and a seq is never taken twice: `retention.ts`);
  * `version` orders one stream (one Matter, Ladder, Enrollment, ...), and is what
  * optimistic concurrency checks against.
  */

@@ -19,7 +19,7 @@ import { Database } from '../../src/journal/sqlite-driver.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
 import { DELIVERY_KIND, intentLeaseOf, type JournalStore, type NewEvent } from '../../src/journal/store.ts';
 import { tempDir } from '../helpers/app.ts';
-import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL, UNDO_RETENTION_MIGRATION } from '../helpers/postgres.ts';
 import { until } from '../helpers/wait.ts';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -206,9 +206,10 @@ describe('the outbox reads the unsettled intents alone', () => {
     const first = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     const open = await intents(first, 40, 4);
     await first.close();
-    // As schema 5 left it: migrations 6 to 8 undone.
+    // As schema 5 left it: migrations 6 to 9 undone.
     const db = new pg.Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${schema}` });
     await db.connect();
+    await db.query(UNDO_RETENTION_MIGRATION);
     await db.query('DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track(); DROP TABLE outbox_pending; DROP TABLE answers; DELETE FROM schema_version WHERE version >= 6');
     await db.end();
     const migrated = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });

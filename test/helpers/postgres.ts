@@ -24,3 +24,12 @@ export async function dropSchema(schema: string): Promise<void> {
     await db.end();
   }
 }
+
+/** Migration 9 undone (retention, `src/journal/postgres-retention.ts`): what a test that takes a schema back to an earlier build runs first. */
+export const UNDO_RETENTION_MIGRATION = `
+DROP TRIGGER events_no_delete ON events; DROP FUNCTION journal_delete_only_purged();
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
+DROP TRIGGER grain_heads_purged ON grain_heads; DROP FUNCTION journal_refuse_purged();
+DROP INDEX events_expiry; DROP INDEX events_held;
+ALTER TABLE grain_heads DROP COLUMN purged; DROP TABLE purged_grains;
+DELETE FROM schema_version WHERE version = 9;`;

@@ -11,7 +11,7 @@ import { CreationBound, MemoryAdmissions } from '../../src/engine/creation-bound
 import { PostgresAdmissions } from '../../src/journal/postgres-admissions.ts';
 import { PostgresJournal, SCHEMA_VERSION } from '../../src/journal/postgres.ts';
 import { call, testApp, type TestApp } from '../helpers/app.ts';
-import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { dropSchema, freshSchema, TEST_DATABASE_URL, UNDO_RETENTION_MIGRATION } from '../helpers/postgres.ts';
 
 const schemas: string[] = [];
 const closing: Array<() => Promise<unknown>> = [];
@@ -116,17 +116,18 @@ describe('the creation bound on PostgreSQL, across processes', () => {
     expect((await db.query('SELECT bucket FROM creation_admissions')).rows).toEqual([{ bucket: 'workspace here' }]);
   });
 
-  it('migrates a journal of schema version 1: the admissions table arrives with version 2, the snapshot rows with version 3, their standing and the population\'s counts with version 4, the leases with 5, the unsettled intents with 6 and 7, the answer rows with 8', async () => {
+  it('migrates a journal of schema version 1: the admissions table arrives with version 2, the snapshot rows with version 3, their standing and the population\'s counts with version 4, the leases with 5, the unsettled intents with 6 and 7, the answer rows with 8, retention with 9', async () => {
     const { schema, a, b } = await twoProcesses();
     await a.append('g', [{ stream: 'old', expectedVersion: 0, events: [{ kind: 'x', at: '2026-01-01T00:00:00.000Z', subject: 's', summary: 'x', data: {} }] }]);
     await Promise.all([a.close(), b.close()]);
     const db = await client(schema);
     // Back to version 1, as a database written by the builds before these two.
+    await db.query(UNDO_RETENTION_MIGRATION);
     await db.query('DROP FUNCTION creation_admit; DROP TABLE creation_admissions; DROP TABLE snapshots; DROP TABLE population_ledger; DROP TABLE transition_counts; DROP TABLE leases; DROP TRIGGER events_outbox ON events; DROP FUNCTION outbox_track; DROP TABLE outbox_pending; DROP TABLE answers; DELETE FROM schema_version WHERE version >= 2');
     const reopened = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     closing.push(() => reopened.close());
     expect((await db.query('SELECT max(version) AS v FROM schema_version')).rows[0].v).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(8);
+    expect(SCHEMA_VERSION).toBe(9);
     expect(await new CreationBound({ limit: 1, ledger: reopened.admissions() }).admit('tenant', '10.0.0.1')).toBeNull();
     // A stream written before snapshots has none; an append now keeps one.
     expect(await reopened.readSnapshot('old')).toBeNull();
