@@ -13,9 +13,9 @@
  *   expiry first, a purge cut short (a crash, a stop) resumed first.
  * - **Yielding.** Each step deletes at most `budget` rows in one short
  *   transaction (on SQLite, in the writer thread's next batch, beside the
- *   appends waiting for it), and the sweep rests between steps as long as
- *   the step took (`DUTY`), so requests are served throughout a purge and
- *   it takes at most about half of the journal's time.
+ *   appends waiting for it), and the sweep rests between steps three times
+ *   as long as the step took (`DUTY`), so requests are served throughout a
+ *   purge and it takes about a quarter of the journal's time at most.
  * - **One process at a time** on a journal several processes share: the
  *   sweep runs under a lease (`RETENTION_LEASE`); a process that does not
  *   get it leaves the sweep to its holder, and one that loses it stops
@@ -35,8 +35,14 @@ export const DEFAULT_PURGE_AFTER_SECONDS = 24 * 60 * 60;
 export const SWEEP_INTERVAL_MS = 60_000;
 /** Rows a purge step deletes at most: about a millisecond of the writer's time (docs/benchmarks.md, "Retention"). */
 export const PURGE_BUDGET = 200;
-/** The share of the time a purge works: after each step it rests as long again, so the writes beside it keep most of the journal. */
-const DUTY = 0.5;
+/**
+ * The share of the time a purge works: after each step it rests three times
+ * as long as the step took, so the appends beside it keep most of the
+ * journal's writer (a purge at half the time cost them about half their
+ * throughput while it ran, docs/benchmarks.md "Retention"); a backlog of
+ * 10-Matter grains still goes at several grains a second.
+ */
+const DUTY = 0.25;
 /** Grains read from the journal at a time. */
 const GRAINS_PAGE = 100;
 /** The lease the sweep runs under on a journal several processes share. */

@@ -25,7 +25,7 @@
  * - **The space** goes back to the file system on a journal created with
  *   `auto_vacuum = INCREMENTAL` (every journal this build creates): the last
  *   steps of a purge run `incremental_vacuum`, `VACUUM_PAGES` pages a step,
- *   until no free page is left. An older journal (auto_vacuum off) reuses
+ *   until no more than `FREE_PAGES_KEPT` are free. An older journal (auto_vacuum off) reuses
  *   the freed pages for later writes, so its file stops growing but does not
  *   shrink; `legalwork journal vacuum` converts it, with the service stopped.
  */
@@ -34,6 +34,14 @@ import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPu
 
 /** Pages an incremental vacuum step gives back (4 KiB each): measured at about 2 ms on this machine's disk for 128. */
 export const VACUUM_PAGES = 128;
+/**
+ * Free pages kept for the writes to come (8 MiB): a purge gives back only what
+ * is free beyond them. Under steady churn the next grains' rows fill the pages
+ * the last ones freed; handing each back to the file system and growing the
+ * file again at once was most of a purge's cost to the appends beside it
+ * (every page moved is written to the WAL).
+ */
+export const FREE_PAGES_KEPT = 2048;
 
 const EXPIRING = kindsSql(EXPIRING_OPENINGS);
 const HELD = kindsSql(HELD_OPENINGS);
@@ -205,7 +213,7 @@ export class SqliteRetention {
     }
     if (step.removed) return step;
     const free = this.stmt.autoVacuum.get() === 2 ? (this.stmt.freePages.get() as number) : 0;
-    if (free) return { writes: [['vacuum', null]], streams: [], removed: 0, pages: Math.min(free, VACUUM_PAGES), done: false };
+    if (free > FREE_PAGES_KEPT) return { writes: [['vacuum', null]], streams: [], removed: 0, pages: Math.min(free, VACUUM_PAGES), done: false };
     return { writes: [['done', { grain }]], streams: [], removed: 0, done: true };
   }
 }
