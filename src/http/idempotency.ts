@@ -113,9 +113,9 @@ export function installIdempotency(app: FastifyInstance, records: IdempotencyRec
   app.addHook('onSend', (request, reply, payload, done) => {
     const claim = request.idempotency;
     if (!claim) return done(null, payload);
-    // A sandbox grain that did not resolve (unknown, expired, purged) keeps nothing: the same request gets the same 404
-    // anyway, and a record kept for it would outlive the grain's purge (journal/retention.ts).
-    if (sandboxOf(request) !== undefined && !request.sandbox) {
+    // A sandbox grain that did not resolve (unknown, expired, purged: its 404 before any handler) keeps nothing: the same
+    // request gets the same 404 anyway, and a record kept for it would outlive the grain's purge (journal/retention.ts).
+    if (sandboxOf(request) !== undefined && !request.sandbox && reply.statusCode === 404) {
       records.abandon(claim);
       return done(null, payload);
     }
