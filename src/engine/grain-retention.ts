@@ -33,7 +33,7 @@ import { sandboxKindOf } from './grains.ts';
 export const DEFAULT_PURGE_AFTER_SECONDS = 24 * 60 * 60;
 /** How often expired grains are looked for. */
 export const SWEEP_INTERVAL_MS = 60_000;
-/** Rows a purge step deletes at most: about a millisecond of the writer's time (docs/benchmarks.md, "Retention"). */
+/** Rows a purge step deletes at most: a grain of ten walked Matters in one step; a step's wall time, commit included, a few milliseconds (docs/benchmarks.md, "Retention"). */
 export const PURGE_BUDGET = 200;
 /**
  * The share of the time a purge works: after each step it rests three times

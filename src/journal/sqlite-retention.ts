@@ -10,24 +10,27 @@
  *   then on the grain's rows may be deleted (`events_no_delete` lets a
  *   delete through for a purged grain's rows and the streams held for it,
  *   and for nothing else: the journal stays append-only), and no append to
- *   the grain is taken (`refuses`, asked as an append is staged). It keeps
+ *   the grain is taken (`refuse`, asked as an append is staged). It keeps
  *   where the purge stands (`cursor`, `done`), so a purge cut short resumes.
  * - **The steps**, in order: the answer rows and their marks of the grain's
  *   streams (`budget` streams a step, walking their openings by seq), the
  *   snapshot rows, population counts and unsettled intents of the grain, the
- *   streams held for it (an Idempotency-Key's record, a webhook endpoint:
- *   their later events first, their openings last, so each stays findable
- *   until it is gone), then the grain's own events, `budget` rows a step.
+ *   streams held for it (an Idempotency-Key's record, a webhook endpoint, an
+ *   outbox delivery record: their later events first, their openings last,
+ *   so each stays findable until it is gone), then the grain's own events;
+ *   each part takes what room the step's budget has left.
  * - **A grain's seq never goes back**: deleting held streams' rows may take
- *   the last seq of a grain they live in (`idempotency`, `webhooks`), so the
+ *   the last seq of a grain they live in (`idempotency`, `webhooks`,
+ *   `outbox`), so the
  *   highest seq deleted there is kept (`grain_seq_floor`), and the grain's
  *   next seq follows it (`GRAIN_SEQ`).
  * - **The space** goes back to the file system on a journal created with
  *   `auto_vacuum = INCREMENTAL` (every journal this build creates): the last
  *   steps of a purge run `incremental_vacuum`, `VACUUM_PAGES` pages a step,
- *   until no more than `FREE_PAGES_KEPT` are free. An older journal (auto_vacuum off) reuses
- *   the freed pages for later writes, so its file stops growing but does not
- *   shrink; `legalwork journal vacuum` converts it, with the service stopped.
+ *   until no more than `FREE_PAGES_KEPT` are free. An older journal
+ *   (auto_vacuum off) reuses the freed pages for later writes, so its file
+ *   stops growing but does not shrink; `legalwork journal vacuum` converts
+ *   it, with the service stopped.
  */
 import type { Database } from './sqlite-driver.ts';
 import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable, type PurgeStep } from './retention.ts';
