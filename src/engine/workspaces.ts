@@ -12,6 +12,7 @@
 import { newId, type IdPrefix } from '../domain/ids.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
+import { GrainPurged } from '../journal/retention.ts';
 import type { JournalEvent } from '../journal/store.ts';
 import type { Fact } from '../../machines/fact.ts';
 import type { Supervisor } from './supervisor.ts';
@@ -87,11 +88,24 @@ export class SandboxGrains {
     this.cache = new RecentMap(capacity);
   }
 
-  /** Opens a new grain: one journaled `<kind>.opened` fact in the grain's own tail. */
+  /**
+   * Opens a new grain: one journaled `<kind>.opened` fact in the grain's own
+   * tail. An id is never given twice: one a purged grain had (128 random
+   * bits met again) is refused by the journal, and another is drawn.
+   */
   async open(): Promise<Grain> {
-    const id = newId(GRAIN_ID_PREFIX[this.kind]);
     const expiresAt = new Date(this.now() + this.ttlSeconds * 1000).toISOString();
-    const written = await this.supervisor.openStream(id, id, { kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } });
+    let id: string;
+    let written: JournalEvent[];
+    for (let draw = 1; ; draw++) {
+      id = newId(GRAIN_ID_PREFIX[this.kind]);
+      try {
+        written = await this.supervisor.openStream(id, id, { kind: `${this.kind}.opened`, by: 'gate', note: `sandbox ${this.kind} opened; expires at ${expiresAt}`, data: { expiresAt, ttlSeconds: this.ttlSeconds } });
+        break;
+      } catch (error) {
+        if (!(error instanceof GrainPurged) || draw === 3) throw error;
+      }
+    }
     const grain = { record: recordOf(this.kind, written[0]), version: written.length, stream: written };
     this.cache.set(id, grain);
     return grain;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createServices } from '../../src/compose.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
 import { latestOfEachKind } from '../../src/engine/workspaces.ts';
+import { GrainPurged } from '../../src/journal/retention.ts';
 
 describe('sandbox grains in memory', () => {
   it('keep a Tenant re-declared many times at its opening and latest declaration of each kind, with the version of its stream', async () => {
@@ -42,5 +43,24 @@ describe('sandbox grains in memory', () => {
     const e = (version: number, kind: string) => ({ version, kind }) as Parameters<typeof latestOfEachKind>[0][number];
     const stream = [e(1, 'firm.opened'), e(2, 'firm.routing.declared'), e(3, 'other'), e(4, 'firm.routing.declared')];
     expect(latestOfEachKind(stream).map((x) => x.version)).toEqual([1, 3, 4]);
+  });
+
+  it('never give an id twice: one the journal refuses as a purged grain\'s is drawn again', async () => {
+    const journal = new MemoryJournal();
+    const { workspaces } = createServices({ journal });
+    // The journal answers the first opening as a purged grain's id met again (its 128 random bits drawn twice).
+    const refused: string[] = [];
+    const append = journal.append.bind(journal);
+    journal.append = async (grain, writes) => {
+      if (refused.length === 0 && writes[0]?.events[0]?.kind === 'workspace.opened') {
+        refused.push(grain);
+        throw new GrainPurged(grain);
+      }
+      return append(grain, writes);
+    };
+    const opened = await workspaces.open();
+    expect(refused).toHaveLength(1);
+    expect(opened.record.id).not.toBe(refused[0]);
+    expect((await workspaces.resolve(opened.record.id)).record.id).toBe(opened.record.id);
   });
 });

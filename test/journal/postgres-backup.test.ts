@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL journal's backup and restore, as docs/postgres.md gives
- * it: `pg_dump` of the journal's schema while the service runs, and
+ * it: `pg_dump` of the journal's schema while the service writes, and
  * `pg_restore` into a new database, where the service starts and answers
  * what it answered before, and goes on writing where the journal stood.
  */
@@ -15,6 +15,7 @@ import { createApp } from '../../src/compose.ts';
 import { PostgresJournal } from '../../src/journal/postgres.ts';
 import { call, issueKey, tempDir, type TestApp } from '../helpers/app.ts';
 import { dropSchema, freshSchema, TEST_DATABASE_URL } from '../helpers/postgres.ts';
+import { until } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 
@@ -46,7 +47,7 @@ describe('pg_dump and pg_restore of the PostgreSQL journal', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('restores a dump taken while the service runs into a new database, which serves the same answers', async () => {
+  it('restores a dump taken while the service writes into a new database, which serves the same answers and every write acknowledged before the dump began', async () => {
     const app = await serviceOn(TEST_DATABASE_URL, schema);
     const key = await issueKey(app);
     const ws = `/workspaces/${(await call(app, 'POST', '/workspaces')).body.workspace.id}`;
@@ -64,10 +65,26 @@ describe('pg_dump and pg_restore of the PostgreSQL journal', () => {
     const answered = [];
     for (const [url, headers] of reads) answered.push((await call(app, 'GET', url, undefined, headers)).body);
 
-    // The dump, as docs/postgres.md gives it: the journal's schema, in the custom format, while the service serves.
+    // The dump, as docs/postgres.md gives it: the journal's schema, in the custom format, while the service serves writes.
+    // The load writes in a workspace of its own, so the answers above stand as they were.
+    const busy = `/workspaces/${(await call(app, 'POST', '/workspaces')).body.workspace.id}`;
+    const acked: string[] = [];
+    let stop = false;
+    const writers = Array.from({ length: 4 }, async () => {
+      while (!stop) {
+        const opened = await call(app, 'POST', `${busy}/matters`, { matterType: 'patent_provisional' });
+        if (opened.status !== 201) throw new Error(`the load was refused: ${opened.raw}`);
+        acked.push(opened.body.matter.id);
+      }
+    });
+    await until(() => acked.length >= 20, 'the load under way');
+    const ackedBefore = [...acked];
     const dump = join(dir, 'journal.dump');
     await run('pg_dump', ['--format=custom', `--schema=${schema}`, `--file=${dump}`, TEST_DATABASE_URL]);
-    expect((await call(app, 'POST', `${ws}/matters`, { matterType: 'patent_provisional' })).status).toBe(201);
+    const ackedDuring = acked.length - ackedBefore.length;
+    stop = true;
+    await Promise.all(writers);
+    expect(ackedDuring).toBeGreaterThan(0);
     await app.close();
 
     const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -77,6 +94,7 @@ describe('pg_dump and pg_restore of the PostgreSQL journal', () => {
     await run('pg_restore', ['--exit-on-error', `--dbname=${urlOf(database)}`, dump]);
 
     const restored = await serviceOn(urlOf(database), schema);
+    for (const id of ackedBefore) expect((await call(restored, 'GET', `${busy}/matters/${id}`)).status).toBe(200);
     for (const [i, [url, headers]] of reads.entries()) {
       const read = await call(restored, 'GET', url, undefined, headers);
       expect(read.status, url).toBe(200);
