@@ -191,6 +191,7 @@ describe('a malformed setting', () => {
     dir = tempDataDir('legalwork-settings-');
     await expect(spawnService(dir, { LEGALWORK_DRAIN_SECONDS: 'abc' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_DRAIN_SECONDS/);
     await expect(spawnService(dir, { LEGALWORK_WEBHOOK_TIMEOUT_MS: 'x' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_WEBHOOK_TIMEOUT_MS/);
+    await expect(spawnService(dir, { LEGALWORK_SANDBOX_PURGE_AFTER: 'soon' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_SANDBOX_PURGE_AFTER/);
     // Checked as the app is built, after the journal opened: it is closed again, and the process ends.
     await expect(spawnService(dir, { LEGALWORK_SANDBOX_TTL: '-1' })).rejects.toThrow(/exited \(\d+\) before listening[\s\S]*LEGALWORK_SANDBOX_TTL/);
   }, 60_000);

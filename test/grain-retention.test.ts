@@ -10,7 +10,7 @@
  * run here, whichever project of the suite runs the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETENTION_LEASE } from '../src/engine/grain-retention.ts';
+import { purgeAfterOf, RETENTION_LEASE } from '../src/engine/grain-retention.ts';
 import { createApp } from '../src/compose.ts';
 import { PostgresJournal } from '../src/journal/postgres.ts';
 import { rmSync } from 'node:fs';
@@ -180,5 +180,16 @@ describe('the sweep on a PostgreSQL journal several processes share', () => {
     expect((await second.services.retention.sweep()).sort()).toEqual([...driven.grains].sort());
     expect(await factsOf(first, driven.grains, [driven.mt])).toEqual([]);
     for (const app of [first, second]) await expectGone(app, driven);
+  });
+});
+
+describe('LEGALWORK_SANDBOX_PURGE_AFTER', () => {
+  it('takes seconds from 0 to a year, or off; anything else stops the start, worded', () => {
+    expect(purgeAfterOf(undefined)).toBe(86_400);
+    expect(purgeAfterOf('')).toBe(86_400);
+    expect(purgeAfterOf('0')).toBe(0);
+    expect(purgeAfterOf('3600.5')).toBe(3600.5);
+    expect(purgeAfterOf('off')).toBeNull();
+    for (const bad of ['-1', 'soon', 'Infinity', String(367 * 24 * 3600), 'NaN']) expect(() => purgeAfterOf(bad)).toThrow(/LEGALWORK_SANDBOX_PURGE_AFTER must be/);
   });
 });

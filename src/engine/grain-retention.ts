@@ -61,7 +61,7 @@ export interface RetentionOptions {
 
 /** Reads `LEGALWORK_SANDBOX_PURGE_AFTER`: seconds (0 or more, at most a year), or `off`; anything else stops the start. */
 export function purgeAfterOf(value: string | undefined): number | null {
-  if (value === undefined || value === '') return DEFAULT_PURGE_AFTER_SECONDS;
+  if (value === undefined || value.trim() === '') return DEFAULT_PURGE_AFTER_SECONDS;
   if (value === 'off') return null;
   const seconds = Number(value);
   if (!Number.isFinite(seconds) || seconds < 0 || seconds > 366 * 24 * 60 * 60) {
