@@ -5,7 +5,8 @@
  * `src/` (the deciders name their refusals; the catalog words them), and the
  * journal knows neither the domain nor the engine. Read off the sources'
  * import statements (type-only ones included), so a new upward import fails
- * here naming the file and what it imports.
+ * here naming the file and what it imports. Within a layer too, no file
+ * reaches itself again through what it imports: a circle fails here named.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -37,6 +38,35 @@ function importsOf(file: string): string[] {
   return found.map((spec) => relative(ROOT, resolve(dirname(join(ROOT, file)), spec)));
 }
 
+/**
+ * The import circles among `files`, each named from its first file in sorted
+ * order (`a.ts → b.ts → a.ts`): a depth-first walk meets a file still on its
+ * path, so each circle of files is found at least once.
+ */
+function importCircles(files: string[], importsOfFile: (file: string) => string[] = importsOf): string[] {
+  const known = new Set(files);
+  const done = new Set<string>();
+  const path: string[] = [];
+  const circles = new Set<string>();
+  const walk = (file: string) => {
+    const at = path.indexOf(file);
+    if (at >= 0) {
+      const circle = path.slice(at);
+      const first = circle.indexOf([...circle].sort()[0]);
+      const named = [...circle.slice(first), ...circle.slice(0, first)];
+      circles.add([...named, named[0]].join(' → '));
+      return;
+    }
+    if (done.has(file)) return;
+    path.push(file);
+    for (const target of importsOfFile(file)) if (known.has(target)) walk(target);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of [...files].sort()) walk(file);
+  return [...circles].sort();
+}
+
 const layerOf = (path: string): string | undefined => Object.keys(LAYERS).find((name) => path === LAYERS[name].dir || path.startsWith(`${LAYERS[name].dir}/`));
 
 describe('the layers import only downward', () => {
@@ -56,6 +86,15 @@ describe('the layers import only downward', () => {
       expect(upward).toEqual([]);
     });
   }
+
+  it('no file in src/ or machines/ reaches itself again through its imports', () => {
+    expect(importCircles([...sources('src'), ...sources('machines')])).toEqual([]);
+  });
+
+  it('names a circle when there is one', () => {
+    const graph: Record<string, string[]> = { 'a.ts': ['b.ts'], 'b.ts': ['c.ts', 'd.ts'], 'c.ts': ['a.ts'], 'd.ts': [] };
+    expect(importCircles(Object.keys(graph), (file) => graph[file])).toEqual(['a.ts → b.ts → c.ts → a.ts']);
+  });
 
   it('reads the imports it judges', () => {
     // A guard against a pattern that matches nothing: the engine imports the journal, and machines import each other.
