@@ -10,9 +10,8 @@
  * from the population doors (`src/http/routes/population.ts`), drawn with the
  * marks every diagram page shares (`diagram-script.ts`).
  */
-import { DIAGRAM_STYLE, legendItems, swatch } from './diagram-script.ts';
+import { DIAGRAM_STYLE, legendItems, swatch } from './diagram-style.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
-import { POPULATION_SCRIPT } from './population-script.ts';
 
 export interface PopulationMachine {
   kind: 'matter' | 'deadline-ladder' | 'enrollment';
@@ -96,7 +95,7 @@ export function populationPage(subject: PopulationSubject): Page {
     path: subject.path,
     wide: true,
     style: DIAGRAM_STYLE + STYLE,
-    script: POPULATION_SCRIPT,
+    script: 'population',
     body: `
 <div id="population" class="population" data-machines="${h(JSON.stringify(subject.machines))}" data-keyed="${subject.keyed}">
 <h1>Where <span class="noun">${h(first.nouns)}</span> gather <span class="note">· ${h(subject.grain)}</span></h1>
