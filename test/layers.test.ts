@@ -1,7 +1,10 @@
 /**
  * The layers a write crosses import only downward: route → engine →
  * schemas → machines and domain → journal → lib, and the CLI, a client, never reaches
- * into the HTTP edge or the engine. `machines/` imports nothing from
+ * into the HTTP edge or the engine. The pages for people (`src/web/`) sit on
+ * the HTTP edge, which knows nothing of them; their browser code
+ * (`src/web/browser/`) reaches only what runs in a browser: itself and the
+ * domain's import-free words (its tsconfig, without Node, holds the rest). `machines/` imports nothing from
  * `src/` (the deciders name their refusals; the catalog words them), and the
  * journal knows neither the domain nor the engine. Read off the sources'
  * import statements (type-only ones included), so a new upward import fails
@@ -18,6 +21,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 const LAYERS: Record<string, { dir: string; may: string[] }> = {
   // The CLI is a client of the service: it reads the domain's settings (the supply network's secret) where the service does, never through the HTTP edge or the engine.
   cli: { dir: 'src/cli', may: ['machines', 'domain', 'journal', 'lib'] },
+  // What a person looks at: pages built on the API's edge (a grain resolved as its doors resolve it), and their scripts' data shapes.
+  web: { dir: 'src/web', may: ['browser', 'http', 'engine', 'schemas', 'machines', 'domain', 'journal', 'lib'] },
+  browser: { dir: 'src/web/browser', may: ['domain'] },
   http: { dir: 'src/http', may: ['engine', 'schemas', 'machines', 'domain', 'journal', 'lib'] },
   engine: { dir: 'src/engine', may: ['schemas', 'machines', 'domain', 'journal', 'lib'] },
   // The contract's shapes (request bodies, resources, facts): what the edge validates and serializes, and what the engine's requests are the static types of.
@@ -67,12 +73,16 @@ function importCircles(files: string[], importsOfFile: (file: string) => string[
   return [...circles].sort();
 }
 
-const layerOf = (path: string): string | undefined => Object.keys(LAYERS).find((name) => path === LAYERS[name].dir || path.startsWith(`${LAYERS[name].dir}/`));
+/** The layer a path is in: the one of the longest directory holding it (`src/web/browser/` within `src/web/`). */
+const layerOf = (path: string): string | undefined =>
+  Object.keys(LAYERS)
+    .filter((name) => path === LAYERS[name].dir || path.startsWith(`${LAYERS[name].dir}/`))
+    .sort((a, b) => LAYERS[b].dir.length - LAYERS[a].dir.length)[0];
 
 describe('the layers import only downward', () => {
   for (const [name, layer] of Object.entries(LAYERS)) {
     it(`${layer.dir}/ imports only from ${layer.may.length ? layer.may.map((l) => `${LAYERS[l].dir}/`).join(', ') : 'itself'}`, () => {
-      const upward = sources(layer.dir).flatMap((file) =>
+      const upward = sources(layer.dir).filter((file) => layerOf(file) === name).flatMap((file) =>
         importsOf(file)
           .filter((target) => {
             const to = layerOf(target);
@@ -87,6 +97,13 @@ describe('the layers import only downward', () => {
     });
   }
 
+  it('src/web/browser/ takes from the rest of the tree only modules that import nothing, so a bundle holds no server code', () => {
+    const imported = sources(LAYERS.browser.dir).flatMap((file) => importsOf(file).filter((target) => layerOf(target) !== 'browser'));
+    expect(imported.length).toBeGreaterThan(0);
+    const importing = [...new Set(imported)].filter((target) => /^\s*(import|export)\b[^;]*\bfrom\s|^\s*import\s*['(]/m.test(readFileSync(join(ROOT, target), 'utf8')));
+    expect(importing).toEqual([]);
+  });
+
   it('no file in src/ or machines/ reaches itself again through its imports', () => {
     expect(importCircles([...sources('src'), ...sources('machines')])).toEqual([]);
   });
@@ -100,5 +117,7 @@ describe('the layers import only downward', () => {
     // A guard against a pattern that matches nothing: the engine imports the journal, and machines import each other.
     expect(importsOf('src/engine/supervisor.ts')).toContain('src/journal/store.ts');
     expect(importsOf('machines/matter.table.ts')).toContain('machines/edges.ts');
+    expect(layerOf('src/web/browser/inspector.ts')).toBe('browser');
+    expect(layerOf('src/web/routes.ts')).toBe('web');
   });
 });
