@@ -37,8 +37,9 @@ export interface PageScripts {
 }
 
 async function bundle(): Promise<PageScripts> {
-  const { build } = await import('esbuild');
-  const { outputFiles } = await build({
+  const esbuild = await import('esbuild');
+  // esbuild bundles in a child process it keeps for later calls (some 17 MB); the pages need it once.
+  const { outputFiles } = await esbuild.build({
     entryPoints: ENTRIES,
     entryNames: '[name].[hash]',
     outdir: 'scripts',
@@ -52,7 +53,7 @@ async function bundle(): Promise<PageScripts> {
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'silent',
-  });
+  }).finally(() => esbuild.stop());
   const byName = new Map(outputFiles.map((file) => [basename(file.path), file.contents]));
   // Each script is named `<page>.<hash>.js` (entryNames), the page being its key in ENTRIES.
   const nameOf = new Map([...byName.keys()].map((name) => [name.slice(0, name.indexOf('.')), name]));
