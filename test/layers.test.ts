@@ -12,6 +12,7 @@
  * reaches itself again through what it imports: a circle fails here named.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import ts from 'typescript';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -111,6 +112,22 @@ describe('the layers import only downward', () => {
   it('names a circle when there is one', () => {
     const graph: Record<string, string[]> = { 'a.ts': ['b.ts'], 'b.ts': ['c.ts', 'd.ts'], 'c.ts': ['a.ts'], 'd.ts': [] };
     expect(importCircles(Object.keys(graph), (file) => graph[file])).toEqual(['a.ts → b.ts → c.ts → a.ts']);
+  });
+
+  it('src/http/routes/ holds at most 8 casts (type assertions, `as const` aside): a request is typed from its route\'s schema', () => {
+    const casts = sources('src/http/routes').flatMap((file) => {
+      const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
+      const found: string[] = [];
+      const visit = (node: ts.Node) => {
+        const cast = ts.isAsExpression(node) || ts.isTypeAssertionExpression(node);
+        if (cast && !(ts.isTypeReferenceNode(node.type) && node.type.getText() === 'const')) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.getText().slice(0, 80)}`);
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    });
+    expect(casts.length, casts.join('\n')).toBeLessThanOrEqual(8);
+    expect(casts.length, 'the count reads the casts it judges').toBeGreaterThan(0);
   });
 
   it('reads the imports it judges', () => {
