@@ -7896,7 +7896,7 @@ export interface operations {
                      *         "version": "0.3.0",
                      *         "suite": "http://127.0.0.1:3000/verify/suite.json",
                      *         "suiteId": "legalwork-contract@1",
-                     *         "pin": "46463efaf441f1c22cf5370228c35e111886ece651843139e14ef669090ff0a3"
+                     *         "pin": "18bf51ad2c020e74bcde2af36b7d841ad37d12bf9568d3dc936258312d555fe4"
                      *       },
                      *       "auth": {
                      *         "scheme": "bearer",
@@ -7961,7 +7961,7 @@ export interface operations {
                             suite: string;
                             /** @example legalwork-contract@1 */
                             suiteId: string;
-                            /** @example 46463efaf441f1c22cf5370228c35e111886ece651843139e14ef669090ff0a3 */
+                            /** @example 18bf51ad2c020e74bcde2af36b7d841ad37d12bf9568d3dc936258312d555fe4 */
                             pin: string;
                         };
                         auth: {
