@@ -4,12 +4,13 @@
  * named by its content (`inspector.<hash>.js`) and served from memory at
  * `/scripts/<name>` to be cached for good: a changed script is a new name.
  *
- * Bundled once per process, on the first page asked for (in tens of
- * milliseconds), never at start-up: a process that serves no page (a CLI
- * command, the MCP server, a test of the API) never loads esbuild. esbuild's
- * output is a function of its input, so every process running the same
- * sources names the same scripts, and a page one process served loads its
- * script from any other.
+ * Bundled once per process, on the first page asked for (a few hundred
+ * milliseconds, esbuild's own start included: docs/inspector.md), never at
+ * start-up: the start does not wait for it, and a process that serves no page
+ * (a CLI command, the MCP server, a test of the API) never loads esbuild.
+ * esbuild's output is a function of its input, so every process running the
+ * same sources names the same scripts, and a page one process served loads
+ * its script from any other.
  */
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.ts';

@@ -12,7 +12,6 @@ type Schemas = components['schemas'];
 /** The JSON a door answers with `status`, as the contract declares it. */
 export type JsonOf<Op extends keyof operations, Status extends keyof operations[Op]['responses']> = operations[Op]['responses'][Status] extends { content: { 'application/json': infer Body } } ? Body : never;
 
-export type Refusal = Schemas['Refusal'];
 export type Inspection = Schemas['Inspection'];
 export type InspectionStep = Schemas['InspectionStep'];
 export type Population = Schemas['Population'];

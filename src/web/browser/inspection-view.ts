@@ -79,7 +79,7 @@ export function arrivalWords(added: InspectionStep[], latest: Inspection, pinned
 }
 
 /** How many inspections as of earlier facts a page keeps, so moving back and forth through the timeline does not fetch them again. */
-export const KEPT_VIEWS = 64;
+const KEPT_VIEWS = 64;
 
 /** Inspections as of a fact, the most recently used kept: past `capacity`, the least recently used goes. */
 export class KeptViews<V> {
