@@ -11,20 +11,8 @@
  * marks every diagram page shares (`diagram-script.ts`).
  */
 import { DIAGRAM_STYLE, legendItems, swatch } from './diagram-style.ts';
+import type { PopulationMachine } from './browser/population-view.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
-
-export interface PopulationMachine {
-  kind: 'matter' | 'deadline-ladder' | 'enrollment';
-  /** `Matter`, as the tab and the captions name the machine. */
-  title: string;
-  /** What one record and several are called: `Matter`, `Matters`. */
-  noun: string;
-  nouns: string;
-  /** The population door the script reads (`…/inspection/matters`). */
-  data: string;
-  /** The generated SVG (`/docs/diagrams/<machine>.svg`). */
-  diagram: string;
-}
 
 export interface PopulationSubject {
   /** What is counted, in words: `workspace ws_…`, `your key's records at the top level`. */

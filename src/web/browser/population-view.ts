@@ -33,9 +33,20 @@ export const weightOf = (taken: number, most: number): string => (Math.log1p(tak
 
 /** What the page calls one record of the machine, and several. */
 export interface Nouns {
+  /** `Matter`, as the tab and the captions name the machine. */
   title: string;
+  /** What one record and several are called: `Matter`, `Matters`. */
   noun: string;
   nouns: string;
+}
+
+/** A machine the page shows, as the page is served with it (`data-machines`). */
+export interface PopulationMachine extends Nouns {
+  kind: 'matter' | 'deadline-ladder' | 'enrollment';
+  /** The population door the script reads (`…/inspection/matters`). */
+  data: string;
+  /** The generated SVG (`/docs/diagrams/<machine>.svg`). */
+  diagram: string;
 }
 
 export const nounOf = (machine: Nouns, n: number): string => (n === 1 ? machine.noun : machine.nouns);

@@ -18,19 +18,10 @@ import { badge, clearMarks, fetchText, fitDiagram, mountDiagram, statePathOf, su
 import { $, el } from './dom.ts';
 import { getJson } from './http.ts';
 import { timeOf } from './inspection-view.ts';
-import { ageWords, MemberPages, nounOf, populationCaption, stateLabel, weightOf, type Nouns } from './population-view.ts';
-
-/** A machine the page can show, as the page was served with it (`PopulationMachine` in src/web/population.ts). */
-interface Machine extends Nouns {
-  kind: string;
-  /** The population door. */
-  data: string;
-  /** The generated SVG. */
-  diagram: string;
-}
+import { ageWords, MemberPages, nounOf, populationCaption, stateLabel, weightOf, type PopulationMachine } from './population-view.ts';
 
 const root = $('population');
-const MACHINES: Machine[] = JSON.parse(root.dataset.machines ?? '[]');
+const MACHINES: PopulationMachine[] = JSON.parse(root.dataset.machines ?? '[]');
 
 const S = {
   /** The machine shown. */
