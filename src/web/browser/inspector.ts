@@ -29,20 +29,34 @@ const title = root.dataset.title ?? '';
 /** The model tests' coverage of this machine (visualizations/<machine>.coverage.json), as the page was served with it. */
 const COVERAGE: DrawnCoverage | null = root.dataset.coverage ? JSON.parse(root.dataset.coverage) : null;
 
-const S = {
+/** What the page holds between events. */
+interface PageState {
   /** The inspection at the head: its path is the whole timeline. */
-  latest: null as Inspection | null,
+  latest: Inspection | null;
   /** The inspection drawn now (the head's, or one as of a fact). */
-  view: null as Inspection | null,
+  view: Inspection | null;
   /** The seq the reviewer chose, or null: following the head. */
-  pinned: null as number | null,
-  page: 0,
-  views: new KeptViews<Inspection>(),
+  pinned: number | null;
+  page: number;
+  views: KeptViews<Inspection>;
   /** The view being fetched, to abort when the reviewer moves on. */
-  loading: null as AbortController | null,
+  loading: AbortController | null;
   /** The inlined diagram, its elements by name. */
-  ix: null as Diagram | null,
+  ix: Diagram | null;
   /** Drawing the model tests' coverage rather than the record. */
+  coverage: boolean;
+  /** The diagram shrunk to its box, rather than at its actual size. */
+  fit: boolean;
+}
+
+const S: PageState = {
+  latest: null,
+  view: null,
+  pinned: null,
+  page: 0,
+  views: new KeptViews(),
+  loading: null,
+  ix: null,
   coverage: false,
   fit: !matchMedia('(max-width: 760px)').matches,
 };

@@ -23,20 +23,33 @@ import { ageWords, MemberPages, nounOf, populationCaption, stateLabel, weightOf,
 const root = $('population');
 const MACHINES: PopulationMachine[] = JSON.parse(root.dataset.machines ?? '[]');
 
-const S = {
+/** What the page holds between events. */
+interface PageState {
   /** The machine shown. */
-  machine: MACHINES[0],
+  machine: PopulationMachine;
   /** The top level's API key, in memory only. */
-  key: null as string | null,
+  key: string | null;
   /** The population drawn (null: the grain holds none). */
-  data: null as Population | null,
-  ix: null as Diagram | null,
+  data: Population | null;
+  ix: Diagram | null;
   /** The state listed. */
-  chosen: null as string | null,
+  chosen: string | null;
+  pages: MemberPages;
+  /** The diagram shrunk to its box, rather than at its actual size. */
+  fit: boolean;
+  /** Diagram text by URL. */
+  svg: Map<string, string>;
+}
+
+const S: PageState = {
+  machine: MACHINES[0],
+  key: null,
+  data: null,
+  ix: null,
+  chosen: null,
   pages: new MemberPages(),
   fit: !matchMedia('(max-width: 760px)').matches,
-  /** Diagram text by URL. */
-  svg: new Map<string, string>(),
+  svg: new Map(),
 };
 
 function problem(message: string | null): void {

@@ -10,7 +10,8 @@ import { $, el } from './dom.ts';
 
 /** The Matter machine's terminals, as the page was served with them. */
 const TERMINALS: string[] = JSON.parse($('matter-terminals').textContent ?? '[]');
-const state = { ws: '', matter: null as Matter | null };
+/** The workspace opened (its path) and the Matter shown. */
+const state: { ws: string; matter: Matter | null } = { ws: '', matter: null };
 
 const cell = (text: unknown) => el('td', { text: text === null || text === undefined ? '' : String(text) });
 
