@@ -1,19 +1,20 @@
 /**
  * The layers a write crosses import only downward: route → engine →
  * schemas → machines and domain → journal → lib, and the CLI, a client, never reaches
- * into the HTTP edge or the engine. The pages for people (`src/web/`) sit on
- * the HTTP edge, which knows nothing of them; their browser code
- * (`src/web/browser/`) reaches only what runs in a browser: itself and the
- * domain's import-free words (its tsconfig, without Node, holds the rest). `machines/` imports nothing from
+ * into the HTTP edge or the engine. `machines/` imports nothing from
  * `src/` (the deciders name their refusals; the catalog words them), and the
- * journal knows neither the domain nor the engine. Read off the sources'
- * import statements (type-only ones included), so a new upward import fails
- * here naming the file and what it imports. Within a layer too, no file
- * reaches itself again through what it imports: a circle fails here named.
+ * journal knows neither the domain nor the engine. The pages for people
+ * (`src/web/`) sit on the HTTP edge, which knows nothing of them; their
+ * browser code (`src/web/browser/`) reaches only what runs in a browser:
+ * itself and modules that import nothing (its tsconfig, without Node, holds
+ * the rest). Read off the sources' import statements (type-only ones
+ * included), so a new upward import fails here naming the file and what it
+ * imports. Within a layer too, no file reaches itself again through what it
+ * imports: a circle fails here named.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import ts from 'typescript';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
