@@ -2,7 +2,7 @@
  * Expired sandbox grains purged (issue 46): a workspace, Tenant or firm is
  * kept for a grace period past its `expiresAt` (its doors answer 404 from
  * the moment it expires), then every row it wrote is deleted by the
- * journal's own purge (`GrainRetention` in `journal/retention.ts`), a
+ * journal's own purge (`GrainRetention` in `journal/store.ts`, `journal/retention.ts`), a
  * bounded step at a time, and a tombstone keeps its id refused for ever.
  * The top level is never purged: only a grain whose id is a sandbox grain's
  * is asked for, and the journal refuses any grain that did not open as one.

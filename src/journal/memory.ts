@@ -1,8 +1,8 @@
 /** An in-memory journal for unit tests only: same contract, no durability. */
 import { edgeCounts, enteredOf, snapshotOf, snapshotRow, statesOf, type PopulationRow, type SnapshotRow } from './population-rows.ts';
 import { checksumOf, intact } from './answer-rows.ts';
-import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, NotPurgeable, type PurgeStep } from './retention.ts';
-import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
+import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, NotPurgeable } from './retention.ts';
+import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type PurgeStep } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();

@@ -23,8 +23,8 @@
  *   (docs/postgres.md).
  */
 import type pg from 'pg';
-import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable, type PurgeStep } from './retention.ts';
-import { INTENT_LEASE_PREFIX } from './store.ts';
+import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable } from './retention.ts';
+import { INTENT_LEASE_PREFIX, type PurgeStep } from './store.ts';
 
 const EXPIRING = kindsSql(EXPIRING_OPENINGS);
 const HELD = kindsSql(HELD_OPENINGS);

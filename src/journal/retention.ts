@@ -44,34 +44,6 @@ export const HELD_OPENINGS = ['idempotency.claimed', 'idempotency.answered', 'we
 /** The SQL list of some kinds, as the adapters' partial indexes and the queries that read through them name them. */
 export const kindsSql = (kinds: readonly string[]) => kinds.map((k) => `'${k}'`).join(', ');
 
-/** One step of a purge: how many rows it deleted, the free pages it gave back to the file system (the embedded journal), and whether nothing of the grain is left (its tombstone aside). */
-export interface PurgeStep {
-  removed: number;
-  pages?: number;
-  done: boolean;
-}
-
-/** The journal's side of retention: one operation per adapter, the same tests on every one (`test/journal/retention.test.ts`). */
-export interface GrainRetention {
-  /**
-   * The grains to purge now, at most `limit`: first those whose purge began
-   * and has not finished, then those whose opening says they expired before
-   * `before` (an ISO instant), the earliest expiry first.
-   */
-  expiredGrains(before: string, limit: number): Promise<string[]>;
-  /**
-   * One step of the grain's purge, in one transaction that deletes at most
-   * about `budget` rows (a step clears the caches of up to `budget` streams,
-   * or deletes up to `budget` events). The first step writes the tombstone:
-   * from then on no append to the grain is taken (`GrainPurged`). Rejects
-   * with `NotPurgeable` for a grain that never opened as a TTL-bound grain
-   * (the top level), writing nothing.
-   */
-  purgeGrain(grain: string, budget: number): Promise<PurgeStep>;
-  /** Whether the grain's purge has begun (its tombstone is written). */
-  isPurged(grain: string): Promise<boolean>;
-}
-
 /** An append to a purged grain (or to a stream held for one): refused, nothing written. */
 export class GrainPurged extends Error {
   constructor(readonly grain: string) {

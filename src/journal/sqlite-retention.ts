@@ -33,7 +33,8 @@
  *   it, with the service stopped.
  */
 import type { Database } from './sqlite-driver.ts';
-import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable, type PurgeStep } from './retention.ts';
+import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable } from './retention.ts';
+import type { PurgeStep } from './store.ts';
 
 /** Pages an incremental vacuum step gives back (4 KiB each): measured at about 2 ms on this machine's disk for 128. */
 export const VACUUM_PAGES = 128;

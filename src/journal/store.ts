@@ -10,8 +10,6 @@
  * optimistic concurrency checks against.
  */
 
-import type { GrainRetention } from './retention.ts';
-
 /** A fact about to be journaled. */
 export interface NewEvent {
   kind: string;
@@ -223,10 +221,39 @@ export interface ListedItem {
 /** A row as a read is sent it: fresh and intact (`AnswerRow`). */
 export type KeptRow = Pick<AnswerRow, 'grain' | 'etag' | 'body'>;
 
+/** One step of a purge: how many rows it deleted, the free pages it gave back to the file system (the embedded journal), and whether nothing of the grain is left (its tombstone aside). */
+export interface PurgeStep {
+  removed: number;
+  pages?: number;
+  done: boolean;
+}
+
 /**
- * Purging an expired sandbox grain (`GrainRetention`, `retention.ts`) is part
- * of the store: each adapter keeps its own rows, and so deletes them.
+ * The journal's side of retention (`retention.ts`): purging an expired
+ * sandbox grain is part of the store, each adapter deleting its own rows;
+ * the same tests on every one (`test/journal/retention.test.ts`).
  */
+export interface GrainRetention {
+  /**
+   * The grains to purge now, at most `limit`: first those whose purge began
+   * and has not finished, then those whose opening says they expired before
+   * `before` (an ISO instant), the earliest expiry first.
+   */
+  expiredGrains(before: string, limit: number): Promise<string[]>;
+  /**
+   * One step of the grain's purge, in one transaction that deletes at most
+   * `budget` rows (each part of the purge in turn taking what room is left;
+   * the last steps give free pages back on the embedded journal). The
+   * first step writes the tombstone:
+   * from then on no append to the grain is taken (`GrainPurged`). Rejects
+   * with `NotPurgeable` for a grain that never opened as a TTL-bound grain
+   * (the top level), writing nothing.
+   */
+  purgeGrain(grain: string, budget: number): Promise<PurgeStep>;
+  /** Whether the grain's purge has begun (its tombstone is written). */
+  isPurged(grain: string): Promise<boolean>;
+}
+
 export interface JournalStore extends GrainRetention {
   /**
    * Appends the writes of one command atomically, all or none, each into
