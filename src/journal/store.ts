@@ -26,6 +26,13 @@ export interface NewEvent {
   data: Record<string, unknown>;
   /** The machine event that produced this fact; replayed to rebuild the actor. */
   cause?: Record<string, unknown>;
+  /**
+   * The trace context (W3C `traceparent`) of the command that appended it,
+   * where traces are recorded: metadata, kept in the body, so the effects
+   * made later for this fact (an outbox intent's, a webhook's) join the
+   * command's trace. Never read by a decider, never in an answer.
+   */
+  trace?: string;
 }
 
 export interface JournalEvent extends NewEvent {

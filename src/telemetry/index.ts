@@ -1,5 +1,5 @@
 /**
- * Telemetry as the service starts it: metrics (prom-client, served on the
+ * Telemetry as the service starts it (loaded only when the settings turn some on: `settings.ts`): metrics (prom-client, served on the
  * operator's address) and traces (OpenTelemetry), each off unless the
  * environment turns it on, installed behind the port the engine, the journal
  * and the HTTP edge report through (`src/lib/telemetry.ts`).
@@ -10,20 +10,11 @@
  * spans.
  */
 import { installMetrics, installTracing } from '../lib/telemetry.ts';
-import { metricsSettingsFromEnv, serveMetrics, type MetricsSettings } from './metrics-door.ts';
+import { serveMetrics } from './metrics-door.ts';
 import { clusterScrape, prometheusMetrics, shareWithPrimary } from './prometheus.ts';
-import { startTracing, tracingWanted } from './tracing.ts';
+import type { TelemetrySettings } from './settings.ts';
+import { startTracing } from './tracing.ts';
 import type { FastifyInstance } from 'fastify';
-
-export interface TelemetrySettings {
-  metrics?: MetricsSettings;
-  tracing: boolean;
-}
-
-/** What the environment turns on; a malformed setting stops the start. */
-export function telemetryFromEnv(env: NodeJS.ProcessEnv): TelemetrySettings {
-  return { metrics: metricsSettingsFromEnv(env), tracing: tracingWanted(env) };
-}
 
 /** Which process this is: the only one, a worker of `--processes N`, or their primary. */
 export type ProcessRole = 'single' | 'worker' | 'primary';

@@ -14,40 +14,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refusal } from '../domain/refusals.ts';
+import type { MetricsSettings } from './settings.ts';
 import type { Refusal } from '../domain/refusal.ts';
-
-export interface MetricsSettings {
-  host: string;
-  port: number;
-  /** The bearer token a scrape must present; absent, none (a loopback address only). */
-  token?: string;
-}
-
-const LOOPBACK = /^(127(?:\.\d{1,3}){3}|::1|localhost)$/;
-
-/** The shortest token accepted: guessing it must be out of reach. */
-const MIN_TOKEN_LENGTH = 16;
-
-/**
- * `LEGALWORK_METRICS_ADDRESS` (`host:port`, `[v6]:port`) and
- * `LEGALWORK_METRICS_TOKEN`; undefined when metrics are off. A malformed
- * value, or an address beyond loopback without a token, stops the start.
- */
-export function metricsSettingsFromEnv(env: NodeJS.ProcessEnv): MetricsSettings | undefined {
-  const address = env.LEGALWORK_METRICS_ADDRESS;
-  const token = env.LEGALWORK_METRICS_TOKEN || undefined;
-  if (!address) {
-    if (token) throw new Error('LEGALWORK_METRICS_TOKEN is set but LEGALWORK_METRICS_ADDRESS is not: set the address the metrics are served on (host:port, e.g. 127.0.0.1:9464)');
-    return undefined;
-  }
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address);
-  const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) throw new Error(`LEGALWORK_METRICS_ADDRESS must be host:port (e.g. 127.0.0.1:9464, [::1]:9464), got ${JSON.stringify(address)}`);
-  const host = match[1] ?? match[2];
-  if (token !== undefined && (token.length < MIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(token))) throw new Error(`LEGALWORK_METRICS_TOKEN must be at least ${MIN_TOKEN_LENGTH} printable characters without spaces`);
-  if (token === undefined && !LOOPBACK.test(host)) throw new Error(`LEGALWORK_METRICS_ADDRESS ${address} is reachable from other machines: set LEGALWORK_METRICS_TOKEN too, which every scrape must present as a bearer token`);
-  return { host, port, ...(token ? { token } : {}) };
-}
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

@@ -23,12 +23,6 @@ import { ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventi
 import type { FastifyInstance } from 'fastify';
 import type { ActiveSpan, SpanOptions, Tracer } from '../lib/telemetry.ts';
 
-/** Whether the environment asks for traces: an OTLP endpoint named, and the SDK not disabled. */
-export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
-  if (env.OTEL_SDK_DISABLED === 'true' || env.OTEL_TRACES_EXPORTER === 'none') return false;
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
-}
-
 export interface Tracing {
   tracer: Tracer;
   /** Registers the request span on the app: before any other hook or route. */
