@@ -64,8 +64,10 @@ export function prometheusMetrics(): PrometheusMetrics {
     sink,
     async scrape(openMetrics) {
       if (!openMetrics) return { contentType: PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() };
-      // OpenMetrics renames counters as it writes them; written from a copy, so the registry's own names stay as declared.
-      const copy = AggregatorRegistry.aggregate([await registry.getMetricsAsJSON()]);
+      // Written from a copy, so the registry's own metrics stay as declared: OpenMetrics names a counter's family without
+      // `_total` and its sample with it (prom-client adds the suffix to each sample, so the family is given without it).
+      const families = (await registry.getMetricsAsJSON()).map((m) => (m.type === 'counter' ? { ...m, name: m.name.replace(/_total$/, '') } : m));
+      const copy = AggregatorRegistry.aggregate([families]);
       copy.setContentType(OPENMETRICS_CONTENT_TYPE);
       return { contentType: OPENMETRICS_CONTENT_TYPE, body: await copy.metrics() };
     },
