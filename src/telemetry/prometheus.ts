@@ -66,7 +66,7 @@ export function prometheusMetrics(): PrometheusMetrics {
       if (!openMetrics) return { contentType: PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() };
       // Written from a copy, so the registry's own metrics stay as declared: OpenMetrics names a counter's family without
       // `_total` and its sample with it (prom-client adds the suffix to each sample, so the family is given without it).
-      const families = (await registry.getMetricsAsJSON()).map((m) => (m.type === 'counter' ? { ...m, name: m.name.replace(/_total$/, '') } : m));
+      const families = (await registry.getMetricsAsJSON()).map((m) => (String(m.type) === 'counter' ? { ...m, name: m.name.replace(/_total$/, '') } : m));
       const copy = AggregatorRegistry.aggregate([families]);
       copy.setContentType(OPENMETRICS_CONTENT_TYPE);
       return { contentType: OPENMETRICS_CONTENT_TYPE, body: await copy.metrics() };

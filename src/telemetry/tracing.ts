@@ -18,7 +18,7 @@
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Span } from '@opentelemetry/api';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, tracing as sdkTracing } from '@opentelemetry/sdk-node';
 import { ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance } from 'fastify';
 import type { ActiveSpan, SpanOptions, Tracer } from '../lib/telemetry.ts';
@@ -56,7 +56,7 @@ export function startTracing(): Tracing {
   });
   const sdk = new NodeSDK({
     serviceName: process.env.OTEL_SERVICE_NAME || 'legalwork',
-    traceExporter: new OTLPTraceExporter(),
+    traceExporter: redacting(new OTLPTraceExporter()),
     instrumentations: [fastify],
     metricReaders: [],
     logRecordProcessors: [],
@@ -112,4 +112,29 @@ function failed(span: Span, error: unknown): void {
     return;
   }
   span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === 'string' ? code : typeof name === 'string' ? name : 'error' });
+}
+
+/** The scope of `@fastify/otel`'s spans. */
+const FASTIFY_SCOPE = '@fastify/otel';
+
+/**
+ * The exporter, with the framework's request spans stripped of what they
+ * would say of a refusal: `@fastify/otel` marks a request whose hook or
+ * route threw as an error, with the error's message, and a refusal's wording
+ * may quote what the caller sent (an id, an email). A request answered under
+ * 500 is an answer, not an error (OpenTelemetry's HTTP server conventions);
+ * a 5xx stays an error, without the message. Spans of the service's own
+ * (`legalwork`) say only closed-set reasons, and pass as they are.
+ */
+function redacting(exporter: sdkTracing.SpanExporter): sdkTracing.SpanExporter {
+  const redact = (span: sdkTracing.ReadableSpan): sdkTracing.ReadableSpan => {
+    if (span.instrumentationScope.name !== FASTIFY_SCOPE || span.status.code === SpanStatusCode.UNSET) return span;
+    const status = Number(span.attributes['http.response.status_code']);
+    return Object.create(span, { status: { value: status >= 500 ? { code: SpanStatusCode.ERROR } : { code: SpanStatusCode.UNSET } }, events: { value: [] } }) as sdkTracing.ReadableSpan;
+  };
+  return {
+    export: (spans, done) => exporter.export(spans.map(redact), done),
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
 }

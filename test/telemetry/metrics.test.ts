@@ -79,7 +79,7 @@ describe.each(JOURNALS)('metrics on the %s journal', (journal) => {
   afterAll(async () => service?.close());
 
   it('answers nobody without the token, and serves nothing but GET /metrics', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: METRICS_TOKEN }, { authorization: `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}` }]) {
+    for (const headers of <Array<Record<string, string>>>[{}, { authorization: 'Bearer wrong-token-0123456789' }, { authorization: METRICS_TOKEN }, { authorization: `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}` }]) {
       const refused = await scrape(headers);
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
