@@ -1,6 +1,6 @@
 /**
  * `npm test`'s passes, with what they need brought along
- * (scripts/test-services.ts): chromium and Prometheus installed when missing, PostgreSQL
+ * (scripts/test-services.ts): chromium installed when missing, PostgreSQL
  * and Redis found or started once, their URLs handed to every pass, and what was started is stopped at
  * the end — after a failure, a Ctrl-C or a SIGTERM too.
  *
@@ -12,7 +12,7 @@
  * (vitest.config.ts says which files each pass takes, and why.)
  */
 import { spawn } from 'node:child_process';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureChromium, ensurePostgres, ensurePrometheus, ensureRedis, type TestService } from './test-services.ts';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureChromium, ensurePostgres, ensureRedis, type TestService } from './test-services.ts';
 
 const PASSES: Record<string, Record<string, string>> = {
   sqlite: {},
@@ -56,7 +56,6 @@ function vitest(env: Record<string, string>): Promise<number> {
 let status = 0;
 try {
   ensureChromium();
-  ensurePrometheus();
   const postgres = await ensurePostgres({ url: process.env.LEGALWORK_TEST_DATABASE_URL ?? DEFAULT_DATABASE_URL, explicit: process.env.LEGALWORK_TEST_DATABASE_URL !== undefined });
   services.push(postgres);
   const redis = await ensureRedis({ url: process.env.LEGALWORK_TEST_REDIS_URL ?? DEFAULT_REDIS_URL, explicit: process.env.LEGALWORK_TEST_REDIS_URL !== undefined });
