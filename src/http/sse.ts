@@ -34,13 +34,13 @@ import { refusal } from '../domain/refusals.ts';
 import { tailEntry } from '../engine/tail.ts';
 import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import { gauge } from '../lib/telemetry.ts';
+import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../domain/sse-wire.ts';
 
 const sseSubscribers = gauge({
   name: 'legalwork_sse_subscribers',
   help: 'Open event streams (GET …/events/stream as Server-Sent Events), every grain\'s, on this process.',
   aggregate: 'sum',
 });
-import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../domain/sse-wire.ts';
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Suggested reconnection delay sent to clients (`retry:`), in ms. */

@@ -26,11 +26,10 @@ const serve: Command = {
     const dataDir = optionalString(ctx.values, 'data');
     const processes = optionalInt(ctx.values, 'processes', { min: 1, max: 64 }) ?? 1;
     // Loaded only here, so the other commands never load the service.
-    const { isClusterWorker, runPrimary, announceListening } = await import('../../cluster.ts');
+    const { isClusterWorker, runPrimary, announceListening, primaryTelemetry } = await import('../../cluster.ts');
     if (processes > 1 && !isClusterWorker()) {
       if (!ctx.env.LEGALWORK_DATABASE_URL) throw new UsageError('--processes needs the PostgreSQL journal, which several processes share (set LEGALWORK_DATABASE_URL): the embedded journal is one process\'s file');
       // The primary serves the metrics door alone, every worker's metrics added up; it runs no service, so it traces nothing.
-      const { primaryTelemetry } = await import('../../cluster.ts');
       const telemetry = await primaryTelemetry(ctx.env);
       if (telemetry?.metricsAddress) ctx.out.progress(`metrics on ${telemetry.metricsAddress} (every process's, added up)`);
       await runPrimary({
