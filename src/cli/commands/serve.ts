@@ -13,6 +13,9 @@ const serve: Command = {
     'With LEGALWORK_DATABASE_URL (the PostgreSQL journal), --processes N runs N',
     'service processes behind the one address (Node\'s cluster module); a process',
     'that dies is started again.',
+    'LEGALWORK_METRICS_ADDRESS (host:port) serves Prometheus metrics there, behind',
+    'LEGALWORK_METRICS_TOKEN; OTEL_EXPORTER_OTLP_ENDPOINT exports OpenTelemetry',
+    'traces (docs/operations.md).',
   ].join('\n'),
   options: {
     port: { type: 'string', value: '<port>', description: 'the port to listen on' },
