@@ -1,5 +1,5 @@
 /**
- * What telemetry costs (issue 45): the same doors on four service processes
+ * What telemetry costs (issue 45): the same doors on five service processes
  * that differ only in it, driven one after another at 50 connections:
  *
  * - both off (as every other benchmark runs);
@@ -7,7 +7,9 @@
  *   process, as a Prometheus would, only more often);
  * - tracing on, every request sampled (`OTEL_EXPORTER_OTLP_ENDPOINT` to a
  *   sink in this process that takes the OTLP/HTTP posts and drops them);
- * - both on.
+ * - both on;
+ * - tracing on, one trace in ten sampled (`parentbased_traceidratio`,
+ *   0.1): what a busy deployment would run.
  *
  * Doors: `POST /workspaces/{ws}/matters` (a durable open: the request span
  * and the journal's append span), then `POST …/advance` three times over
@@ -90,7 +92,8 @@ export async function measureTelemetry(seconds = Number(process.env.BENCH_SECOND
   const sink = await otlpSink();
   const metrics = { LEGALWORK_METRICS_ADDRESS: '127.0.0.1:0', LEGALWORK_METRICS_TOKEN: TOKEN };
   const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_on' };
-  const targets = [await target('both off', {}), await target('metrics on', metrics), await target('tracing on (100 %)', tracing), await target('both on', { ...metrics, ...tracing })];
+  const sampled = { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' };
+  const targets = [await target('both off', {}), await target('metrics on', metrics), await target('tracing on (100 %)', tracing), await target('both on', { ...metrics, ...tracing }), await target('tracing on (10 %)', sampled)];
   try {
     // Warm every process (JIT, page cache) before anything is measured.
     for (const t of targets) await doors(t, 2);
@@ -129,6 +132,7 @@ export async function bench(): Promise<string[]> {
   lines.push(`metrics on: worst door ${pct(worst(rows[1]))} of off (target at least ${pct(METRICS_TARGET)}): ${verdict(worst(rows[1]) >= METRICS_TARGET)}`);
   lines.push(`tracing on (100 %): worst door ${pct(worst(rows[2]))} of off (target at least ${pct(TRACING_TARGET)}): ${verdict(worst(rows[2]) >= TRACING_TARGET)}`);
   lines.push(`both on: worst door ${pct(worst(rows[3]))} of off`);
+  lines.push(`tracing on, 10 % of traces sampled (parentbased_traceidratio): worst door ${pct(worst(rows[4]))} of off`);
   return lines;
 }
 
