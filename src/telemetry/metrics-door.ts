@@ -13,6 +13,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { requestIds } from '../domain/ids.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { MetricsSettings } from './settings.ts';
 import type { Refusal } from '../domain/refusal.ts';
@@ -27,6 +28,7 @@ export interface MetricsDoor {
 
 /** Serves `scrape` at GET /metrics on the settings' address. */
 export async function serveMetrics(settings: MetricsSettings, scrape: (openMetrics: boolean) => Promise<{ contentType: string; body: string }>): Promise<MetricsDoor> {
+  const newRequestId = requestIds();
   const expected = settings.token === undefined ? null : digest(`Bearer ${settings.token}`);
   const authorized = (request: IncomingMessage) => expected === null || timingSafeEqual(digest(request.headers.authorization ?? ''), expected);
   const server = createServer((request, response) => {
@@ -39,7 +41,8 @@ export async function serveMetrics(settings: MetricsSettings, scrape: (openMetri
         response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
         response.end(request.method === 'HEAD' ? undefined : body);
       },
-      (error: unknown) => refuse(response, refusal('INTERNAL', { requestId: `metrics: ${error instanceof Error ? error.message : String(error)}` })),
+      // A worker of `--processes N` that did not answer in time, say: the scrape fails whole (Prometheus records `up` 0), never a partial sum.
+      () => refuse(response, refusal('INTERNAL', { requestId: newRequestId() })),
     );
   });
   // A scrape holds its connection a moment; a stop never waits on one.
