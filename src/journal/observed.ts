@@ -1,9 +1,9 @@
 /**
  * A journal store that reports what it does through the telemetry port: every
  * append timed and traced (a span with OpenTelemetry's database attributes,
- * child of the command that appends), every read statement timed by the
- * store method that ran it, and the kept answer rows counted as hits or
- * misses. The same store underneath, whatever the adapter: a decorator, so
+ * child of the command that appends), and, where metrics are on, every read
+ * statement timed by the store method that ran it and the kept answer rows
+ * counted as hits or misses. The same store underneath, whatever the adapter: a decorator, so
  * the adapters keep no telemetry of their own but their group commit's.
  *
  * With metrics and traces both off the store is answered as it is: nothing
@@ -22,6 +22,7 @@ const DB_SYSTEM: Record<AdapterName, string> = { sqlite: 'sqlite', postgresql: '
 export function observedJournal(store: JournalStore, adapter: AdapterName): JournalStore {
   if (!metricsOn() && !tracingOn()) return store;
   const labels = { adapter };
+  const timeReads = metricsOn();
   const appendAttributes: SpanAttributes = { 'db.system.name': DB_SYSTEM[adapter], 'db.operation.name': 'append', 'db.collection.name': 'events' };
   const append: JournalStore['append'] = (grain, writes) =>
     tracing.span(
@@ -61,7 +62,9 @@ export function observedJournal(store: JournalStore, adapter: AdapterName): Jour
       if (known) return known;
       const value = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      const bound = typeof property === 'string' && READS.has(property) ? read(property, value as (...args: unknown[]) => Promise<unknown>) : (value as (...args: unknown[]) => unknown).bind(target);
+      // Reads are timed, not traced: with metrics off they pass as they are.
+      const timed = timeReads && typeof property === 'string' && READS.has(property);
+      const bound = timed ? read(property, value as (...args: unknown[]) => Promise<unknown>) : (value as (...args: unknown[]) => unknown).bind(target);
       methods.set(property, bound);
       return bound;
     },
