@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../bench/lib/service.ts';
 import { send } from '../helpers/processes.ts';
+import { HANG_MS } from '../helpers/wait.ts';
 import { familiesOf, JOURNALS, METRICS_TOKEN, samplesOf, startService, type TelemetryService } from '../helpers/telemetry.ts';
 
 const BEARER = { authorization: `Bearer ${METRICS_TOKEN}` };
@@ -118,6 +119,17 @@ describe.each(JOURNALS)('metrics on the %s journal', (journal) => {
     const leaks = samplesOf(second).flatMap((s) => Object.values(s.labels).filter((v) => IDENTITY.test(v)).map((v) => `${s.name}: ${v}`));
     expect(leaks).toEqual([]);
   }, 120_000);
+
+  it('counts the event streams open, and forgets one that closes', async () => {
+    const open = async () => samplesOf(await (await scrape()).text()).find((s) => s.name === 'legalwork_sse_subscribers')?.value;
+    const ws = (await send(service.url, 'POST', '/workspaces')).body.workspace.id as string;
+    const abort = new AbortController();
+    const stream = await fetch(`${service.url}/workspaces/${ws}/events/stream`, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
+    expect(stream.status).toBe(200);
+    await expect.poll(open, { timeout: HANG_MS }).toBe(1);
+    abort.abort();
+    await expect.poll(open, { timeout: HANG_MS }).toBe(0);
+  });
 
   it('writes OpenMetrics when asked', async () => {
     const answer = await scrape({ ...BEARER, accept: 'application/openmetrics-text; version=1.0.0' });
