@@ -41,8 +41,8 @@ export interface GaugeSpec extends MetricSpec<never> {
   /**
    * How the values of several sources add up, in a process (several
    * supervisors in one test process) and across the processes of
-   * `serve --processes N`: a count that each holds a share of sums; an age
-   * or a backlog every process reads whole takes the largest.
+   * `serve --processes N`: a count each holds a share of sums (resident
+   * actors, pending intents); an age takes the largest.
    */
   aggregate: 'sum' | 'max';
 }
