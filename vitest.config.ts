@@ -1,34 +1,73 @@
-import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { usesPassJournal } from './test/journal-passes.ts';
 
 /**
- * `npm test` runs three passes (scripts/test.ts):
- * - sqlite: every test file but the ALONE ones, the in-process apps on the embedded journal;
- * - postgres (`LEGALWORK_TEST_JOURNAL=postgres`): the files whose apps run on the
- *   pass's journal (test/journal-passes.ts reads which from the code), on PostgreSQL.
- *   The rest would only repeat themselves: pure units and properties, the machines,
- *   tests that spawn the service or pick their journals themselves;
- * - alone (`LEGALWORK_TEST_ALONE=1`): the tests that load the service at scale
- *   (a restart over a million events, a hundred crash cycles, a hundred thousand
- *   fuzzed requests), one file at a time, so no file beside them takes the cores
- *   they load.
+ * Two commands (scripts/test.ts):
+ *
+ * `npm test`: one vitest run of two projects, their files dealt to the same
+ * workers so neither waits for the other's slowest file:
+ * - sqlite: every test file but the LOAD ones, the in-process apps on the
+ *   embedded journal;
+ * - postgres (`LEGALWORK_TEST_JOURNAL=postgres`): the files below whose
+ *   behaviour differs by adapter, their in-process apps on PostgreSQL. The
+ *   adapters' own conformance suite (test/journal/store.test.ts) and every
+ *   test that starts PostgreSQL journals, processes or a cluster itself run
+ *   both journals, or the one they are about, in the sqlite project already;
+ *   the rest (the pages, the CLI, the contract, the machines, the refusals,
+ *   the edge) would run the same code on a different store and repeat
+ *   themselves.
+ *
+ * `npm run test:load`: the tests that load the service (LOAD), one file at
+ * a time, so no file beside them takes the cores they load.
  */
-const ALONE = ['test/journal/postgres.restart.test.ts', 'test/crash-cycles.test.ts', 'test/fuzz.test.ts'];
-const pass = process.env.LEGALWORK_TEST_ALONE === '1' ? 'alone' : process.env.LEGALWORK_TEST_JOURNAL === 'postgres' ? 'postgres' : 'sqlite';
+export const LOAD = ['test/journal/postgres.restart.test.ts', 'test/crash-cycles.test.ts', 'test/fuzz.test.ts'];
 
-const ALL = readdirSync('test', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`).sort();
-const include = { alone: ALONE, postgres: ALL.filter((f) => !ALONE.includes(f) && usesPassJournal(f)), sqlite: ['test/**/*.test.ts'] }[pass];
+/** The files that run on PostgreSQL too, and why each does: what of its behaviour the adapter decides. */
+export const ON_POSTGRES: Record<string, string> = {
+  'test/concurrency.test.ts': 'a Matter\'s commands serialized: on PostgreSQL through the expected version across connections and the conflict retry',
+  'test/events.test.ts': 'the tail\'s range reads and feeds are each adapter\'s own SQL',
+  'test/events.prop.test.ts': 'paging the tail while writes land: PostgreSQL reads only below the oldest running transaction',
+  'test/sse.test.ts': 'subscribers woken by commits: PostgreSQL\'s notices, and its tail reads',
+  'test/http/lists.test.ts': 'a list\'s page is each adapter\'s own statement over stream heads and kept items',
+  'test/http/kept-pages.test.ts': 'a kept page is checked against the grain\'s seq, which another process moves on PostgreSQL',
+  'test/stored-answers.test.ts': 'answer rows: SQLite marks the ones an append outdates, PostgreSQL checks their deps at read',
+  'test/http/answer-bytes.test.ts': 'kept answer bytes on a journal the supervisor does not hold alone (PostgreSQL checks a resident actor\'s version)',
+  'test/population.prop.test.ts': 'the population is each adapter\'s aggregate over its standing rows, ledger and transition counts',
+  'test/list-unreadable.test.ts': 'damaged rows written into each adapter\'s tables, read back by its own statements',
+  'test/engine/keys-cache.test.ts': 'a key\'s spend reserved against the journal as it stands, re-read on a shared journal',
+  'test/http/idempotency.test.ts': 'Idempotency-Key records are journal rows written in each adapter\'s transaction',
+  'test/engine/outbox.test.ts': 'pending intents are each adapter\'s own table and trigger; PostgreSQL leases them',
+  'test/http/webhooks.test.ts': 'deliveries under leases and the database\'s clock on PostgreSQL',
+  'test/http/webhooks.bounds.test.ts': 'an expired grain\'s endpoints let go across a restart, the grain re-read on a shared journal',
+  'test/grains.test.ts': 'sandbox grains\' TTL on the database\'s clock, their caches re-read on a shared journal, the creation bound counted in the database',
+  'test/model/matter.model.test.ts': 'every transition of the Matter\'s machine (its shortest paths) appended with its snapshot and counts by the adapter',
+  'test/ownership.prop.test.ts': 'every list and tail reads one grain by each adapter\'s own SQL: one key never sees another\'s records',
+};
+
+const load = process.env.LEGALWORK_TEST_LOAD === '1';
+
+/**
+ * Most test time is waiting (on a commit, a spawned process, a browser, a
+ * timer), not computing, so more files run at once than there are cores:
+ * vitest's default (cores - 1) left one of this machine's two idle.
+ */
+const WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
 
 export default defineConfig({
   test: {
-    include,
-    exclude: ['**/node_modules/**', ...(pass === 'sqlite' ? ALONE : [])],
-    fileParallelism: pass !== 'alone',
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    maxWorkers: load ? 1 : WORKERS,
+    fileParallelism: !load,
+    reporters: ['default', './scripts/slowest-files.ts'],
     // Every reply a test produces is held to its route's declared schema (src/http/reply-check.ts).
     env: { LEGALWORK_REPLY_CHECK: '1' },
+    projects: load
+      ? [{ extends: true, test: { name: 'load', include: LOAD } }]
+      : [
+          { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...LOAD] } },
+          { extends: true, test: { name: 'postgres', include: Object.keys(ON_POSTGRES), env: { LEGALWORK_REPLY_CHECK: '1', LEGALWORK_TEST_JOURNAL: 'postgres' } } },
+        ],
   },
 });

@@ -14,7 +14,8 @@
  * journal folded through the machine, every decider asked) and the
  * inspection as of the Matter's middle fact (`?at=`) are timed from this
  * process (fetch, loopback, one at a time after a warm-up). Medians. Figures
- * only, never asserted.
+ * only, never asserted. First of all, what the first page a process serves
+ * costs beside the next (its scripts are bundled then, `src/web/assets.ts`).
  *
  * Runs inside `npm run bench` (`bench()`), or alone: `node --import tsx bench/inspector.ts`.
  * BENCH_INSPECTOR_ROUNDS (default 10) tunes it.
@@ -46,6 +47,14 @@ export async function bench(): Promise<string[]> {
   const service = await spawnService(dir);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   try {
+    // The service's first page bundles the pages' scripts; /sandbox's HTML is static, so the difference is the bundling.
+    const pageTimes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      const res = await fetch(`${service.url}/sandbox`);
+      await res.text();
+      pageTimes.push(performance.now() - t);
+    }
     const W = `/workspaces/${(await json(`${service.url}/workspaces`, 'POST')).workspace.id}`;
     const open = async (client: string) => (await json(`${service.url}${W}/matters`, 'POST', { matterType: 'patent_provisional', client: { name: client }, asset: { title: 'Self-folding map' } })).matter.id as string;
     const fulfilled = await open('Fulfilling Client (fixture)');
@@ -93,6 +102,7 @@ export async function bench(): Promise<string[]> {
       rows.push([label, String(facts), ms(median(gets)), ms(median(inspections)), ms(median(travels)), ms(median(paints)), ms(median(drawn))]);
     }
     return [
+      `the first page a fresh process serves (GET /sandbox, its scripts bundled then): ${ms(pageTimes[0])}; the next two: ${ms(pageTimes[1])}, ${ms(pageTimes[2])}`,
       `the inspector page in headless chromium (1280x800, a fresh context a round, ${ROUNDS} rounds, medians) beside GET /matters/{id} and its inspection (GET …/inspection, and ?at= its middle fact) of the same Matter (${ROUNDS * 5} sequential fetches each)`,
       ...table(['Matter', 'facts', 'GET /matters/{id}', 'GET …/inspection', 'GET …/inspection?at=', 'page: first contentful paint', 'page: diagram marked (inspector:marked)'], rows),
     ];

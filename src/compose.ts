@@ -32,8 +32,9 @@ import type { AdapterName } from './journal/journal-metrics.ts';
 import { observedJournal } from './journal/observed.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import type { JournalStore } from './journal/store.ts';
+import { webRoutes } from './web/routes.ts';
 
-export interface AppOptions extends HttpOptions {
+export interface AppOptions extends Omit<HttpOptions, 'pages'> {
   journal: JournalStore;
   clock?: Clock;
   supply?: SupplyNetwork;
@@ -106,7 +107,7 @@ export function createServices(options: AppOptions): Services {
   };
 }
 
-/** The service's app over a journal and its ports: the services, then the HTTP edge over them. */
+/** The service's app over a journal and its ports: the services, then the HTTP edge over them, with the pages for people. */
 export function createApp(options: AppOptions): Promise<FastifyInstance & { services: Services }> {
-  return build(createServices(options), options);
+  return build(createServices(options), { ...options, pages: webRoutes });
 }

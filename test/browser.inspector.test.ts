@@ -24,7 +24,8 @@ import { edgeIndex, stateNodes } from '../machines/edges.ts';
 import { INITIAL_EDGE_ID, stateId, transitionToken } from '../src/diagrams/names.ts';
 import { MACHINES } from '../src/diagrams/registry.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { POLL_MS, TIMELINE_PAGE } from '../src/http/pages/inspector-script.ts';
+import { POLL_MS } from '../src/web/browser/follow.ts';
+import { TIMELINE_PAGE } from '../src/web/browser/timeline.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
 import { expectAccessible, HANG_MS, launch, NARROW, openPage, SHOTS, WIDE, type Opened } from './helpers/pages.ts';
 

@@ -24,7 +24,7 @@ import type { AnyStateMachine } from 'xstate';
 import { stateId, TRANSITION_TOKEN } from '../src/diagrams/names.ts';
 import { fixedClock, type Clock } from '../src/domain/clock.ts';
 import { FIXTURE } from '../src/domain/fixtures.ts';
-import { MEMBERS_PAGE } from '../src/http/pages/population-script.ts';
+import { MEMBERS_PAGE } from '../src/web/browser/population-view.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
 import { expectAccessible, HANG_MS, launch, NARROW, openPage, SHOTS, WIDE, widerThanScreen } from './helpers/pages.ts';
 

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listDiagrams } from '../src/http/pages/diagrams.ts';
+import { listDiagrams } from '../src/web/diagrams.ts';
 import { listeningApp, type TestApp } from './helpers/app.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -1,13 +1,14 @@
 /** Conflicts ledgers over HTTP: hashes only, append-only, never pooled; top-level 403s; firm ledgers and prescreen. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex as h } from '../src/domain/hash.ts';
 import { call, testApp, workspace, type TestApp } from './helpers/app.ts';
 
+// One app for the file: each test opens the grains it writes to, so none sees another's ledger.
 let app: TestApp;
-beforeEach(async () => {
+beforeAll(async () => {
   app = await testApp();
 });
-afterEach(async () => app.close());
+afterAll(async () => app.close());
 
 describe('top level', () => {
   it('GET /conflicts is 403 BLOCKED naming the per-practitioner address', async () => {

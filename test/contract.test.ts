@@ -203,9 +203,12 @@ async function webhookDeliveries(P: string, headers: Record<string, string>, id:
 
 describe('every documented operation answers as documented', () => {
   it('discovery, proof, pages and keys', async () => {
-    for (const path of ['/healthz', '/pricing', '/icp.json', '/.well-known/agents.json', '/.well-known/agent-card.json', '/llms.txt', '/catalog', '/openapi.json', '/verify', '/verify/suite.json', '/docs', '/sandbox', '/docs/diagrams/matter.svg', '/docs/diagrams/no-such-machine.svg']) {
+    for (const path of ['/healthz', '/pricing', '/icp.json', '/.well-known/agents.json', '/.well-known/agent-card.json', '/llms.txt', '/catalog', '/openapi.json', '/verify', '/verify/suite.json', '/docs', '/docs/diagrams/matter.svg', '/docs/diagrams/no-such-machine.svg', '/scripts/sandbox.AAAAAAAA.js']) {
       await c.hit('GET', path);
     }
+    // A page's script, as the page names it.
+    const script = /<script nonce="[^"]+" src="([^"]+)"/.exec((await c.hit('GET', '/sandbox')).raw)?.[1];
+    expect((await c.hit('GET', script ?? '/sandbox has no script')).status).toBe(200);
     expect((await c.hit('POST', '/keys', { email: 'ada@example.com', spendCeilingUsd: 100 })).status).toBe(201);
     await c.hit('POST', '/keys', { email: 'nope' });
     await c.hit('POST', '/matters', { matterType: 'patent_provisional' });

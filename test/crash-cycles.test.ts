@@ -46,8 +46,8 @@
  * row of `npm run bench` (after a clean stop, and after a SIGKILL).
  *
  * `CRASH_CYCLES` (default 100) and `CRASH_SEED` (the seeded PRNG behind the
- * load's mix and the durations; printed) set the run. It runs in the last
- * step of `npm test`, alone (`LEGALWORK_TEST_ALONE=1`, vitest.config.ts).
+ * load's mix and the durations; printed) set the run. It is one of
+ * `npm run test:load`'s files, run one at a time (vitest.config.ts).
  */
 import { Database } from '../src/journal/sqlite-driver.ts';
 import { createHash } from 'node:crypto';

@@ -19,7 +19,7 @@ import type { Change } from '../src/diagrams/diff.ts';
 import { transitionToken } from '../src/diagrams/names.ts';
 import { MACHINES } from '../src/diagrams/registry.ts';
 import { diffSvg, review, reviewReport, type Reviewed } from '../src/diagrams/review.ts';
-import { isCleanSvg } from '../src/http/pages/diagrams.ts';
+import { isCleanSvg } from '../src/web/diagrams.ts';
 import { PACKAGE_ROOT } from '../src/paths.ts';
 
 const SOURCES = MACHINES.map((m) => ({ source: m.source, id: m.machine.id }));

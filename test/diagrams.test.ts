@@ -15,7 +15,7 @@ import { coveragePath } from '../src/diagrams/coverage.ts';
 import { DIFF_ARTEFACT, generateDiagrams, OUT_DIR, type GeneratedFile } from '../src/diagrams/generate.ts';
 import { stateId, TRANSITION_TOKEN, transitionToken } from '../src/diagrams/names.ts';
 import { MACHINES } from '../src/diagrams/registry.ts';
-import { isCleanSvg } from '../src/http/pages/diagrams.ts';
+import { isCleanSvg } from '../src/web/diagrams.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 let files: GeneratedFile[];

@@ -2,9 +2,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isCleanSvg, listDiagrams, readDiagram } from '../src/http/pages/diagrams.ts';
-import { docsPage } from '../src/http/pages/docs.ts';
-import { renderPage } from '../src/http/pages/layout.ts';
+import { isCleanSvg, listDiagrams, readDiagram } from '../src/web/diagrams.ts';
+import { docsPage } from '../src/web/docs.ts';
+import { renderPage } from '../src/web/layout.ts';
 import { call, tempDir, testApp, type TestApp } from './helpers/app.ts';
 
 const SVG = '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
@@ -60,9 +60,36 @@ describe('page headers', () => {
     const nonceOf = (csp: string) => /'nonce-([^']+)'/.exec(csp)?.[1];
     const nonce = nonceOf(String(first.headers['content-security-policy']));
     expect(nonce).toBeTruthy();
-    expect(first.raw).toContain(`<script nonce="${nonce}">`);
+    expect(first.raw).toMatch(new RegExp(`<script nonce="${nonce}" src="/scripts/sandbox\\.[A-Z0-9]{8}\\.js"></script>`));
     expect(nonceOf(String(second.headers['content-security-policy']))).not.toBe(nonce);
     expect(first.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('runs no inline script: each page\'s script is served by its content\'s name, to be cached for good', async () => {
+    for (const path of ['/docs', '/sandbox', '/verify', `/workspaces/${(await call(app, 'POST', '/workspaces')).body.workspace.id}/inspect`]) {
+      const page = await call(app, 'GET', path);
+      expect(page.status, path).toBe(200);
+      // Every <script> is the page's own, by its address, or a data block the browser never runs.
+      for (const [tag, attrs] of String(page.raw).matchAll(/<script([^>]*)>/g)) expect(/ src="| type="application\/json"/.test(attrs), `${path}: ${tag}`).toBe(true);
+      const src = /<script nonce="[^"]+" src="([^"]+)"/.exec(String(page.raw))?.[1];
+      if (path === '/verify') {
+        expect(src, 'the suite page runs no script').toBeUndefined();
+        continue;
+      }
+      const script = await call(app, 'GET', src!);
+      expect(script.status, src).toBe(200);
+      expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(script.headers['x-content-type-options']).toBe('nosniff');
+      expect(String(script.raw).length).toBeGreaterThan(1000);
+    }
+  });
+
+  it('answers a script of another build as a typed EMPTY naming the fix, and a name no build makes as malformed', async () => {
+    const gone = await call(app, 'GET', '/scripts/inspector.AAAAAAAA.js');
+    expect(gone.status).toBe(404);
+    expect(gone.body).toMatchObject({ type: 'EMPTY', code: 'SCRIPT_NOT_FOUND', fix: expect.stringContaining('load the page again') });
+    for (const name of ['..%2Fassets.ts', 'inspector.js', 'inspector.aaaaaaaa.js']) expect((await call(app, 'GET', `/scripts/${name}`)).status, name).toBe(422);
   });
 
   it('serves a generated diagram as an image that can run nothing, and a missing one as a typed EMPTY', async () => {

@@ -1,16 +1,19 @@
 /** Sandbox firms over HTTP: Enrollments and their ceremonies, the derived roster, routing, remittances, fixtures. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, testApp, type TestApp } from './helpers/app.ts';
 
+// One app for the file; each test has a firm of its own, so no test sees another's records.
 let app: TestApp;
 let F: string;
 let firmId: string;
-beforeEach(async () => {
+beforeAll(async () => {
   app = await testApp();
+});
+afterAll(async () => app.close());
+beforeEach(async () => {
   firmId = (await call(app, 'POST', '/firms')).body.firm.id;
   F = `/firms/${firmId}`;
 });
-afterEach(async () => app.close());
 
 const enroll = (memberId: string, grants?: string[]) => call(app, 'POST', `${F}/enrollments`, { memberId, ...(grants ? { grants } : {}) });
 const revoke = (memberId: string) => call(app, 'POST', `${F}/enrollments/${memberId}/revoke`);

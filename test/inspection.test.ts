@@ -9,8 +9,8 @@ import { deadlineLadderMachine } from '../machines/deadline-ladder.ts';
 import { edgeIndex } from '../machines/edges.ts';
 import { enrollmentMachine } from '../machines/enrollment.ts';
 import { matterMachine } from '../machines/matter.ts';
+import { GRAIN_ID_PREFIX } from '../src/domain/grain-kinds.ts';
 import { GRAIN_MOUNTS, grainBase } from '../src/domain/links.ts';
-import { GRAIN_ID_PREFIX } from '../src/engine/workspaces.ts';
 import { call, issueKey, testApp, type TestApp } from './helpers/app.ts';
 
 let app: TestApp;

@@ -1,7 +1,7 @@
 /**
  * A page survives one bad stream (issue 38, item 4). Streams are damaged
  * among many by writing rows straight into the journal's tables of the
- * pass's database (SQLite, or PostgreSQL in the second pass): an event
+ * pass's database (SQLite, or PostgreSQL in the postgres project): an event
  * body that is not JSON, an event the Matter's machine refuses, an opening
  * that does not read, and a snapshot row that does not parse (whose events
  * fold, so its Matter is served). Each list page then answers 200 with the

@@ -1,6 +1,6 @@
 /**
  * A Matter's answer kept as a row (issue 37, item 2; `src/http/stored-answers.ts`),
- * on the pass's journal (SQLite, or PostgreSQL in the second pass). Each app
+ * on the pass's journal (SQLite, or PostgreSQL in the postgres project). Each app
  * is restarted before the reads that matter, so the Matter is not in memory
  * and its GET is answered from the row, or built from the journal when the
  * row is missing, stale, another build's or damaged. A Matter answered from

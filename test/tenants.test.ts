@@ -1,14 +1,17 @@
 /** Sandbox Tenants over HTTP: Offers, routing mechanics, minting against an Offer, the Gate, the Client's doors. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, testApp, type TestApp } from './helpers/app.ts';
 
+// One app for the file; each test has a Tenant of its own, so no test sees another's records.
 let app: TestApp;
 let T: string;
-beforeEach(async () => {
+beforeAll(async () => {
   app = await testApp();
+});
+afterAll(async () => app.close());
+beforeEach(async () => {
   T = `/tenants/${(await call(app, 'POST', '/tenants')).body.tenant.id}`;
 });
-afterEach(async () => app.close());
 
 const OFFERS = [
   { id: 'of_review', title: 'Contract review, flat', priceUsd: 150, matterType: 'contract_review', proofPredicate: 'a review memo is on file' },

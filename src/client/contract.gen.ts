@@ -267,26 +267,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/verify": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The suite page, naming the suite and its digest pin
-         * @description An HTML page for people naming the suite and its pin.
-         */
-        get: operations["get_verify"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/docs": {
         parameters: {
             query?: never;
@@ -319,6 +299,26 @@ export interface paths {
          * @description An HTML page that opens a sandbox workspace and walks a Matter through its stages by clicking.
          */
         get: operations["get_sandbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The suite page, naming the suite and its digest pin
+         * @description An HTML page for people naming the suite and its pin.
+         */
+        get: operations["get_verify"];
         put?: never;
         post?: never;
         delete?: never;
@@ -407,6 +407,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/matters/{id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Matter
+         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Matter or grain is the inspection door's refusal.
+         */
+        get: operations["get_matters_id_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deadlines/{assetId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Deadline Ladder
+         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Deadline Ladder or grain is the inspection door's refusal.
+         */
+        get: operations["get_deadlines_assetId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/matters/{id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Matter
+         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Matter or grain is the inspection door's refusal.
+         */
+        get: operations["get_workspaces_workspaceId_matters_id_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/deadlines/{assetId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Deadline Ladder
+         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Deadline Ladder or grain is the inspection door's refusal.
+         */
+        get: operations["get_workspaces_workspaceId_deadlines_assetId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/matters/{id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Matter
+         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Matter or grain is the inspection door's refusal.
+         */
+        get: operations["get_tenants_tenantId_matters_id_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenantId}/deadlines/{assetId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Deadline Ladder
+         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Deadline Ladder or grain is the inspection door's refusal.
+         */
+        get: operations["get_tenants_tenantId_deadlines_assetId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/firms/{firmId}/enrollments/{memberId}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The inspector page of a Enrollment
+         * @description An HTML page: the Enrollment on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Enrollment or grain is the inspection door's refusal.
+         */
+        get: operations["get_firms_firmId_enrollments_memberId_inspect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs/diagrams/{file}": {
         parameters: {
             query?: never;
@@ -419,6 +559,26 @@ export interface paths {
          * @description The state diagram of one machine (Matter, Deadline Ladder, Enrollment), generated from the machine itself.
          */
         get: operations["get_docs_diagrams_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/scripts/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page's script
+         * @description The script of a page for people (the inspector, the population page, /docs, /sandbox), bundled from its TypeScript module and named by its content, as the page names it. Cached for good: a changed script is a new name. It runs only on its page, under the page's nonce.
+         */
+        get: operations["get_scripts_file"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3419,46 +3579,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/matters/{id}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Matter
-         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Matter or grain is the inspection door's refusal.
-         */
-        get: operations["get_matters_id_inspect"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/deadlines/{assetId}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Deadline Ladder
-         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Deadline Ladder or grain is the inspection door's refusal.
-         */
-        get: operations["get_deadlines_assetId_inspect"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/workspaces/{workspaceId}/matters/{id}/inspection": {
         parameters: {
             query?: never;
@@ -3491,46 +3611,6 @@ export interface paths {
          * @description The Asset's ladder on its machine: its state, its path (ticks, rungs, acks, evidence), the commands it accepts now and every other with its refusal. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then. Keyless: the Asset id is the capability.
          */
         get: operations["get_workspaces_workspaceId_deadlines_assetId_inspection"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/workspaces/{workspaceId}/matters/{id}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Matter
-         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Matter or grain is the inspection door's refusal.
-         */
-        get: operations["get_workspaces_workspaceId_matters_id_inspect"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/workspaces/{workspaceId}/deadlines/{assetId}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Deadline Ladder
-         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Deadline Ladder or grain is the inspection door's refusal.
-         */
-        get: operations["get_workspaces_workspaceId_deadlines_assetId_inspect"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3579,46 +3659,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/tenants/{tenantId}/matters/{id}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Matter
-         * @description An HTML page: the Matter on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Matter or grain is the inspection door's refusal.
-         */
-        get: operations["get_tenants_tenantId_matters_id_inspect"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/tenants/{tenantId}/deadlines/{assetId}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Deadline Ladder
-         * @description An HTML page: the Deadline Ladder on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Deadline Ladder or grain is the inspection door's refusal.
-         */
-        get: operations["get_tenants_tenantId_deadlines_assetId_inspect"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/firms/{firmId}/enrollments/{memberId}/inspection": {
         parameters: {
             query?: never;
@@ -3631,26 +3671,6 @@ export interface paths {
          * @description The member's current Enrollment on its machine: its state, its path (enrollment, amendments, revocation), the commands it accepts now and every other with its refusal. Open doors and refusals are asked of the decider beside the machine (the one that decides real commands) with a representative body, shown beside each; the refusal is the one the door answers, worded by the catalog. With `?at=<seq>` (a seq of its journal), the same answer as of that fact: the state then, the path so far, the commands open then.
          */
         get: operations["get_firms_firmId_enrollments_memberId_inspection"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/firms/{firmId}/enrollments/{memberId}/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The inspector page of a Enrollment
-         * @description An HTML page: the Enrollment on its machine's generated diagram (its state now, its path numbered, the doors open now and the refusal every other command would get), beside its journal as a timeline; choosing a fact shows it as of that fact (from the inspection door beside it), and new facts arrive live. The inspection as of now comes inside the page; an unknown Enrollment or grain is the inspection door's refusal.
-         */
-        get: operations["get_firms_firmId_enrollments_memberId_inspect"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7876,7 +7896,7 @@ export interface operations {
                      *         "version": "0.3.0",
                      *         "suite": "http://127.0.0.1:3000/verify/suite.json",
                      *         "suiteId": "legalwork-contract@1",
-                     *         "pin": "46463efaf441f1c22cf5370228c35e111886ece651843139e14ef669090ff0a3"
+                     *         "pin": "18bf51ad2c020e74bcde2af36b7d841ad37d12bf9568d3dc936258312d555fe4"
                      *       },
                      *       "auth": {
                      *         "scheme": "bearer",
@@ -7941,7 +7961,7 @@ export interface operations {
                             suite: string;
                             /** @example legalwork-contract@1 */
                             suiteId: string;
-                            /** @example 46463efaf441f1c22cf5370228c35e111886ece651843139e14ef669090ff0a3 */
+                            /** @example 18bf51ad2c020e74bcde2af36b7d841ad37d12bf9568d3dc936258312d555fe4 */
                             pin: string;
                         };
                         auth: {
@@ -8637,101 +8657,6 @@ export interface operations {
             };
         };
     };
-    get_verify: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the suite page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
     get_docs: {
         parameters: {
             query?: never;
@@ -8837,6 +8762,101 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description the sandbox page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the suite page */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9347,6 +9367,801 @@ export interface operations {
             };
         };
     };
+    get_matters_id_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_deadlines_assetId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_matters_id_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_workspaces_workspaceId_deadlines_assetId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+                /**
+                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
+                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_matters_id_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
+                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
+                 */
+                id: string;
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_tenants_tenantId_deadlines_assetId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
+                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
+                 */
+                assetId: string;
+                /**
+                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
+                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
+                 */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_firms_firmId_enrollments_memberId_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
+                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
+                 */
+                firmId: string;
+                /**
+                 * @description the member, by id: a fixture member from GET /firms/{firmId}/fixtures
+                 * @example mb_fixture_eligible
+                 */
+                memberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the inspector page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the member holds no Enrollment here. Codes: ENROLLMENT_NOT_FOUND, FIRM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description the Enrollment's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
     get_docs_diagrams_file: {
         parameters: {
             query?: never;
@@ -9390,6 +10205,116 @@ export interface operations {
                 };
             };
             /** @description a typed EMPTY: no diagram of that name was generated. Codes: DIAGRAM_NOT_GENERATED */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+        };
+    };
+    get_scripts_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description a page's script, by the name its page gives it: `<page>.<content hash>.js` (one of an earlier build: 404 SCRIPT_NOT_FOUND)
+                 * @example inspector.7QXK2M4A.js
+                 */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refusal"];
+                };
+            };
+            /** @description a typed EMPTY: no script of that name in the running build. Codes: SCRIPT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -41108,226 +42033,6 @@ export interface operations {
             };
         };
     };
-    get_matters_id_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
-                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
-    get_deadlines_assetId_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
-                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
-                 */
-                assetId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
     get_workspaces_workspaceId_matters_id_inspection: {
         parameters: {
             query?: {
@@ -41761,236 +42466,6 @@ export interface operations {
                 };
             };
             /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
-    get_workspaces_workspaceId_matters_id_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
-                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
-                 */
-                id: string;
-                /**
-                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
-                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
-                 */
-                workspaceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, WORKSPACE_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
-    get_workspaces_workspaceId_deadlines_assetId_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
-                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
-                 */
-                assetId: string;
-                /**
-                 * @description the workspace grain's id: `workspace.id` from POST /workspaces (unknown or expired: 404 WORKSPACE_NOT_FOUND)
-                 * @example ws_3x7k2p9q1m8v4c6n0b5z2r7t1
-                 */
-                workspaceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, WORKSPACE_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -42522,236 +42997,6 @@ export interface operations {
             };
         };
     };
-    get_tenants_tenantId_matters_id_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the Matter's id: `matter.id` from POST /matters in the same grain
-                 * @example mt_0k4n8b2v6c1x9z3l7j5h2g8f4
-                 */
-                id: string;
-                /**
-                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
-                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
-                 */
-                tenantId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description no such Matter here (another key's Matter answers the same). Codes: MATTER_NOT_FOUND, TENANT_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the Matter's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
-    get_tenants_tenantId_deadlines_assetId_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the Asset whose ladder this is: `matter.assetId` (every Matter opens its Asset's ladder)
-                 * @example as_2m6n0b4v8c3x7z1l5k9j3h7g1
-                 */
-                assetId: string;
-                /**
-                 * @description the tenant grain's id: `tenant.id` from POST /tenants (unknown or expired: 404 TENANT_NOT_FOUND)
-                 * @example tn_1q9w3e7r5t2y8u4i6o0p3a5s7
-                 */
-                tenantId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description no ladder for that Asset here. Codes: LADDER_NOT_FOUND, TENANT_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the ladder's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
     get_firms_firmId_enrollments_memberId_inspection: {
         parameters: {
             query?: {
@@ -42927,121 +43172,6 @@ export interface operations {
                 };
             };
             /** @description `at` names a seq before the record opened (the fix names its range). Codes: INSPECTION_BEFORE_OPENING, INVALID_PROVENANCE, INVALID_REQUEST */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: RATE_LIMITED */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: HEADERS_TOO_LARGE */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the Enrollment's stream cannot be read by today's machine. Codes: ENTITY_UNREADABLE, INTERNAL */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: SERVICE_DRAINING */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-        };
-    };
-    get_firms_firmId_enrollments_memberId_inspect: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description the firm grain's id: `firm.id` from POST /firms (unknown or expired: 404 FIRM_NOT_FOUND)
-                 * @example fm_5d8f2g6h1j9k3l7z4x0c2v6b8
-                 */
-                firmId: string;
-                /**
-                 * @description the member, by id: a fixture member from GET /firms/{firmId}/fixtures
-                 * @example mb_fixture_eligible
-                 */
-                memberId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the inspector page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: MALFORMED_URL, MALFORMED_HTTP */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: KEY_MALFORMED, KEY_UNKNOWN, KEY_REVOKED, KEY_EXPIRED */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description the member holds no Enrollment here. Codes: ENROLLMENT_NOT_FOUND, FIRM_NOT_FOUND */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: REQUEST_TIMEOUT */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Refusal"];
-                };
-            };
-            /** @description a worded refusal: nothing was written. Codes: INVALID_PROVENANCE, INVALID_REQUEST */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -90,6 +90,7 @@ export const REFUSALS = {
   SCOPE_RESERVED: entry<{ scope: string }>({ status: 403, type: 'BLOCKED', fix: 'leave "scope" out of the query: GET /matters lists your own records', says: (a) => `scope "${a.scope}" is reserved: admin and internal views are not served on this surface` }),
   INVALID_LAST_EVENT_ID: entry<{ value: string }>({ status: 422, fix: 'send Last-Event-ID: <the seq of the last event received>, or ?after=<seq>', says: (a) => `Last-Event-ID must be the seq of the last event received (a non-negative integer), got ${JSON.stringify(a.value)}` }),
   DIAGRAM_NOT_GENERATED: entry<{ file: string }>({ status: 404, type: 'EMPTY', fix: 'npm run diagrams', says: (a) => `${a.file} is not generated in this build: npm run diagrams draws the state diagrams from the machines into visualizations/` }),
+  SCRIPT_NOT_FOUND: entry<{ file: string }>({ status: 404, type: 'EMPTY', fix: 'load the page again (GET /docs, /sandbox, …/inspect): it names the scripts the running build serves', says: (a) => `${a.file} is not a script of the running build: a page names its scripts by their content, so an earlier build's are gone once the service runs another` }),
 
   // The supply network's callback and the Signer registry.
   SIGNATURE_INVALID: entry<{ why: 'missing'; missing: string[] } | { why: 'timestamp'; timestamp: string } | { why: 'mismatch' }>({

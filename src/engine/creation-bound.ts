@@ -19,10 +19,10 @@
  * (`journal/postgres-admissions.ts`), so together they admit `limit`, not
  * `limit` each.
  */
+import type { GrainKind } from '../domain/grain-kinds.ts';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { Admission, AdmissionLedger } from '../journal/admissions.ts';
-import type { GrainKind } from './workspaces.ts';
 
 export interface CreationBoundOptions {
   /** Grains of one kind a caller may open per window. */

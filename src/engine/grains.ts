@@ -12,7 +12,7 @@
  *   reach every top-level grain (`TOP_LEVEL`): there the Matter's id (at least
  *   96 random bits), or the signature, is the capability.
  */
-import { GRAIN_ID_PREFIX, type GrainKind } from './workspaces.ts';
+import { GRAIN_ID_PREFIX, type GrainKind } from '../domain/grain-kinds.ts';
 
 /** The grain of the top-level records an owner's keys create: the id (`key_…`) of its first key (`Owner.id` in keys.ts). */
 export const ownGrainOf = (keyId: string): string => keyId;

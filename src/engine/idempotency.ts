@@ -26,8 +26,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { canonicalJson, sha256Hex } from '../domain/hash.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
-import { VersionConflict, type JournalEvent, type StreamWrite } from '../journal/store.ts';
-import type { Supervisor } from './supervisor.ts';
+import { VersionConflict, type JournalEvent, type JournalStore, type StreamWrite } from '../journal/store.ts';
+import type { Fact } from '../../machines/fact.ts';
 import { unguarded } from './write-guard.ts';
 
 /** The grain of idempotency records; no route resolves to it. */
@@ -61,6 +61,17 @@ interface Kept {
 /** What a request's method, path and body digest to: the same request, whatever its key order or whitespace. */
 export const fingerprintOf = (method: string, url: string, body: unknown): string => sha256Hex(`${method}\n${url}\n${canonicalJson(body ?? null)}`);
 
+/**
+ * What the records need of the supervisor: its journal, and a fact stamped
+ * by its clock (`Supervisor.factWrite`). Named here rather than imported:
+ * the supervisor imports this module (`recordJoining`), and this one stays
+ * below it.
+ */
+export interface RecordWriter {
+  readonly journal: JournalStore;
+  factWrite(stream: string, expectedVersion: number, fact: Fact): StreamWrite;
+}
+
 const streamOf = (scope: string, key: string) => `idempotency:${sha256Hex(`${scope}\n${key}`)}`;
 
 /** A request running under a key: it may write once its command does, and is settled with its answer. */
@@ -92,7 +103,7 @@ const requests = new AsyncLocalStorage<Claim>();
 export const asBookkeeping = <T>(work: () => T): T => requests.exit(() => unguarded(work));
 
 /** The claim's record, when this append is the first write of a claimed request's command; else undefined. */
-export function recordJoining(supervisor: Supervisor, writes: StreamWrite[]): { write: StreamWrite; failed(error: unknown): unknown } | undefined {
+export function recordJoining(supervisor: RecordWriter, writes: StreamWrite[]): { write: StreamWrite; failed(error: unknown): unknown } | undefined {
   const claim = requests.getStore();
   if (!claim || claim.joined || claim.settled) return undefined;
   claim.joined = true;
@@ -138,7 +149,7 @@ export class IdempotencyRecords {
   private readonly cache: RecentMap<string, Kept>;
 
   constructor(
-    private readonly supervisor: Supervisor,
+    private readonly supervisor: RecordWriter,
     /** Wall-clock milliseconds: records expire in real time, whatever the journal's clock. */
     private readonly now: () => number = Date.now,
     capacity = CACHED_RECORDS,

@@ -9,7 +9,8 @@
  * The TTL is measured on the wall clock even when `LEGALWORK_CLOCK` is fixed:
  * an expiry is a real-world lifetime, not a position in a replayable run.
  */
-import { newId, type IdPrefix } from '../domain/ids.ts';
+import { GRAIN_ID_PREFIX, type GrainKind } from '../domain/grain-kinds.ts';
+import { newId } from '../domain/ids.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import { refusal } from '../domain/refusals.ts';
 import type { JournalEvent } from '../journal/store.ts';
@@ -21,11 +22,8 @@ export const DEFAULT_SANDBOX_TTL_SECONDS = 24 * 60 * 60;
 /** A grain's id is its only capability; these cap how many of each kind are kept decoded in memory. */
 const CACHED_GRAINS = 10_000;
 
-export type GrainKind = 'workspace' | 'tenant' | 'firm';
 /** The refusal of each kind of grain that does not exist or has expired: 404 EMPTY naming the fix. */
 const GONE = { workspace: 'WORKSPACE_NOT_FOUND', tenant: 'TENANT_NOT_FOUND', firm: 'FIRM_NOT_FOUND' } as const;
-/** The id prefix of each kind of grain: a grain's kind is read off its id. */
-export const GRAIN_ID_PREFIX: Record<GrainKind, IdPrefix> = { workspace: 'ws', tenant: 'tn', firm: 'fm' };
 
 export interface GrainRecord {
   id: string;

@@ -3,7 +3,7 @@
  * root (`src/compose.ts`) made, without listening.
  */
 import { maxHeaderSize } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { requestIds } from '../domain/ids.ts';
 import { installAuth } from './auth.ts';
 import { installIdempotency } from './idempotency.ts';
@@ -14,7 +14,6 @@ import { capabilityRoutes } from './routes/capabilities.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { verifyRoutes } from './routes/verify.ts';
-import { pageRoutes } from './pages/routes.ts';
 import { deadlineRoutes } from './routes/deadlines.ts';
 import { eventRoutes } from './routes/events.ts';
 import { matterRoutes } from './routes/matters.ts';
@@ -57,6 +56,8 @@ export interface HttpOptions {
   edge?: EdgeLimits;
   /** Registers what traces a request (the telemetry adapter's request span, `src/telemetry/tracing.ts`) before any hook or route; absent, requests are not traced. */
   instrument?: (app: FastifyInstance) => Promise<void>;
+  /** The pages for people (`src/web/routes.ts`), registered beside the API by the composition root: the edge imports nothing of them. */
+  pages?: FastifyPluginAsync<{ services: Services }>;
 }
 
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
@@ -141,7 +142,7 @@ export async function build(services: Services, options: HttpOptions = {}): Prom
   await app.register(keyRoutes, { services });
   await app.register(discoveryRoutes, { services });
   await app.register(verifyRoutes);
-  await app.register(pageRoutes, { services });
+  if (options.pages) await app.register(options.pages, { services });
   await app.register(workspaceRoutes, { services });
   await app.register(tenantRoutes, { services });
   await app.register(firmRoutes, { services });

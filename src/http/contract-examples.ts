@@ -21,6 +21,7 @@ export const PATH_EXAMPLES: Record<string, { example: string; description: strin
   'enrollments/memberId': { example: 'mb_fixture_eligible', description: 'the member, by id: a fixture member from GET /firms/{firmId}/fixtures' },
   'conflicts/practitionerId': { example: 'pr_ada_lovelace', description: 'the practitioner whose ledger this is: any id you choose (1-64 letters, digits, `_ . : -`); each practitioner\'s ledger is its own' },
   'diagrams/file': { example: 'matter.svg', description: 'a diagram\'s file name, as /docs lists them: matter.svg, deadline-ladder.svg, enrollment.svg' },
+  'scripts/file': { example: 'inspector.7QXK2M4A.js', description: 'a page\'s script, by the name its page gives it: `<page>.<content hash>.js` (one of an earlier build: 404 SCRIPT_NOT_FOUND)' },
 };
 
 /** A JSON Schema as the document holds it, read loosely. */

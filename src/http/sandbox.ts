@@ -5,7 +5,8 @@
 import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxKindOf } from '../engine/grains.ts';
-import { grainProvenance, type GrainKind } from '../engine/workspaces.ts';
+import type { GrainKind } from '../domain/grain-kinds.ts';
+import { grainProvenance } from '../engine/workspaces.ts';
 import type { Services } from './services.ts';
 
 /** The `config.keyless` reason of the provisioning doors (POST /workspaces, /tenants, /firms): the creation bound stands in for a key. */

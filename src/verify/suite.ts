@@ -198,6 +198,7 @@ const REQUIREMENTS: Requirement[] = [
   row('firm-population-page-404', `${FM}/inspect`, 404, goneFirm, 'the population page of an unknown firm'),
   // The generated diagrams.
   row('diagram-missing-404', '/docs/diagrams/no-such-machine.svg', 404, { type: 'EMPTY', equals: { code: 'DIAGRAM_NOT_GENERATED' } }, 'a diagram not generated is a typed EMPTY'),
+  row('script-missing-404', '/scripts/inspector.AAAAAAAA.js', 404, { type: 'EMPTY', equals: { code: 'SCRIPT_NOT_FOUND' } }, 'a page script no build of these sources names is a typed EMPTY'),
 ];
 
 export function suiteDocument(): SuiteDocument {

@@ -18,12 +18,12 @@ export function tempDir(prefix = 'legalwork-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** The journal this pass of the suite runs its apps on (`LEGALWORK_TEST_JOURNAL`, set by scripts/test.ts). */
+/** The journal this project of the suite runs its apps on (`LEGALWORK_TEST_JOURNAL`, set by vitest.config.ts's postgres project). */
 export const PASS_JOURNAL: 'sqlite' | 'postgres' = process.env.LEGALWORK_TEST_JOURNAL === 'postgres' ? 'postgres' : 'sqlite';
 
 /**
  * The journal a test app runs on: SQLite in `dir`, or, with
- * LEGALWORK_TEST_JOURNAL=postgres (the suite's second pass), PostgreSQL in a
+ * LEGALWORK_TEST_JOURNAL=postgres (the suite's postgres project), PostgreSQL in a
  * schema of its own; `drop` removes what it made.
  */
 export async function testJournal(dir: string): Promise<{ journal: JournalStore; drop: () => Promise<void> }> {

@@ -1,5 +1,5 @@
 /**
- * The pass's journal (SQLite, or PostgreSQL in the suite's second pass) as a
+ * The pass's journal (SQLite, or PostgreSQL in the suite's postgres project) as a
  * test that damages it sees it: opened again at each start, and plain SQL on
  * its tables, so a test writes rows no adapter would and restarts on them.
  */

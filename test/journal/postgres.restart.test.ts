@@ -26,9 +26,9 @@
  * The figures of every restart are printed here too, with the CPU the
  * process used up to its answers.
  *
- * It runs alone, after the two passes of `npm test` (vitest.config.ts): it
- * spawns the service on PostgreSQL whichever journal the pass gives the
- * in-process apps, so the second pass would repeat it whole.
+ * It is one of `npm run test:load`'s files, run one at a time
+ * (vitest.config.ts): it loads the service, and would take the cores of the
+ * files beside it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { fillPostgresJournal, type FilledJournal } from '../../bench/lib/postgres-fill.ts';

@@ -4,15 +4,15 @@
  * and every simple (loop-free) path agrees at every step. Call inside a
  * `describe`; returns the app for any further test of the same machine.
  *
- * On the PostgreSQL pass the shortest paths run (every transition through
+ * In the postgres project the shortest paths run (every transition through
  * that journal) and the long simple-path walk does not: it would repeat the
- * SQLite pass's walk step for step, and the adapters' conformance suite
+ * sqlite project's walk step for step, and the adapters' conformance suite
  * (test/journal/store.test.ts) already holds the two journals alike.
  *
  * Each walk is also held to `visualizations/<machine>.coverage.json` (the
  * paths that walked each transition, written by `npm run test:model`): a run
  * that walks otherwise fails, naming the transitions, so the drawn coverage
- * never goes stale. The PostgreSQL pass holds its shortest paths to it.
+ * never goes stale. The postgres project holds its shortest paths to it.
  */
 import type { AnyStateMachine } from 'xstate';
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { KINDS, populationsOf, type PopulationKind } from '../../engine/population.ts';
 import { listed, ok } from '../envelopes.ts';
 import { emptyMessage, resolveGrain } from '../grain.ts';
+import { param } from '../params.ts';
 import { Any, Arr, Nullable, Opt, Str, StrEx, Strict } from '../../schemas/common.ts';
 import { Provenance, ref } from '../../schemas/components.ts';
 import { EnrollmentStateParams, LadderStateParams, MatterStateParams, MembersQuery, Population, PopulationMember } from '../../schemas/population.ts';
@@ -95,7 +96,8 @@ function mount(app: FastifyInstance, services: Services, family: Family) {
   });
 
   typed.get(`${at}/states/:state`, { schema: { params: family.params, querystring: MembersQuery, ...family.docs.members } }, async (request) => {
-    const { state } = request.params as { state: string };
+    // Each family's own params schema names the state; typed here only as a TSchema.
+    const state = param(request, 'state');
     const { after = 0, limit } = request.query;
     // The schema's default fills `limit` before the handler runs; its static type cannot say so.
     const page = await populations.inState(request.grain, family.kind, state, after, limit!);

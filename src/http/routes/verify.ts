@@ -1,14 +1,12 @@
 /**
  * The published contract suite: `GET /verify/suite.json` serves the suite's
- * exact bytes (the pin is their sha256), `GET /verify` the page naming it.
+ * exact bytes (the pin is their sha256); the page naming it, `GET /verify`,
+ * is `src/web/verify.ts`.
  */
 import { Type } from '@sinclair/typebox';
 import { Strict } from '../../schemas/common.ts';
 import type { FastifyInstance } from 'fastify';
 import { SUITE_BYTES, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
-import { sendPage } from '../pages/layout.ts';
-import { verifyPage } from '../pages/verify.ts';
-import { Media } from '../schemas/responses.ts';
 
 const Expectation = Strict({
   contentType: Type.String(),
@@ -37,6 +35,4 @@ export async function verifyRoutes(app: FastifyInstance) {
     reply.type('application/json; charset=utf-8').header('etag', `"${SUITE_PIN}"`);
     return reply.send(SUITE_BYTES);
   });
-
-  app.get('/verify', { schema: { summary: 'The suite page, naming the suite and its digest pin', description: 'An HTML page for people naming the suite and its pin.', tags: ['discovery'], response: { 200: Media('text/html', 'the suite page') } } }, async (_request, reply) => sendPage(reply, verifyPage()));
 }

@@ -1,24 +1,31 @@
 /**
- * The pages for people: /docs (with the generated diagrams), /sandbox, and
- * each grain's population page. (Each record's inspector page is served
- * beside its inspection door, `src/http/routes/inspection.ts`.)
+ * What a person looks at, as one plugin the HTTP edge registers beside the
+ * API (`pages` in `src/http/app.ts`): /docs (with the generated diagrams),
+ * /sandbox, /verify, each grain's population page, each record's inspector
+ * page (`inspector-routes.ts`), and the pages' scripts. The pages read only
+ * the API's public doors; nothing in `src/http` knows them.
  */
 import type { FastifyInstance } from 'fastify';
-import { refusal } from '../../domain/refusals.ts';
-import { Media } from '../schemas/responses.ts';
+import { refusal } from '../domain/refusals.ts';
+import { Media } from '../http/schemas/responses.ts';
 import { Type, type Static } from '@sinclair/typebox';
+import { pageScripts, SCRIPT_NAME, SCRIPTS_PATH } from './assets.ts';
 import { DIAGRAM_NAME, listDiagrams, readDiagram } from './diagrams.ts';
 import { docsPage } from './docs.ts';
-import { populationPage, type PopulationMachine } from './population.ts';
-import { WorkspaceParams } from '../../schemas/common.ts';
-import { FirmParams, TenantParams } from '../../schemas/grains.ts';
-import { resolveGrain } from '../grain.ts';
-import type { Services } from '../services.ts';
+import { enrollmentInspectorRoutes, inspectorRoutes } from './inspector-routes.ts';
+import type { PopulationMachine } from './browser/population-view.ts';
+import { populationPage } from './population.ts';
+import { WorkspaceParams } from '../schemas/common.ts';
+import { FirmParams, TenantParams } from '../schemas/grains.ts';
+import { resolveGrain } from '../http/grain.ts';
+import type { Services } from '../http/services.ts';
 import { sendPage } from './layout.ts';
 import { sandboxPage } from './sandbox.ts';
-import { refused } from '../declared-refusals.ts';
+import { verifyPage } from './verify.ts';
+import { refused } from '../http/declared-refusals.ts';
 
 const DiagramParams = Type.Object({ file: Type.String({ pattern: DIAGRAM_NAME }) });
+const ScriptParams = Type.Object({ file: Type.String({ pattern: SCRIPT_NAME }) });
 
 /** What each grain's population page draws: the machines whose records it holds, and their population doors (`src/http/routes/population.ts`). */
 const MATTERS_AND_LADDERS: Array<Omit<PopulationMachine, 'data' | 'diagram'> & { door: string }> = [
@@ -34,10 +41,12 @@ const GATHERED = [
   { prefix: '/firms/:firmId', params: FirmParams, grain: (p: Record<string, string>) => `firm ${p.firmId}`, keyed: false, machines: ENROLLMENTS },
 ];
 
-export async function pageRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function webRoutes(app: FastifyInstance, { services }: { services: Services }) {
   app.get('/docs', { schema: { summary: 'The docs page for people', description: 'An HTML page: what the service is, how to start, and the diagrams of its machines.', tags: ['discovery'], response: { 200: Media('text/html', 'the docs page') } } }, async (_request, reply) => sendPage(reply, docsPage(await listDiagrams())));
 
   app.get('/sandbox', { schema: { summary: 'The sandbox page: walk a Matter in the browser', description: 'An HTML page that opens a sandbox workspace and walks a Matter through its stages by clicking.', tags: ['discovery'], response: { 200: Media('text/html', 'the sandbox page') } } }, async (_request, reply) => sendPage(reply, sandboxPage()));
+
+  app.get('/verify', { schema: { summary: 'The suite page, naming the suite and its digest pin', description: 'An HTML page for people naming the suite and its pin.', tags: ['discovery'], response: { 200: Media('text/html', 'the suite page') } } }, async (_request, reply) => sendPage(reply, verifyPage()));
 
   for (const gathered of GATHERED) {
     const nouns = gathered.machines.map((m) => m.nouns).join(' and ');
@@ -54,6 +63,10 @@ export async function pageRoutes(app: FastifyInstance, { services }: { services:
     );
   }
 
+  // Each record's inspector page, beside its inspection door, on every grain that serves the record.
+  for (const prefix of ['', '/workspaces/:workspaceId', '/tenants/:tenantId']) await app.register(inspectorRoutes, { services, prefix });
+  await app.register(enrollmentInspectorRoutes, { services });
+
   // Params typed from their schema by hand: the type provider would also type the reply as the Media schema's string, and an SVG is sent as a Buffer.
   app.get<{ Params: Static<typeof DiagramParams> }>(
     '/docs/diagrams/:file',
@@ -64,6 +77,17 @@ export async function pageRoutes(app: FastifyInstance, { services }: { services:
       if (!svg) throw refusal('DIAGRAM_NOT_GENERATED', { file }, { results: [] });
       // Served as an image: no script may run in it even if opened directly.
       return reply.type('image/svg+xml').headers({ 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache' }).send(svg);
+    },
+  );
+
+  app.get<{ Params: Static<typeof ScriptParams> }>(
+    `${SCRIPTS_PATH}/:file`,
+    { schema: { summary: 'A page\'s script', description: 'The script of a page for people (the inspector, the population page, /docs, /sandbox), bundled from its TypeScript module and named by its content, as the page names it. Cached for good: a changed script is a new name. It runs only on its page, under the page\'s nonce.', tags: ['discovery'], params: ScriptParams, response: { 200: Media('text/javascript', 'the script'), 404: refused('a typed EMPTY: no script of that name in the running build', ['SCRIPT_NOT_FOUND']) } } },
+    async (request, reply) => {
+      const { file } = request.params;
+      const script = (await pageScripts()).bytes(file);
+      if (!script) throw refusal('SCRIPT_NOT_FOUND', { file }, { results: [] });
+      return reply.type('text/javascript; charset=utf-8').headers({ 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' }).send(script);
     },
   );
 }

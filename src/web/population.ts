@@ -10,22 +10,9 @@
  * from the population doors (`src/http/routes/population.ts`), drawn with the
  * marks every diagram page shares (`diagram-script.ts`).
  */
-import { DIAGRAM_STYLE, legendItems, swatch } from './diagram-script.ts';
+import { DIAGRAM_STYLE, legendItems, swatch } from './diagram-style.ts';
+import type { PopulationMachine } from './browser/population-view.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
-import { POPULATION_SCRIPT } from './population-script.ts';
-
-export interface PopulationMachine {
-  kind: 'matter' | 'deadline-ladder' | 'enrollment';
-  /** `Matter`, as the tab and the captions name the machine. */
-  title: string;
-  /** What one record and several are called: `Matter`, `Matters`. */
-  noun: string;
-  nouns: string;
-  /** The population door the script reads (`…/inspection/matters`). */
-  data: string;
-  /** The generated SVG (`/docs/diagrams/<machine>.svg`). */
-  diagram: string;
-}
 
 export interface PopulationSubject {
   /** What is counted, in words: `workspace ws_…`, `your key's records at the top level`. */
@@ -96,7 +83,7 @@ export function populationPage(subject: PopulationSubject): Page {
     path: subject.path,
     wide: true,
     style: DIAGRAM_STYLE + STYLE,
-    script: POPULATION_SCRIPT,
+    script: 'population',
     body: `
 <div id="population" class="population" data-machines="${h(JSON.stringify(subject.machines))}" data-keyed="${subject.keyed}">
 <h1>Where <span class="noun">${h(first.nouns)}</span> gather <span class="note">· ${h(subject.grain)}</span></h1>

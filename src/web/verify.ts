@@ -1,5 +1,5 @@
 /** The published contract-suite page: the suite's name, its digest pin, its rows, and how to run them. */
-import { SUITE_BYTES, SUITE_ID, SUITE_PIN, suiteDocument } from '../../verify/suite.ts';
+import { SUITE_BYTES, SUITE_ID, SUITE_PIN, suiteDocument } from '../verify/suite.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
 
 export function verifyPage(): Page {

@@ -6,9 +6,10 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CoverageFile } from '../../diagrams/coverage.ts';
-import { MACHINES } from '../../diagrams/registry.ts';
-import { PACKAGE_ROOT } from '../../paths.ts';
+import type { CoverageFile } from '../diagrams/coverage.ts';
+import { MACHINES } from '../diagrams/registry.ts';
+import { PACKAGE_ROOT } from '../paths.ts';
+import type { DrawnCoverage } from './browser/coverage.ts';
 
 export const DEFAULT_VISUALIZATIONS_DIR = join(PACKAGE_ROOT, 'visualizations');
 
@@ -60,9 +61,6 @@ export async function readDiagram(file: string, dir = DEFAULT_VISUALIZATIONS_DIR
     return null;
   }
 }
-
-/** What a page draws of a machine's model coverage: the totals and each transition's paths. */
-export type DrawnCoverage = Pick<CoverageFile, 'walked' | 'total' | 'refusing' | 'paths'> & { transitions: Array<{ key: string; paths: number }> };
 
 /**
  * A machine's model coverage (`<machine>.coverage.json`, written by

@@ -4,15 +4,14 @@
  * path it took numbered in order, the doors open now and the refusal each
  * other command would get, beside its journal as a timeline, live.
  *
- * The page is a shell: everything it shows is read by its script from the
- * entity's inspection door (which reads the decider and folds the journal
- * through the machine) and the SVG `npm run diagrams` wrote. No view keeps its
- * own copy of the rules.
+ * The page is a shell: everything it shows is read by its script
+ * (`browser/inspector.ts`) from the entity's inspection door (which reads the
+ * decider and folds the journal through the machine) and the SVG
+ * `npm run diagrams` wrote. No view keeps its own copy of the rules.
  */
-import type { DrawnCoverage } from './diagrams.ts';
-import { COVERAGE_LEGEND, DIAGRAM_STYLE, legendItems, swatch } from './diagram-script.ts';
-import { escapeHtml as h, type Page } from './layout.ts';
-import { INSPECTOR_SCRIPT } from './inspector-script.ts';
+import type { DrawnCoverage } from './browser/coverage.ts';
+import { COVERAGE_LEGEND, DIAGRAM_STYLE, legendItems, swatch } from './diagram-style.ts';
+import { dataBlock, escapeHtml as h, type Page } from './layout.ts';
 
 /** What the page inspects: its title, the diagram of its machine, where its doors are. */
 export interface InspectorSubject {
@@ -30,9 +29,6 @@ export interface InspectorSubject {
   /** The inspection as of now, answered by the door the page reads, sent inside the page so its first paint waits for no second request. */
   inspection: unknown;
 }
-
-/** JSON inside a `<script type="application/json">` data block: nothing in it may close the block or open a comment. */
-const dataBlock = (id: string, value: unknown) => `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
 
 /**
  * Marks never rely on hue alone: the current state has a double ring and a
@@ -98,7 +94,7 @@ export function inspectorPage(subject: InspectorSubject): Page {
     path: subject.path,
     wide: true,
     style: DIAGRAM_STYLE + STYLE,
-    script: INSPECTOR_SCRIPT,
+    script: 'inspector',
     body: `
 <div id="inspector" class="inspector" data-title="${h(subject.title)}" data-inspection="${h(subject.door)}" data-diagram="${h(subject.diagram)}"${subject.coverage ? ` data-coverage="${h(JSON.stringify(subject.coverage))}"` : ''}>
 <div class="top"><h1>${h(subject.title)} <code>${h(subject.id)}</code></h1><p class="links" id="links"><a href="${h(subject.door)}">inspection (JSON)</a></p></div>

@@ -1,10 +1,13 @@
 /**
- * The shell every human page shares: one stylesheet inline, no external
- * resource (a page must load without a network error in the console), a
- * navigation bar, and a per-response nonce for the page's own script.
+ * The shell every human page shares: one stylesheet inline, nothing from
+ * elsewhere (a page must load without a network error in the console), a
+ * navigation bar, and the page's own script from this service
+ * (`assets.ts`), bound to a per-response nonce. No script is inline: a
+ * page's data travels in `application/json` blocks, which run nothing.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { pageScripts, type PageScript } from './assets.ts';
 
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -45,7 +48,8 @@ export interface Page {
   title: string;
   path: string;
   body: string;
-  script?: string;
+  /** The page's own script, bundled from its browser module (`src/web/browser/<script>.ts`). */
+  script?: PageScript;
   /** The page's own rules, after the shared ones. */
   style?: string;
   /** Use the window's width (a diagram beside a timeline) rather than a reading column. */
@@ -61,7 +65,11 @@ const NAV: Array<[string, string]> = [
   ['/llms.txt', 'llms.txt'],
 ];
 
-export function renderPage(page: Page, nonce: string): string {
+/** JSON for a page's script, inside a `<script type="application/json">` data block: nothing in it may close the block or open a comment. */
+export const dataBlock = (id: string, value: unknown) => `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+
+/** The page's HTML; `scriptSrc` is where its script is served (`PageScripts.src`), loaded under `nonce`. */
+export function renderPage(page: Page, nonce: string, scriptSrc?: string): string {
   const nav = NAV.map(([href, label]) => `<a href="${href}"${href === page.path ? ' aria-current="page"' : ''}>${label}</a>`).join('');
   return `<!doctype html>
 <html lang="en">
@@ -77,13 +85,13 @@ export function renderPage(page: Page, nonce: string): string {
 <main${page.wide ? ' class="wide"' : ''}>
 ${page.body}
 </main>
-${page.script ? `<script nonce="${nonce}">\n${page.script}\n</script>` : ''}
+${scriptSrc ? `<script nonce="${nonce}" src="${escapeHtml(scriptSrc)}"></script>` : ''}
 </body>
 </html>
 `;
 }
 
-/** Headers for a page: its own script only, nothing from elsewhere. */
+/** Headers for a page: its own script only (by nonce: no other script of this service's either), nothing from elsewhere. */
 const pageHeaders = (nonce: string) => ({
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
@@ -93,7 +101,8 @@ const pageHeaders = (nonce: string) => ({
 });
 
 /** Answers a page under a fresh nonce, so only its own script may run. */
-export function sendPage(reply: FastifyReply, page: Page) {
+export async function sendPage(reply: FastifyReply, page: Page) {
   const nonce = randomBytes(16).toString('base64');
-  return reply.headers(pageHeaders(nonce)).send(renderPage(page, nonce));
+  const src = page.script ? (await pageScripts()).src(page.script) : undefined;
+  return reply.headers(pageHeaders(nonce)).send(renderPage(page, nonce, src));
 }

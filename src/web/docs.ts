@@ -1,11 +1,12 @@
 /** The docs page: what the service is, the state diagrams, a walk-through, keys, tiers and the catalog. */
-import { TIER_LADDER } from '../../domain/access.ts';
-import { CAPABILITIES, gateView, openapiPath } from '../../domain/capabilities/catalog.ts';
-import { FIXTURE } from '../../domain/fixtures.ts';
-import { MATTER_TYPES } from '../../domain/matter-types.ts';
-import { SUITE_ID, SUITE_PIN } from '../../verify/suite.ts';
-import { COVERAGE_LEGEND, DIAGRAM_SCRIPT, DIAGRAM_STYLE, legendItems } from './diagram-script.ts';
-import type { DiagramEntry, DrawnCoverage } from './diagrams.ts';
+import { TIER_LADDER } from '../domain/access.ts';
+import { CAPABILITIES, gateView, openapiPath } from '../domain/capabilities/catalog.ts';
+import { FIXTURE } from '../domain/fixtures.ts';
+import { MATTER_TYPES } from '../domain/matter-types.ts';
+import { SUITE_ID, SUITE_PIN } from '../verify/suite.ts';
+import type { DrawnCoverage } from './browser/coverage.ts';
+import { COVERAGE_LEGEND, DIAGRAM_STYLE, legendItems } from './diagram-style.ts';
+import type { DiagramEntry } from './diagrams.ts';
 import { escapeHtml as h, type Page } from './layout.ts';
 
 function diagramSection(diagrams: DiagramEntry[]): string {
@@ -26,7 +27,8 @@ function coverageWords(title: string, c: DrawnCoverage): string {
 
 /**
  * Each machine's diagram with what the model tests walked drawn on it; the
- * script inlines the SVG and marks it, the caption says the same in words.
+ * page's script (`browser/docs.ts`) inlines the SVG and marks it, the caption
+ * says the same in words.
  */
 function coverageSection(diagrams: DiagramEntry[]): string {
   const shown = diagrams.filter((d) => d.available && d.coverage);
@@ -38,24 +40,6 @@ function coverageSection(diagrams: DiagramEntry[]): string {
 </figure>`)
     .join('\n');
 }
-
-/** Inlines each coverage figure's diagram and marks what the model paths walked. */
-const DOCS_SCRIPT = String.raw`
-'use strict';
-${DIAGRAM_SCRIPT}
-Promise.all([...document.querySelectorAll('figure.coverage')].map(async (figure) => {
-  const holder = figure.querySelector('.diagram');
-  try {
-    const ix = mountDiagram(holder, await fetchText(figure.dataset.svg), figure.querySelector('figcaption').id);
-    fitDiagram(ix, true);
-    drawCoverage(ix, JSON.parse(figure.dataset.coverage));
-    figure.dataset.drawn = 'true';
-  } catch (error) {
-    holder.textContent = error.message;
-    figure.dataset.drawn = 'failed';
-  }
-})).then(() => { document.body.dataset.coverageDrawn = 'true'; });
-`;
 
 const curl = String.raw;
 const WALK = curl`B=http://127.0.0.1:3000
@@ -89,7 +73,7 @@ export function docsPage(diagrams: DiagramEntry[]): Page {
     title: 'Docs',
     path: '/docs',
     style: `${DIAGRAM_STYLE}\nfigure.coverage .diagram { border:none; }`,
-    script: DOCS_SCRIPT,
+    script: 'docs',
     body: `
 <h1>legalwork</h1>
 <p>An HTTP service through which software agents open, advance and settle legal work. A <strong>Matter</strong> is one Client's one legal objective; it moves through six stages (<code>intake</code>, <code>prepare</code>, <code>examine</code>, <code>review</code>, <code>sign</code>, <code>file</code>) and ends in a terminal (<code>fulfilled</code>, <code>withdrawn</code>, <code>lapsed</code>, <code>referred_out</code>). Acts the law reserves to a licensed human (a filing signature, a demand letter on letterhead, advice) are never performed by the agent or the service: they are posted as a <strong>Gig</strong> to a supply network, where an independent <strong>Signer</strong> attests, sends back or declines.</p>
