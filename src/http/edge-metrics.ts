@@ -8,7 +8,7 @@
  * a path's ids, a key or an address.
  */
 import type { FastifyInstance } from 'fastify';
-import { counter, histogram, statusClass } from '../lib/telemetry.ts';
+import { counter, histogram, metricsOn, statusClass } from '../lib/telemetry.ts';
 
 /** From 1 ms (a kept answer sent as stored) to 10 s (a slow journal, a supply network at its timeout). */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -36,10 +36,14 @@ const rateLimited = counter<'caller'>({
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** A refusal was answered: counted by its code. */
-export const countRefusal = (code: string): void => refusals.inc({ code });
+export const countRefusal = (code: string): void => {
+  if (metricsOn()) refusals.inc({ code });
+};
 
 /** The rate limit refused a request of this kind of caller. */
-export const countRateLimited = (callerKind: string): void => rateLimited.inc({ caller: callerKind.replace(' ', '_') });
+export const countRateLimited = (callerKind: string): void => {
+  if (metricsOn()) rateLimited.inc({ caller: callerKind.replace(' ', '_') });
+};
 
 /** Times every answer: a callback hook, without a promise. */
 export function installRequestMetrics(app: FastifyInstance): void {
