@@ -26,7 +26,8 @@ import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom 
 import type { Fact } from '../../machines/fact.ts';
 import type { Clock } from '../domain/clock.ts';
 import { refusal } from '../domain/refusals.ts';
-import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
+import { webhookTypesOf } from '../domain/webhook-events.ts';
+import { INTENT_KINDS, VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import { RecentMap } from '../lib/recent-map.ts';
 import { tracing } from '../lib/telemetry.ts';
 import { actorLoads, residentActors, snapshotReads } from './engine-metrics.ts';
@@ -41,17 +42,22 @@ import { writeGuard } from './write-guard.ts';
 import { refusingUnreadable, unreadableRefusal } from './unreadable.ts';
 
 /**
- * The writes, each event stamped with the active span's context (a W3C
- * `traceparent`) where a trace is being recorded: metadata the journal keeps
- * in the event's body, so an effect a later turn or another process makes
- * for it (an outbox intent's, a webhook's) is traced as the command's child.
- * Never read by a decider, never answered (views pick their fields).
+ * The writes, each event that asks for work after the commit (an outbox
+ * intent, a fact a webhook is sent for) stamped with the active span's
+ * context (a W3C `traceparent`) where a trace is being recorded: metadata the
+ * journal keeps in the event's body, so the effect a later turn or another
+ * process makes for it is traced as the command's child. Never read by a
+ * decider, never answered (views pick their fields); other events carry
+ * nothing, so a trace adds no bytes to them.
  */
 function carryTrace(writes: StreamWrite[]): StreamWrite[] {
   const trace = tracing.carried();
-  if (trace) for (const write of writes) for (const event of write.events) event.trace = trace;
+  if (!trace) return writes;
+  for (const write of writes) for (const event of write.events) if (INTENTS.has(event.kind) || webhookTypesOf(event).length > 0) event.trace = trace;
   return writes;
 }
+
+const INTENTS = new Set<string>(INTENT_KINDS);
 
 /** The snapshot reads' labels, made once: a page reads a hundred states, and telemetry off allocates nothing for them. */
 const SNAPSHOT_HIT = { result: 'hit' } as const;

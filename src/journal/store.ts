@@ -28,9 +28,10 @@ export interface NewEvent {
   cause?: Record<string, unknown>;
   /**
    * The trace context (W3C `traceparent`) of the command that appended it,
-   * where traces are recorded: metadata, kept in the body, so the effects
-   * made later for this fact (an outbox intent's, a webhook's) join the
-   * command's trace. Never read by a decider, never in an answer.
+   * on a fact that asks for work after the commit (an intent, a fact a
+   * webhook is sent for), where traces are recorded: metadata, kept in the
+   * body, so the effect made later for it (the outbox's, a webhook's) joins
+   * the command's trace. Never read by a decider, never in an answer.
    */
   trace?: string;
 }
