@@ -3,8 +3,9 @@
  * append timed and traced (a span with OpenTelemetry's database attributes,
  * child of the command that appends), and, where metrics are on, every read
  * statement timed by the store method that ran it and the kept answer rows
- * counted as hits or misses. The same store underneath, whatever the adapter: a decorator, so
- * the adapters keep no telemetry of their own but their group commit's.
+ * counted as hits or misses. The same store underneath, whatever the
+ * adapter: a decorator, so the adapters keep no telemetry of their own but
+ * their group commit's.
  *
  * With metrics and traces both off the store is answered as it is: nothing
  * stands between a command and its journal.
