@@ -178,6 +178,15 @@ async function advances(app: App, ws: string, matters: string[], until: () => bo
 
 async function duringPurge(kind: string, make: () => Promise<Journal>): Promise<string[]> {
   const made = await make();
+  // Each step timed as the sweep calls it: its transaction, and on SQLite the wait for the writer's batch it joins.
+  const steps: Array<{ ms: number; rows: number }> = [];
+  const purgeGrain = made.journal.purgeGrain.bind(made.journal);
+  made.journal.purgeGrain = async (grain, budget) => {
+    const began = performance.now();
+    const step = await purgeGrain(grain, budget);
+    steps.push({ ms: performance.now() - began, rows: step.removed });
+    return step;
+  };
   let now = Date.parse('2027-01-04T00:00:00.000Z');
   const app = await createApp({ journal: made.journal, sandboxNow: () => now, creationBound: { limit: 1_000_000 }, retention: { intervalMs: 2 ** 30 } });
   await app.ready();
@@ -202,15 +211,6 @@ async function duringPurge(kind: string, make: () => Promise<Journal>): Promise<
     const [quiet, busy] = [await open(), await open()];
     await advances(app, ws, (await open()).slice(0, 100));
 
-    // Each step timed as the sweep calls it: its transaction, and on SQLite the wait for the writer's batch it joins.
-    const steps: Array<{ ms: number; rows: number }> = [];
-    const purgeGrain = made.journal.purgeGrain.bind(made.journal);
-    made.journal.purgeGrain = async (grain, budget) => {
-      const began = performance.now();
-      const step = await purgeGrain(grain, budget);
-      steps.push({ ms: performance.now() - began, rows: step.removed });
-      return step;
-    };
     const t = performance.now();
     let purgeDone = false;
     const sweep = app.services.retention.sweep().then((grains) => {

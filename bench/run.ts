@@ -25,6 +25,7 @@ const benches: Array<[string, () => Promise<{ bench: Bench }>]> = [
   ['sse', () => import('./sse.ts')],
   ['events-paging', () => import('./events-paging.ts')],
   ['rate-limit', () => import('./rate-limit.ts')],
+  ['telemetry', () => import('./telemetry.ts')],
   ['inspector', () => import('./inspector.ts')],
   ['population', () => import('./population.ts')],
   ['retention', () => import('./retention.ts')],

@@ -96,7 +96,7 @@ function redisRefusal(host: string, port: number): Promise<string | null> {
 }
 
 /** A port nothing listens on now (the server binds it a moment later). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.on('error', reject);
@@ -110,6 +110,11 @@ function freePort(): Promise<number> {
 /** The browser tests drive Debian's chromium: installed when it is missing. */
 export function ensureChromium(): void {
   ensurePackage('/usr/bin/chromium', 'chromium', 'the browser tests');
+}
+
+/** The metrics test runs Debian's Prometheus against the service: installed when it is missing (never started as a service). */
+export function ensurePrometheus(): void {
+  ensurePackage('/usr/bin/prometheus', 'prometheus', 'the metrics test, which scrapes the service with it');
 }
 
 /** Installs the Debian package holding `file` when it is missing (root or sudo). */

@@ -1,6 +1,6 @@
 /**
  * `npm test` and `npm run test:load`, with what they need brought along
- * (scripts/test-services.ts): chromium installed when missing, PostgreSQL
+ * (scripts/test-services.ts): chromium and Prometheus installed when missing, PostgreSQL
  * and Redis found or started once, their URLs handed to vitest, and what was
  * started is stopped at the end — after a failure, a Ctrl-C or a SIGTERM too.
  *
@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureChromium, ensurePostgres, ensureRedis, type TestService } from './test-services.ts';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureChromium, ensurePostgres, ensurePrometheus, ensureRedis, type TestService } from './test-services.ts';
 
 const args = process.argv.slice(2);
 const load = args[0] === 'load';
@@ -98,7 +98,10 @@ function vitest(env: Record<string, string>): Promise<number> {
 
 let status = 0;
 try {
-  if (!load) ensureChromium();
+  if (!load) {
+    ensureChromium();
+    ensurePrometheus();
+  }
   const postgres = await ensurePostgres({ url: process.env.LEGALWORK_TEST_DATABASE_URL ?? DEFAULT_DATABASE_URL, explicit: process.env.LEGALWORK_TEST_DATABASE_URL !== undefined });
   services.push(postgres);
   const redis = await ensureRedis({ url: process.env.LEGALWORK_TEST_REDIS_URL ?? DEFAULT_REDIS_URL, explicit: process.env.LEGALWORK_TEST_REDIS_URL !== undefined });

@@ -12,6 +12,16 @@
  * worker, each draining as a single process does, and exits once all have.
  */
 import cluster, { type Worker } from 'node:cluster';
+import type { RunningTelemetry } from './telemetry/index.ts';
+import { metricsSettingsFromEnv } from './telemetry/settings.ts';
+
+/** In the primary: the metrics door, when metrics are on, answering with every worker's metrics added up (prom-client's cluster registry). */
+export async function primaryTelemetry(env: NodeJS.ProcessEnv): Promise<RunningTelemetry | null> {
+  const metrics = metricsSettingsFromEnv(env);
+  if (!metrics) return null;
+  const { startTelemetry } = await import('./telemetry/index.ts');
+  return startTelemetry({ metrics, tracing: false }, 'primary');
+}
 
 /** How soon a worker that died is started again (a worker dying at once on start is not restarted faster than this). */
 const RESTART_DELAY_MS = 500;

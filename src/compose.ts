@@ -28,6 +28,9 @@ import { Webhooks, type WebhookOptions } from './engine/webhooks.ts';
 import { Workspaces } from './engine/workspaces.ts';
 import { build, type HttpOptions } from './http/app.ts';
 import type { Services } from './http/services.ts';
+import { MemoryJournal } from './journal/memory.ts';
+import type { AdapterName } from './journal/journal-metrics.ts';
+import { observedJournal } from './journal/observed.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import type { JournalStore } from './journal/store.ts';
 import { webRoutes } from './web/routes.ts';
@@ -54,10 +57,15 @@ export interface AppOptions extends Omit<HttpOptions, 'pages'> {
   retention?: Omit<RetentionOptions, 'now' | 'forgetGrain'>;
 }
 
+/** The journal's adapter, as its metrics and spans name it. */
+const adapterOf = (journal: JournalStore): AdapterName => (journal instanceof PostgresJournal ? 'postgresql' : journal instanceof MemoryJournal ? 'memory' : 'sqlite');
+
 export function createServices(options: AppOptions): Services {
   const clock = options.clock ?? systemClock;
+  // Timed and traced where telemetry is on; else the store itself.
+  const journal = observedJournal(options.journal, adapterOf(options.journal));
   const bus = createBus();
-  const supervisor = new Supervisor({ journal: options.journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
+  const supervisor = new Supervisor({ journal, bus, clock, residentActors: options.residentActors, entities: [MATTER, LADDER, ENROLLMENT] });
   const commands = new CommandHandler(supervisor);
   const supply = options.supply ?? simulatedSupplyNetwork();
   const outbox = new Outbox(supervisor);
@@ -70,7 +78,7 @@ export function createServices(options: AppOptions): Services {
   const caches = options.caches ?? {};
   // Windows that compare instants different processes wrote read the database's clock on a shared journal, so the
   // processes agree on their edges whatever their own clocks say (journal/postgres-clock.ts); a test's clock wins.
-  const shared = options.journal.shared;
+  const shared = journal.shared;
   const databaseNow = shared ? () => shared.now() : undefined;
   const wallClock = options.sandboxNow ?? databaseNow;
   const tenants = new Tenants(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains);
@@ -79,9 +87,9 @@ export function createServices(options: AppOptions): Services {
   const workspaces = new Workspaces(supervisor, options.sandboxTtlSeconds, wallClock, caches.grains);
   const firms = new Firms(supervisor, commands, options.sandboxTtlSeconds, wallClock, caches.grains);
   const grainsOfKind = { workspace: workspaces, tenant: tenants, firm: firms };
-  const retention = new GrainRetention(options.journal, { ...options.retention, now: wallClock, forgetGrain: (grain) => grainsOfKind[sandboxKindOf(grain)!].forget(grain) });
+  const retention = new GrainRetention(journal, { ...options.retention, now: wallClock, forgetGrain: (grain) => grainsOfKind[sandboxKindOf(grain)!].forget(grain) });
   return {
-    journal: options.journal,
+    journal,
     clock,
     bus,
     supervisor,
@@ -97,7 +105,7 @@ export function createServices(options: AppOptions): Services {
     // Admissions are counted where the journal is shared: on PostgreSQL, in its database, so every process on it
     // counts the same ones; on the embedded journal (one process per file) in this process's memory. Chosen here, by
     // the journal's adapter, rather than through the JournalStore contract: the ledger is the limiter's state, not the journal's.
-    creationBound: new CreationBound({ now: wallClock, ledger: options.journal instanceof PostgresJournal ? options.journal.admissions() : undefined, ...options.creationBound }),
+    creationBound: new CreationBound({ now: wallClock, ledger: journal instanceof PostgresJournal ? journal.admissions() : undefined, ...options.creationBound }),
     tenants,
     firms,
     retention,

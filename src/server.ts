@@ -20,12 +20,27 @@ import { callerLimitsFromEnv } from './http/rate-limit.ts';
 import { PostgresJournal } from './journal/postgres.ts';
 import { SqliteJournal } from './journal/sqlite.ts';
 import type { JournalStore } from './journal/store.ts';
+import type { RunningTelemetry } from './telemetry/index.ts';
+import { telemetryFromEnv, telemetryWanted, type TelemetrySettings } from './telemetry/settings.ts';
 
 export interface StartOptions {
   port?: number;
   host?: string;
   dataDir?: string;
   logger?: boolean;
+  /** A worker of `serve --processes N`: its metrics go to the primary, which serves them (default: the only process). */
+  clusterWorker?: boolean;
+}
+
+/**
+ * Metrics and traces as the environment turns them on (`src/telemetry/`),
+ * started before the journal opens so everything it builds reports through
+ * them; null when both are off (nothing of prom-client or OpenTelemetry is loaded).
+ */
+async function telemetryOf(settings: TelemetrySettings, clusterWorker: boolean): Promise<RunningTelemetry | null> {
+  if (!telemetryWanted(settings)) return null;
+  const { startTelemetry } = await import('./telemetry/index.ts');
+  return startTelemetry(settings, clusterWorker ? 'worker' : 'single');
 }
 
 /**
@@ -61,17 +76,29 @@ export async function start(options: StartOptions = {}) {
     // The per-caller rate and stream cap (on unless set "off").
     ...callerLimitsFromEnv(process.env),
   };
+  const telemetrySettings = telemetryFromEnv(process.env);
   const drainMs = drainSecondsOf(process.env.LEGALWORK_DRAIN_SECONDS) * 1000;
-  const journal = await journalFromEnv(dataDir);
+  const telemetry = await telemetryOf(telemetrySettings, options.clusterWorker ?? false);
+  let journal: JournalStore;
   let app: Awaited<ReturnType<typeof createApp>>;
   try {
-    app = await createApp({ journal, ...settings });
+    journal = await journalFromEnv(dataDir);
+  } catch (error) {
+    await telemetry?.stop();
+    throw error;
+  }
+  try {
+    app = await createApp({ journal, ...settings, ...(telemetry?.instrument ? { instrument: telemetry.instrument } : {}) });
   } catch (error) {
     // A setting the app checks as it is built (a sandbox TTL out of range): close the journal, so the process ends with the error.
     await journal.close();
+    await telemetry?.stop();
     throw error;
   }
   app.addHook('onClose', async () => journal.close());
+  // After the journal: the spans of the last requests are exported, and the metrics door closes.
+  if (telemetry) app.addHook('onClose', async () => telemetry.stop());
+  if (telemetry?.metricsAddress) app.log.info({ address: telemetry.metricsAddress }, 'metrics served on the operator address');
   const drain = installDrain(app);
   const address = await app.listen({ port, host }).catch(async (error: unknown) => {
     // The port is taken, say: close the app and its journal, so the process ends with the error.
@@ -90,5 +117,5 @@ export async function start(options: StartOptions = {}) {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  return { app, address };
+  return { app, address, metricsAddress: telemetry?.metricsAddress };
 }

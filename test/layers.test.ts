@@ -34,6 +34,8 @@ const LAYERS: Record<string, { dir: string; may: string[] }> = {
   machines: { dir: 'machines', may: [] },
   journal: { dir: 'src/journal', may: ['lib'] },
   lib: { dir: 'src/lib', may: [] },
+  // The telemetry port's adapters (prom-client, OpenTelemetry): the service's start wires them in; what reports through the port (src/lib/telemetry.ts) never imports them.
+  telemetry: { dir: 'src/telemetry', may: ['domain', 'lib'] },
 };
 
 const sources = (dir: string): string[] =>
@@ -98,6 +100,14 @@ describe('the layers import only downward', () => {
       expect(upward).toEqual([]);
     });
   }
+
+  it('only src/telemetry/ imports prom-client or OpenTelemetry: everything else reports through the port', () => {
+    const all = ['machines', 'src'].flatMap((dir) => sources(dir));
+    const sdk = /(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)'(prom-client|@opentelemetry\/[^']+|@fastify\/otel)'/m;
+    const users = all.filter((file) => sdk.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.filter((file) => !file.startsWith('src/telemetry/'))).toEqual([]);
+  });
 
   it('src/web/browser/ takes from the rest of the tree only modules that import nothing, so a bundle holds no server code', () => {
     const imported = sources(LAYERS.browser.dir).flatMap((file) => importsOf(file).filter((target) => layerOf(target) !== 'browser'));

@@ -317,6 +317,18 @@ export const REFUSALS = {
     says: (a) => `the request did not arrive whole within ${a.timeoutMs} ms (the time its headers and body have together, counted from the connection's opening, or on a kept-alive connection from the request's first byte), so it was not run and nothing was written; this connection is closed: send the request again, whole, on a new one`,
   }),
 
+  // The operator's metrics address (`LEGALWORK_METRICS_ADDRESS`): not the API, and closed to anyone without its token.
+  METRICS_TOKEN_INVALID: entry({
+    status: 401,
+    fix: 'send Authorization: Bearer <the LEGALWORK_METRICS_TOKEN the service was started with> (Prometheus: `authorization: {credentials: …}` in the scrape config)',
+    says: () => 'the metrics door is the operator\'s: this request did not present its token, so nothing is answered',
+  }),
+  METRICS_ROUTE_NOT_FOUND: entry<{ method: string; path: string }>({
+    status: 404,
+    fix: 'GET /metrics: the operator\'s metrics address serves nothing else (the API is on PORT)',
+    says: (a) => `the metrics address serves only GET /metrics, not ${a.method} ${a.path}`,
+  }),
+
   // The service itself.
   WRITE_CONTENDED: entry<{ stream: string }>({
     status: 409,

@@ -27,6 +27,7 @@ import type { Refusal } from '../domain/refusal.ts';
 import { refusalOf } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
+import { tracing, tracingOn, type SpanAttributes } from '../lib/telemetry.ts';
 import type { Supervisor } from './supervisor.ts';
 
 /**
@@ -61,11 +62,25 @@ export interface Command<M extends AnyStateMachine, T> {
   reply(entity: Entity<M>, written: JournalEvent[]): T | Promise<T>;
 }
 
+const attributesByKind = new WeakMap<DecidedEntity, SpanAttributes>();
+
+/** A command's span names the kind of entity (its machine), never the entity. */
+function spanAttributes(kind: DecidedEntity): SpanAttributes {
+  let attributes = attributesByKind.get(kind);
+  if (!attributes) attributesByKind.set(kind, (attributes = { 'legalwork.entity.kind': kind.machine.id }));
+  return attributes;
+}
+
 export class CommandHandler {
   constructor(private readonly supervisor: Supervisor) {}
 
-  /** Runs `command` on the entity `id` of this kind that `grain` reaches, in its mailbox. */
+  /** Runs `command` on the entity `id` of this kind that `grain` reaches, in its mailbox (traced, where traces are recorded, as one span from its queueing to its answer). */
   handle<M extends AnyStateMachine, T>(kind: DecidedEntity<M>, grain: string, id: string, command: Command<M, T>): Promise<T> {
+    if (!tracingOn()) return this.inMailbox(kind, grain, id, command);
+    return tracing.span(`command ${kind.machine.id}`, spanAttributes(kind), () => this.inMailbox(kind, grain, id, command));
+  }
+
+  private inMailbox<M extends AnyStateMachine, T>(kind: DecidedEntity<M>, grain: string, id: string, command: Command<M, T>): Promise<T> {
     return this.supervisor.mailboxes.run(id, async () => {
       for (let attempt = 1; ; attempt++) {
         const entity = await this.supervisor.loadIn(kind, id, grain);
@@ -93,7 +108,7 @@ export class CommandHandler {
     }
     const answered = await command.answered?.(entity);
     if (answered) return answered;
-    const decision = await command.decide(entity);
+    const decision = await (tracingOn() ? tracing.span(`decide ${kind.machine.id}`, spanAttributes(kind), async () => command.decide(entity)) : command.decide(entity));
     if ('refuse' in decision) throw refusalOf(decision.refuse);
     const { derive, alsoWrite } = command;
     let written: JournalEvent[];

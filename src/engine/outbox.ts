@@ -36,6 +36,8 @@ import { sandboxKindOf } from './grains.ts';
 import type { Supervisor } from './supervisor.ts';
 import { asBookkeeping } from './idempotency.ts';
 import { RecentMap } from '../lib/recent-map.ts';
+import { secondsSince, tracing, type ActiveSpan } from '../lib/telemetry.ts';
+import { outboxAttempts, outboxOldestSeconds, outboxPending } from './engine-metrics.ts';
 
 /** The grain of delivery records; no route resolves to it. */
 export const OUTBOX_GRAIN = 'outbox';
@@ -67,6 +69,8 @@ export class Outbox {
   private readonly consumers = new Map<string, Consumer>();
   private readonly attempts = new Map<string, Promise<Attempt>>();
   private readonly retries = new Map<string, { timer: NodeJS.Timeout; tries: number; lease: string }>();
+  /** The intents this process holds undelivered (an attempt under way, or a retry waiting), by id: when each was journaled (ms). */
+  private readonly held = new Map<string, number>();
   private closed = false;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
@@ -82,7 +86,14 @@ export class Outbox {
         if (!lost.has(retry.lease)) continue;
         clearTimeout(retry.timer);
         this.retries.delete(id);
+        this.held.delete(id);
       }
+    });
+    outboxPending.track(() => this.held.size);
+    outboxOldestSeconds.track(() => {
+      let oldest = Infinity;
+      for (const at of this.held.values()) oldest = Math.min(oldest, at);
+      return oldest === Infinity ? 0 : Math.max(0, (Date.now() - oldest) / 1000);
     });
   }
 
@@ -106,11 +117,17 @@ export class Outbox {
     const id = consumer.idOf(intent);
     let attempt = this.attempts.get(id);
     if (!attempt) {
+      if (!this.held.has(id)) this.held.set(id, Date.parse(intent.at));
       // The effect answers for the intent a commit journaled, not for the request that made it: its answer is journaled whatever became of that request's key.
       attempt = asBookkeeping(async () => {
         if (!(await this.lease(intent))) return { delivered: false as const, reason: 'another process holds its lease (or the database did not answer); the lease holder, or a live process once it expires, delivers it' };
-        return this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent);
-      }).finally(() => this.attempts.delete(id));
+        // Traced as a child of the command that journaled the intent, whichever turn or process delivers it.
+        return tracing.span(`outbox ${intent.kind}`, { 'legalwork.effect': intent.kind }, (span) => this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent, span), { kind: 'client', parent: intent.trace });
+      }).finally(() => {
+        this.attempts.delete(id);
+        // Settled, or left to another process: no longer this one's. A retry waiting keeps it held.
+        if (!this.retries.has(id)) this.held.delete(id);
+      });
       this.attempts.set(id, attempt);
     }
     return attempt;
@@ -197,16 +214,22 @@ export class Outbox {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     for (const { timer } of this.retries.values()) clearTimeout(timer);
     this.retries.clear();
+    this.held.clear();
   }
 
-  private async attempt(perform: (intent: JournalEvent) => Promise<Attempt>, id: string, intent: JournalEvent): Promise<Attempt> {
+  private async attempt(perform: (intent: JournalEvent) => Promise<Attempt>, id: string, intent: JournalEvent, span: ActiveSpan): Promise<Attempt> {
     let outcome: Attempt;
+    const started = performance.now();
     try {
       outcome = await perform(intent);
     } catch (error) {
       outcome = { delivered: false, reason: error instanceof Error ? error.message : String(error) };
     }
+    const result = outcome.delivered ? 'delivered' : 'failed';
+    outboxAttempts.observe(secondsSince(started), { effect: intent.kind, outcome: result });
+    span.set('legalwork.outcome', result);
     if (!outcome.delivered) {
+      span.fail('not delivered: retried');
       this.retryLater(intent, id);
       return outcome;
     }

@@ -13,6 +13,7 @@
  * Events are counted, not bytes: a journal event is parsed from a body of at
  * most the request's limit (256 KiB), and most are well under 1 KiB.
  */
+import { actorEvictions } from './engine-metrics.ts';
 import type { Entity } from './entity.ts';
 
 /** Events the pool holds on average per actor before it passivates for weight: a Matter walked to `fulfilled` with its documents holds 15 to 20. */
@@ -89,6 +90,7 @@ export class ResidentPool {
       if (this.busy(id)) continue;
       this.forget(id);
       idle.stop();
+      actorEvictions.inc();
     }
   }
 }

@@ -26,8 +26,11 @@ import { createActor, type AnyStateMachine, type EventFromLogic, type InputFrom 
 import type { Fact } from '../../machines/fact.ts';
 import type { Clock } from '../domain/clock.ts';
 import { refusal } from '../domain/refusals.ts';
-import { VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
+import { webhookTypesOf } from '../domain/webhook-events.ts';
+import { INTENT_KINDS, VersionConflict, type EntityHead, type JournalEvent, type JournalStore, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import { RecentMap } from '../lib/recent-map.ts';
+import { tracing } from '../lib/telemetry.ts';
+import { actorLoads, residentActors, snapshotReads } from './engine-metrics.ts';
 import type { CommitBus } from './bus.ts';
 import { Entity, factToEvent, machineTag, placed, restoredState, snapshotMachine, StoredState, UnreadableEntity, type EntityDefinition, type EntityState } from './entity.ts';
 import { standingOf } from './standing.ts';
@@ -37,6 +40,28 @@ import { Mailboxes } from '../lib/mailboxes.ts';
 import { ResidentPool } from './resident-pool.ts';
 import { writeGuard } from './write-guard.ts';
 import { refusingUnreadable, unreadableRefusal } from './unreadable.ts';
+
+/**
+ * The writes, each event that asks for work after the commit (an outbox
+ * intent, a fact a webhook is sent for) stamped with the active span's
+ * context (a W3C `traceparent`) where a trace is being recorded: metadata the
+ * journal keeps in the event's body, so the effect a later turn or another
+ * process makes for it is traced as the command's child. Never read by a
+ * decider, never answered (views pick their fields); other events carry
+ * nothing, so a trace adds no bytes to them.
+ */
+function carryTrace(writes: StreamWrite[]): StreamWrite[] {
+  const trace = tracing.carried();
+  if (!trace) return writes;
+  for (const write of writes) for (const event of write.events) if (INTENTS.has(event.kind) || webhookTypesOf(event).length > 0) event.trace = trace;
+  return writes;
+}
+
+const INTENTS = new Set<string>(INTENT_KINDS);
+
+/** The snapshot reads' labels, made once: a page reads a hundred states, and telemetry off allocates nothing for them. */
+const SNAPSHOT_HIT = { result: 'hit' } as const;
+const SNAPSHOT_MISS = { result: 'miss' } as const;
 
 /** How many times an append is tried while the guard's stream keeps moving (a key rolled meanwhile) before its conflict is the caller's. */
 const GUARD_RETRIES = 5;
@@ -110,6 +135,7 @@ export class Supervisor {
     this.stored = new RecentMap(capacity);
     this.definitions = new Map(options.entities.map((d) => [d.openedKind, d]));
     options.journal.shared?.onPeerCommit((grain, seq) => this.bus.emit('committedElsewhere', grain, seq));
+    residentActors.track(() => this.resident.size);
   }
 
   /** The live entity, rehydrated from the journal on first touch; null when no such stream. */
@@ -177,6 +203,7 @@ export class Supervisor {
     const resident = this.journal.shared ? undefined : this.resident.get(opened.stream);
     if (resident) return resident.definition === definition ? (resident as unknown as Entity<M>) : null;
     const state = snapshot && restoredState(definition, snapshot, snapshot.version);
+    snapshotReads.inc(state ? SNAPSHOT_HIT : SNAPSHOT_MISS);
     if (state) return new StoredState(opened, snapshot.version, state);
     return this.load(definition, opened.stream);
   }
@@ -192,6 +219,7 @@ export class Supervisor {
       if (error instanceof UnreadableEntity) throw refusal('ENTITY_UNREADABLE', { detail: error.message, id }, { stream: error.stream, seq: error.seq, event: error.event, ...(error.state === undefined ? {} : { state: typeof error.state === 'string' ? error.state : JSON.stringify(error.state) }) });
       throw error;
     }
+    actorLoads.inc({ kind: definition.machine.id, from: entity.resumedAt > 0 ? 'snapshot' : 'journal' });
     // The row was missing, of another machine, unreadable or behind the stream: it is rewritten. A cache, so a failed rewrite only costs the next fold.
     if (entity.resumedAt < entity.version) this.journal.putSnapshot(id, { version: entity.version, ...entity.persisted() }).catch(() => undefined);
     this.resident.keep(entity);
@@ -359,7 +387,7 @@ export class Supervisor {
       const record = recordJoining(this, writes);
       let written: JournalEvent[];
       try {
-        written = await this.journal.append(grain, [...(check ? [check] : []), ...writes, ...(record ? [record.write] : [])]);
+        written = await this.journal.append(grain, carryTrace([...(check ? [check] : []), ...writes, ...(record ? [record.write] : [])]));
       } catch (error) {
         const failure = record ? record.failed(error) : error;
         if (check && error instanceof VersionConflict && error.stream === check.stream && attempt < GUARD_RETRIES) {

@@ -53,6 +53,8 @@ import { asBookkeeping } from './idempotency.ts';
 import { MATTER } from './matters.ts';
 import type { Supervisor } from './supervisor.ts';
 import { unreadableRefusal } from './unreadable.ts';
+import { tracing } from '../lib/telemetry.ts';
+import { webhookDeliveries } from './engine-metrics.ts';
 import { httpTransport, type Attempted, type WebhookTransport } from './webhook-transport.ts';
 
 /** The grain of endpoint streams; no route resolves to it. */
@@ -529,8 +531,24 @@ export class Webhooks {
     }
   }
 
-  /** One attempt, journaled (and folded) once it is over. */
-  private async attempt(worker: Worker, fact: JournalEvent, type: WebhookEventType, attempt: number, redelivery: boolean): Promise<AttemptRecord> {
+  /** One attempt, journaled (and folded) once it is over; traced as a child of the command that journaled the fact. */
+  private attempt(worker: Worker, fact: JournalEvent, type: WebhookEventType, attempt: number, redelivery: boolean): Promise<AttemptRecord> {
+    return tracing.span(
+      'webhook POST',
+      { 'http.request.method': 'POST', 'legalwork.webhook.event_type': type, 'legalwork.webhook.attempt': attempt },
+      async (span) => {
+        const record = await this.attemptOnce(worker, fact, type, attempt, redelivery);
+        webhookDeliveries.observe(record.durationMs / 1000, { outcome: record.outcome });
+        span.set('legalwork.outcome', record.outcome);
+        if (record.responseStatus !== null) span.set('http.response.status_code', record.responseStatus);
+        if (record.outcome === 'failed') span.fail(record.responseStatus === null ? 'no answer' : `answered ${record.responseStatus}`);
+        return record;
+      },
+      { kind: 'client', parent: fact.trace },
+    );
+  }
+
+  private async attemptOnce(worker: Worker, fact: JournalEvent, type: WebhookEventType, attempt: number, redelivery: boolean): Promise<AttemptRecord> {
     const eventId = webhookEventId(fact, type);
     const payload = JSON.stringify({ id: eventId, type, timestamp: fact.at, data: await this.dataOf(fact, type) });
     const at = new Date(this.now());

@@ -36,6 +36,8 @@ import { installRateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { installEdgeLimits, timeoutOptions, type EdgeLimits } from './edge-limits.ts';
 import { frameworkRefusal, installClientErrors } from './client-errors.ts';
 import { installClosing } from './drain.ts';
+import { installRequestMetrics } from './edge-metrics.ts';
+import { metricsOn } from '../lib/telemetry.ts';
 
 /** What the HTTP edge itself is tuned by; the services come from the composition root (`src/compose.ts`). */
 export interface HttpOptions {
@@ -52,6 +54,8 @@ export interface HttpOptions {
   maxStreams?: number;
   /** The request timeout and the connection cap (`edge-limits.ts`); absent, neither (the service reads them from LEGALWORK_REQUEST_TIMEOUT_MS and LEGALWORK_MAX_CONNECTIONS). */
   edge?: EdgeLimits;
+  /** Registers what traces a request (the telemetry adapter's request span, `src/telemetry/tracing.ts`) before any hook or route; absent, requests are not traced. */
+  instrument?: (app: FastifyInstance) => Promise<void>;
   /** The pages for people (`src/web/routes.ts`), registered beside the API by the composition root: the edge imports nothing of them. */
   pages?: FastifyPluginAsync<{ services: Services }>;
 }
@@ -90,6 +94,8 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' 
   installJsonBody(app);
   installValidation(app);
   installErrorHandling(app);
+  // Only where a sink records them: off, an answer pays nothing for them.
+  if (metricsOn()) installRequestMetrics(app);
   // A callback hook: every answer passes it, without a promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('request-id', request.id);
@@ -101,6 +107,8 @@ export function createFastify(options: Pick<HttpOptions, 'logger' | 'bodyLimit' 
 /** The app over its services, without listening, so tests run the real app in-process or on a real port. */
 export async function build(services: Services, options: HttpOptions = {}): Promise<FastifyInstance & { services: Services }> {
   const app = createFastify(options);
+  // First of all: the request's span is open before the rate limit (or anything else) runs.
+  if (options.instrument) await options.instrument(app);
   // Its onRequest hook runs first of all: a request past its caller's rate is refused before anything else is done for it.
   if (options.rateLimit) await installRateLimit(app, services, options.rateLimit);
   // Who calls a signed door is known before a retry under a key is replayed to it.

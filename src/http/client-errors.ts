@@ -35,6 +35,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
+import { countRefusal } from './edge-metrics.ts';
 
 /** Errors of a socket that is gone: there is nobody to answer. */
 const GONE = new Set(['ECONNRESET', 'EPIPE', 'HPE_INVALID_EOF_STATE', 'ERR_STREAM_PREMATURE_CLOSE']);
@@ -52,6 +53,7 @@ function refusalFor(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socke
 
 /** A refusal written straight to a socket, closing it: for requests no route (and no Fastify reply) ever held. */
 function writeAndClose(socket: Duplex, refused: Refusal, requestId: string): void {
+  countRefusal(refused.code);
   const body = JSON.stringify(refused.toBody());
   socket.end(
     `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nrequest-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -9,6 +9,7 @@ import { Refusal } from '../domain/refusal.ts';
 import { refusal } from '../domain/refusals.ts';
 import { VersionConflict } from '../journal/store.ts';
 import { AllowedMethods } from './allowed-methods.ts';
+import { countRefusal } from './edge-metrics.ts';
 import { ReplyViolation } from './reply-check.ts';
 import { validationRefusal } from './validation.ts';
 
@@ -21,7 +22,10 @@ const FRAMEWORK: Record<string, (detail: string) => Refusal> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: (detail) => refusal('BAD_CONTENT_LENGTH', { detail }),
 };
 
-const send = (reply: FastifyReply, refused: Refusal) => reply.status(refused.status).send(refused.toBody());
+const send = (reply: FastifyReply, refused: Refusal) => {
+  countRefusal(refused.code);
+  return reply.status(refused.status).send(refused.toBody());
+};
 
 export function installErrorHandling(app: FastifyInstance) {
   const allowed = new AllowedMethods(app);

@@ -37,6 +37,7 @@ import { refusal } from '../domain/refusals.ts';
 import type { KeyRecord } from '../engine/keys.ts';
 import { presentedKeyOf } from './presented-key.ts';
 import type { Services } from './services.ts';
+import { countRateLimited } from './edge-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -175,6 +176,7 @@ export async function installRateLimit(app: FastifyInstance, services: Services,
 }
 
 function refuse(reply: FastifyReply, caller: Caller, perSecond: number, retryAfterSeconds: number): never {
+  countRateLimited(caller.kind);
   reply.header('retry-after', String(retryAfterSeconds));
   throw refusal('RATE_LIMITED', { caller: caller.said, limit: perSecond, retryAfterSeconds }, { retryAfterSeconds, rateLimit: { requestsPerSecond: perSecond, windowSeconds: WINDOW_MS / 1000, caller: caller.kind } });
 }

@@ -33,7 +33,14 @@ import type { CommitBus } from '../engine/bus.ts';
 import { refusal } from '../domain/refusals.ts';
 import { tailEntry } from '../engine/tail.ts';
 import { inFeed, type Feed, type JournalEvent, type JournalStore } from '../journal/store.ts';
+import { gauge } from '../lib/telemetry.ts';
 import { DEFAULT_KEEP_ALIVE_MS, KEEP_ALIVE_COMMENT, SSE_EVENT_NAME } from '../domain/sse-wire.ts';
+
+const sseSubscribers = gauge({
+  name: 'legalwork_sse_subscribers',
+  help: 'Open event streams (GET …/events/stream as Server-Sent Events), every grain\'s, on this process.',
+  aggregate: 'sum',
+});
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Suggested reconnection delay sent to clients (`retry:`), in ms. */
@@ -206,6 +213,9 @@ export class SseHub {
   /** Open streams per caller, while a cap is set. */
   private readonly openBy = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
+  /** Open streams, every grain's. */
+  private open = 0;
+  private readonly untrack: () => void;
   /**
    * The bus calls this inside the writer's commit path; the fan-out runs on the
    * next turn of the loop instead, so the writer's answer never waits on it.
@@ -233,6 +243,7 @@ export class SseHub {
     // One timer for every connection; it never keeps the process alive.
     this.timer = setInterval(() => this.keepAliveAll(), this.keepAliveMs);
     this.timer.unref();
+    this.untrack = sseSubscribers.track(() => this.open);
   }
 
   /**
@@ -274,6 +285,7 @@ export class SseHub {
     let set = this.byGrain.get(grain);
     if (!set) this.byGrain.set(grain, (set = new Set()));
     set.add(subscriber);
+    this.open++;
     res.on('close', () => this.forget(subscriber));
     res.on('error', () => this.drop(subscriber));
     // A client gone before its stream started would never say so again: its slot is freed now.
@@ -353,13 +365,14 @@ export class SseHub {
     }
     const set = this.byGrain.get(subscriber.grain);
     if (!set) return;
-    set.delete(subscriber);
+    if (set.delete(subscriber)) this.open--;
     if (set.size === 0) this.byGrain.delete(subscriber.grain);
   }
 
   /** Ends every stream and stops listening, so the server can close. */
   close(): void {
     clearInterval(this.timer);
+    this.untrack();
     this.bus.off('committed', this.onCommitted);
     this.bus.off('committedElsewhere', this.onCommittedElsewhere);
     for (const set of [...this.byGrain.values()]) {

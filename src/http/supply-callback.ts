@@ -13,6 +13,8 @@ import { Webhook } from 'standardwebhooks';
 import { refusal } from '../domain/refusals.ts';
 import { deliveryOf, type Delivery } from '../engine/supply-callbacks.ts';
 import { param } from './params.ts';
+import { supplyCallbacks } from '../engine/engine-metrics.ts';
+import { metricsOn } from '../lib/telemetry.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -48,6 +50,7 @@ export function installSupplySignature(app: FastifyInstance, secret: string | un
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (route.config?.signedCallback && methods.some((m) => m === 'GET' || m === 'HEAD')) throw new Error(`config.signedCallback is for a door that takes a body: ${methods.join(',')} ${route.url}`);
   });
+  if (metricsOn()) countVerdicts(app);
   // A callback hook: every request passes it, and one to any other door without a promise.
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD' || !request.routeOptions.config.signedCallback) return done();
@@ -88,4 +91,19 @@ function verifySupplySignature(secret: string | undefined) {
     }
     request.delivery = deliveryOf(id!, param(request, 'id'), request.rawBody ?? '');
   };
+}
+
+/** Each signed callback's verdict, as its answer says it (`legalwork_supply_callbacks_total`). */
+function countVerdicts(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.routeOptions.config.signedCallback) supplyCallbacks.inc({ verdict: verdictOf(reply.statusCode, reply.getHeader('idempotent-replayed') === 'true') });
+    done();
+  });
+}
+
+function verdictOf(status: number, replayed: boolean): string {
+  if (status < 300) return replayed ? 'replayed' : 'accepted';
+  if (status === 401) return 'signature_rejected';
+  if (status === 403) return 'not_connected';
+  return status < 500 ? 'refused' : 'failed';
 }

@@ -29,6 +29,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
+import { leaseHandovers, leaseKind } from './journal-metrics.ts';
 
 /**
  * Migration 5 of the PostgreSQL journal's schema (`MIGRATIONS` in
@@ -100,13 +101,16 @@ export class PostgresLeases {
     const sent = performance.now();
     // The rows are taken in the names' order, the same for every holder: two claims of overlapping names in
     // different orders would each lock a row the other waits for (a deadlock, seen in CI).
-    const { rows } = await this.pool.query<{ name: string }>(
-      `INSERT INTO leases (name, holder, expires_at) SELECT n, $2, now() + make_interval(secs => $3) FROM unnest($1::text[]) n ORDER BY n
+    // `before`: who held each name as the claim began, so a lease taken from another holder (expired: it died or stalled) is told apart.
+    const { rows } = await this.pool.query<{ name: string; handedOver: boolean }>(
+      `WITH before AS (SELECT name, holder FROM leases WHERE name = ANY($1::text[]))
+       INSERT INTO leases (name, holder, expires_at) SELECT n, $2, now() + make_interval(secs => $3) FROM unnest($1::text[]) n ORDER BY n
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
        WHERE leases.holder = excluded.holder OR leases.expires_at <= now()
-       RETURNING name`,
+       RETURNING name, EXISTS (SELECT 1 FROM before b WHERE b.name = leases.name AND b.holder <> $2) AS "handedOver"`,
       [wanted, this.holder, this.leaseSeconds],
     );
+    for (const row of rows) if (row.handedOver) leaseHandovers.inc({ lease: leaseKind(row.name) });
     const taken = new Set(rows.map((r) => r.name));
     // Renewed only what it took: one the claim also held stays measured from the claim, which is later.
     if (this.held.size === 0) this.confirmedAt = sent;

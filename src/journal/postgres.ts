@@ -32,6 +32,7 @@ import { HOLDER_SETTING, leaseHolder, LEASES_MIGRATION, PostgresLeases } from '.
 import { OUTBOX_LEASE_MIGRATION, OUTBOX_MIGRATION, PENDING_SELECT } from './postgres-outbox.ts';
 import { PostgresSession } from './postgres-session.ts';
 import { PostgresRetention, purgedRefusal, RETENTION_MIGRATION } from './postgres-retention.ts';
+import { groupCommitted } from './journal-metrics.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
@@ -332,6 +333,7 @@ export class PostgresJournal implements JournalStore {
 
   /** One transaction: the batch in one call of `journal_append_batch`, then COMMIT; each append resolves only after it. */
   private async writeBatch(batch: PendingAppend[]): Promise<void> {
+    const started = performance.now();
     let db: pg.PoolClient | undefined;
     let answers: Array<{ positions: Array<[string, string, number]> } | { conflict: { stream: string | null; expected?: number; actual?: number; purged?: string } }>;
     try {
@@ -355,6 +357,7 @@ export class PostgresJournal implements JournalStore {
       for (const p of batch) p.reject(error);
       return;
     }
+    groupCommitted('postgresql', batch.length, () => batch.reduce((n, p) => n + p.writes.reduce((m, w) => m + w.events.length, 0), 0), started);
     for (const [i, p] of batch.entries()) {
       const answer = answers[i];
       if ('conflict' in answer) p.reject(await this.conflictOf(p, answer.conflict));

@@ -21,6 +21,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RecentMap } from '../lib/recent-map.ts';
+import { groupCommitted } from './journal-metrics.ts';
 import { edgeCounts, enteredOf, IN_STATE_SELECT, inStateOf, LEDGER_SELECT, ledgerOf, populationSelect, snapshotOf, snapshotRow, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
@@ -222,7 +223,7 @@ export class SqliteJournal implements JournalStore {
   private pendingWork: PendingWork[] = [];
   private flushScheduled = false;
   /** The batch the writer is committing, with what it will make true once committed. */
-  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; work: Array<{ w: PendingWork; done: boolean }>; versions: Map<string, number>; seqs: Map<string, number> } | null = null;
+  private inFlight: { staged: Array<{ p: PendingAppend; events: JournalEvent[] }>; work: Array<{ w: PendingWork; done: boolean }>; versions: Map<string, number>; seqs: Map<string, number>; started: number } | null = null;
   /** The writer thread died: nothing more can be made durable. */
   private broken: Error | null = null;
   private closing: Promise<void> | null = null;
@@ -442,7 +443,7 @@ export class SqliteJournal implements JournalStore {
       }
     }
     if (staged.length === 0 && work.length === 0) return this.settled();
-    this.inFlight = { staged, work, versions, seqs };
+    this.inFlight = { staged, work, versions, seqs, started: performance.now() };
     this.writer.ref();
     // A batch of many commits to one grain adds to its counts once.
     this.writer.postMessage({ ...out, ledger: summed(out.ledger, 2), edges: summed(out.edges, 3) });
@@ -455,6 +456,7 @@ export class SqliteJournal implements JournalStore {
     this.inFlight = null;
     this.writer.unref();
     if ('ok' in m) {
+      groupCommitted('sqlite', batch.staged.length, () => batch.staged.reduce((n, s) => n + s.events.length, 0), batch.started);
       for (const [s, v] of batch.versions) this.streamVersions.set(s, v);
       for (const [g, s] of batch.seqs) this.grainSeqs.set(g, s);
       // A purged stream's version is read again: an append that still expects it meets the stream as it now stands.

@@ -28,6 +28,14 @@ export interface NewEvent {
   data: Record<string, unknown>;
   /** The machine event that produced this fact; replayed to rebuild the actor. */
   cause?: Record<string, unknown>;
+  /**
+   * The trace context (W3C `traceparent`) of the command that appended it,
+   * on a fact that asks for work after the commit (an intent, a fact a
+   * webhook is sent for), where traces are recorded: metadata, kept in the
+   * body, so the effect made later for it (the outbox's, a webhook's) joins
+   * the command's trace. Never read by a decider, never in an answer.
+   */
+  trace?: string;
 }
 
 export interface JournalEvent extends NewEvent {

@@ -13,6 +13,9 @@ const serve: Command = {
     'With LEGALWORK_DATABASE_URL (the PostgreSQL journal), --processes N runs N',
     'service processes behind the one address (Node\'s cluster module); a process',
     'that dies is started again.',
+    'LEGALWORK_METRICS_ADDRESS (host:port) serves Prometheus metrics there, behind',
+    'LEGALWORK_METRICS_TOKEN; OTEL_EXPORTER_OTLP_ENDPOINT exports OpenTelemetry',
+    'traces (docs/operations.md).',
   ].join('\n'),
   options: {
     port: { type: 'string', value: '<port>', description: 'the port to listen on' },
@@ -26,20 +29,27 @@ const serve: Command = {
     const dataDir = optionalString(ctx.values, 'data');
     const processes = optionalInt(ctx.values, 'processes', { min: 1, max: 64 }) ?? 1;
     // Loaded only here, so the other commands never load the service.
-    const { isClusterWorker, runPrimary, announceListening } = await import('../../cluster.ts');
+    const { isClusterWorker, runPrimary, announceListening, primaryTelemetry } = await import('../../cluster.ts');
     if (processes > 1 && !isClusterWorker()) {
       if (!ctx.env.LEGALWORK_DATABASE_URL) throw new UsageError('--processes needs the PostgreSQL journal, which several processes share (set LEGALWORK_DATABASE_URL): the embedded journal is one process\'s file');
+      // The primary serves the metrics door alone, every worker's metrics added up; it runs no service, so it traces nothing.
+      const telemetry = await primaryTelemetry(ctx.env);
+      if (telemetry?.metricsAddress) ctx.out.progress(`metrics on ${telemetry.metricsAddress} (every process's, added up)`);
       await runPrimary({
         processes,
         onListening: (address) => ctx.out.progress(`listening on ${address} (${processes} processes)`),
         onRestart: (pid, code, signal) => ctx.out.progress(`process ${pid} ended (${signal ?? `exit ${code}`}): starting another`),
       });
+      await telemetry?.stop();
       return EXIT.ok;
     }
     const { start } = await import('../../server.ts');
-    const { address } = await start({ ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}), ...(dataDir ? { dataDir } : {}) });
+    const { address, metricsAddress } = await start({ ...(port !== undefined ? { port } : {}), ...(host ? { host } : {}), ...(dataDir ? { dataDir } : {}), clusterWorker: isClusterWorker() });
     if (isClusterWorker()) announceListening(address);
-    else ctx.out.progress(`listening on ${address}`);
+    else {
+      ctx.out.progress(`listening on ${address}`);
+      if (metricsAddress) ctx.out.progress(`metrics on ${metricsAddress}`);
+    }
     return EXIT.ok;
   },
 };
