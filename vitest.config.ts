@@ -55,8 +55,9 @@ const WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Hang guards, not speed bounds: files share the cores, so a heavy property or page takes longer than alone.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: load ? 1 : WORKERS,
     fileParallelism: !load,

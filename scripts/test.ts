@@ -23,7 +23,7 @@
  * `npm run bench` and the soak measure on the real disk.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensureChromium, ensurePostgres, ensurePrometheus, ensureRedis, type TestService } from './test-services.ts';
@@ -53,18 +53,24 @@ for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] a
   });
 }
 
-/** The run's scratch directory: on tmpfs where there is one we may write, else under the OS temp dir. */
+/**
+ * The run's scratch directory: on tmpfs where there is one we may write, else
+ * under the OS temp dir. Open to every user as /tmp is, since it is the
+ * tests' TMPDIR: a throwaway PostgreSQL runs as its own user under it.
+ */
 function scratchDir(): string {
-  const shm = '/dev/shm';
+  const dir = mkdtempSync(join(writable('/dev/shm') ? '/dev/shm' : tmpdir(), 'legalwork-tests-'));
+  chmodSync(dir, 0o1777);
+  return dir;
+}
+
+function writable(dir: string): boolean {
   try {
-    if (statSync(shm).isDirectory()) {
-      accessSync(shm, constants.W_OK);
-      return mkdtempSync(join(shm, 'legalwork-tests-'));
-    }
+    accessSync(dir, constants.W_OK);
+    return statSync(dir).isDirectory();
   } catch {
-    // No tmpfs to write to: the OS temp dir.
+    return false;
   }
-  return mkdtempSync(join(tmpdir(), 'legalwork-tests-'));
 }
 
 /** `npm run typecheck`, its output held until it ends so it does not interleave with the tests'. */

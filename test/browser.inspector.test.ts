@@ -449,5 +449,5 @@ describe('the inspector at scale and for everyone', () => {
       await ladder.page.close();
       await page.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -361,5 +361,5 @@ describe('the population page for everyone', () => {
     const top = await openPage(browser, url, '/inspect', READY);
     await expectAccessible(top.page, 'the top level, keyless');
     await top.page.close();
-  }, 60_000);
+  }, 120_000);
 });

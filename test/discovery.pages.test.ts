@@ -60,7 +60,9 @@ describe('page headers', () => {
     const nonceOf = (csp: string) => /'nonce-([^']+)'/.exec(csp)?.[1];
     const nonce = nonceOf(String(first.headers['content-security-policy']));
     expect(nonce).toBeTruthy();
-    expect(first.raw).toMatch(new RegExp(`<script nonce="${nonce}" src="/scripts/sandbox\\.[A-Z0-9]{8}\\.js"></script>`));
+    // A nonce is base64, whose + and / a pattern would read as its own: it is matched as written.
+    const literal = nonce!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    expect(first.raw).toMatch(new RegExp(`<script nonce="${literal}" src="/scripts/sandbox\\.[A-Z0-9]{8}\\.js"></script>`));
     expect(nonceOf(String(second.headers['content-security-policy']))).not.toBe(nonce);
     expect(first.headers['x-content-type-options']).toBe('nosniff');
   });
