@@ -62,6 +62,7 @@ export default defineConfig({
     maxWorkers: load ? 1 : WORKERS,
     fileParallelism: !load,
     reporters: ['default', './scripts/slowest-files.ts'],
+    setupFiles: ['./test/setup/cpu-meter.ts'],
     // Every reply a test produces is held to its route's declared schema (src/http/reply-check.ts).
     env: { LEGALWORK_REPLY_CHECK: '1' },
     projects: load
