@@ -36,7 +36,7 @@ import { groupCommitted } from './journal-metrics.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type NewEvent } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
 export const SCHEMA_VERSION = 9;
@@ -214,6 +214,30 @@ function eventsOf(p: PendingAppend, positions: Array<[string, string | number, n
   return events;
 }
 
+/** A completing write of the append at `at` in its batch, and the events it made. */
+interface Completed {
+  at: number;
+  write: StreamWrite;
+  events: NewEvent[];
+}
+
+type BatchAnswer = { positions: Array<[string, string, number]> } | { conflict: unknown };
+
+/**
+ * Each completing write's events, committed, taken into its append's answer after the others' (as
+ * `eventsOf` reads them). A completion the database refused is not met (the first call checked its
+ * stream's version and held its grain's head to the COMMIT); were it, its append is answered without it.
+ */
+function takeCompleted(completed: Completed[], answers: BatchAnswer[], made: BatchAnswer[]): void {
+  for (const [i, { at, write, events }] of completed.entries()) {
+    const answer = made[i];
+    const into = answers[at];
+    if ('conflict' in answer || 'conflict' in into) continue;
+    write.events = events;
+    into.positions.push(...answer.positions);
+  }
+}
+
 const FEED_PREDICATE = { timeline: '', reminders: "AND kind LIKE 'reminder.%'", time: 'AND actor IS NOT NULL' } as const;
 
 export interface PostgresOptions {
@@ -343,8 +367,21 @@ export class PostgresJournal implements JournalStore {
         writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf), ...(w.snapshot ? { snapshot: w.snapshot } : {}), ...(w.transitions?.length ? { transitions: w.transitions } : {}) })),
       }));
       answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
-      // The notices go out with the COMMIT, in the same round trip, and are delivered only if it commits.
-      await db.query(`${this.noticesOf(answers)}COMMIT`);
+      const completions = this.completionsOf(batch, answers);
+      if ('refused' in completions) {
+        // A completion threw: its append is refused, and the others are written again without it, in a transaction of their own.
+        await db.query('ROLLBACK');
+        for (const [p, error] of completions.refused) p.reject(error);
+        const refused = new Set(completions.refused.map(([p]) => p));
+        const rest = batch.filter((p) => !refused.has(p));
+        if (rest.length) await this.writeBatch(rest);
+        return;
+      }
+      // The completing writes (an Idempotency-Key's record, made from the positions just given) and the notices go out with the
+      // COMMIT, in the same round trip, and are delivered only if it commits. Their streams' versions were checked, and their grains'
+      // heads locked, by the call above (each with no events yet): no other process appends to them before this COMMIT.
+      const results = await db.query(`${completions.sql}${this.noticesOf(answers)}COMMIT`);
+      if (completions.sql) takeCompleted(completions.completed, answers, ((Array.isArray(results) ? results[0] : results) as pg.QueryResult<{ answers: typeof answers }>).rows[0].answers);
     } catch (error) {
       // The transaction failed (a disk error, the database went away): nothing of it was written, or, when
       // the connection broke during COMMIT, it is unknown whether it was. Either way no append is answered
@@ -364,6 +401,32 @@ export class PostgresJournal implements JournalStore {
       else p.resolve(eventsOf(p, answer.positions));
     }
   }
+
+  /**
+   * The completing writes of a batch's accepted appends (`StreamWrite.completes`), made from the events the
+   * first call placed, as one more call of `journal_append_batch` to send ahead of the COMMIT (`sql`, empty
+   * when there are none); or the appends whose completion threw.
+   */
+  private completionsOf(batch: PendingAppend[], answers: BatchAnswer[]): { sql: string; completed: Completed[] } | { refused: Array<[PendingAppend, unknown]> } {
+    const completed: Completed[] = [];
+    const refused: Array<[PendingAppend, unknown]> = [];
+    for (const [i, p] of batch.entries()) {
+      const write = p.writes[p.writes.length - 1];
+      const answer = answers[i];
+      if (!write?.completes || 'conflict' in answer) continue;
+      try {
+        completed.push({ at: i, write, events: write.completes(eventsOf(p, answer.positions)) });
+      } catch (error) {
+        refused.push([p, error]);
+      }
+    }
+    if (refused.length) return { refused };
+    if (!completed.length) return { sql: '', completed };
+    const payload = completed.map(({ at, write, events }) => ({ grain: batch[at].grain, writes: [{ stream: write.stream, ...(write.grain !== undefined ? { grain: write.grain } : {}), expectedVersion: write.expectedVersion, events: events.map(columnsOf) }] }));
+    return { sql: `SELECT journal_append_batch(${pg.escapeLiteral(JSON.stringify(payload))}::jsonb) AS answers; `, completed };
+  }
+
+
 
   /**
    * `pg_notify` of each grain the batch wrote, with the last seq it took

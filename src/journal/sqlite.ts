@@ -382,13 +382,26 @@ export class SqliteJournal implements JournalStore {
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
       local.set(w.stream, actual + w.events.length);
     }
+    // An append with a completing write (an Idempotency-Key's record) may yet be refused by it: what it staged is then taken back.
+    const undo = p.writes[p.writes.length - 1]?.completes ? this.undoPoint(p, seqs, rows, out) : null;
     const events: JournalEvent[] = [];
     for (const w of p.writes) {
       const grain = w.grain ?? p.grain;
       let seq = this.seq(grain, seqs);
       let version = w.expectedVersion;
       const first = events.length;
-      for (const e of w.events) {
+      let made = w.events;
+      if (w.completes) {
+        // Made from the events staged before it, their positions given.
+        try {
+          made = w.completes(events.slice());
+        } catch (error) {
+          undo!();
+          throw error;
+        }
+        local.set(w.stream, w.expectedVersion + made.length);
+      }
+      for (const e of made) {
         seq += 1;
         version += 1;
         const row = rowOf(grain, seq, w.stream, version, e);
@@ -406,6 +419,17 @@ export class SqliteJournal implements JournalStore {
     }
     for (const [s, v] of local) versions.set(s, v);
     return events;
+  }
+
+  /** Takes the batch back to where it stands now: what an append staged before its completion threw. */
+  private undoPoint(p: PendingAppend, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges'>): () => void {
+    const marks = [rows.length, out.snapshots.length, out.ledger.length, out.edges.length];
+    const grains = [...new Set(p.writes.map((w) => w.grain ?? p.grain))].map((g) => [g, seqs.get(g)] as const);
+    return () => {
+      [rows.length, out.snapshots.length, out.ledger.length, out.edges.length] = marks;
+      for (const [g, s] of grains) if (s === undefined) seqs.delete(g);
+      else seqs.set(g, s);
+    };
   }
 
   /** Stages every pending append and hands the batch to the writer as one transaction. */

@@ -66,6 +66,17 @@ export interface StreamWrite {
   expectedVersion: number;
   events: NewEvent[];
   /**
+   * Events made once the append's other writes have their positions, and
+   * appended after `events` in the same transaction: a record that shows
+   * what the others became (an Idempotency-Key's record holding the
+   * command's answer, whose bytes may show their seqs: `engine/idempotency.ts`).
+   * Called once, synchronously, after the stream's expected version is
+   * checked and before anything is committed, with the events of the
+   * append's other writes as they will read back; what it throws refuses the
+   * append. At most one write of an append completes, the last one.
+   */
+  completes?: (written: JournalEvent[]) => NewEvent[];
+  /**
    * The entity's state once these events are appended (at version
    * `expectedVersion + events.length`), kept as the stream's snapshot in
    * the same transaction. Only entity streams (those a machine folds) carry one.
