@@ -136,6 +136,12 @@ export class Supervisor {
   /** What a kind of entity keeps after each of its commits (`afterCommit`). */
   private readonly afterCommits = new Map<EntityDefinition, (entity: Entity) => Promise<void>>();
   private readonly afterCommitsPending = new Set<Promise<void>>();
+  /**
+   * Each event's tail entry as the tail door writes it, after its seq
+   * (`NewEvent.entry`), made as it is appended: set by the HTTP layer
+   * (`http/tail-entries.ts`); unset, no entry is kept and pages are built.
+   */
+  tailEntry?: (event: NewEvent) => string | undefined;
 
   constructor(options: SupervisorOptions) {
     this.journal = options.journal;
@@ -403,6 +409,8 @@ export class Supervisor {
    */
   async append(grain: string, writes: StreamWrite[], ahead?: (written: JournalEvent[], opening: Map<string, Entity>) => unknown): Promise<JournalEvent[]> {
     const guard = writeGuard();
+    const entryOf = this.tailEntry;
+    if (entryOf) for (const write of writes) for (const event of write.events) event.entry ??= entryOf(event);
     for (let attempt = 1; ; attempt++) {
       const check = guard?.check() ?? null;
       // The entities this append opens, made from its events once they have their positions: for the answer said ahead, then made resident.

@@ -40,7 +40,9 @@ export class MemoryJournal implements JournalStore {
       for (const e of w.completes ? completed! : w.events) {
         const seq = (this.seqs.get(into) ?? 0) + 1;
         this.seqs.set(into, seq);
-        const event = structuredClone({ ...e, grain: into, seq, stream: w.stream, version: stream.length + 1 });
+        // A tail entry is kept beside an event, never read back as part of it (`NewEvent.entry`); this journal keeps none.
+        const { entry: _entry, ...fields } = e;
+        const event = structuredClone({ ...fields, grain: into, seq, stream: w.stream, version: stream.length + 1 });
         tail.push(event);
         stream.push(event);
         written.push(event);
@@ -73,7 +75,8 @@ export class MemoryJournal implements JournalStore {
         const version = (versions.get(w.stream) ?? this.streams.get(w.stream)?.length ?? 0) + 1;
         seqs.set(into, seq);
         versions.set(w.stream, version);
-        ahead.push(structuredClone({ ...e, grain: into, seq, stream: w.stream, version }));
+        const { entry: _entry, ...fields } = e;
+        ahead.push(structuredClone({ ...fields, grain: into, seq, stream: w.stream, version }));
       }
     }
     return last.completes(ahead);

@@ -36,10 +36,10 @@ import { groupCommitted } from './journal-metrics.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type NewEvent } from './store.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type NewEvent, wholePage } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** True when one of the streams a row's deps (`[[stream, version], ...]`) names has moved off its version: the row is stale. */
 const STALE_DEPS = (deps: string) =>
@@ -104,6 +104,12 @@ ${appendBatch(4)}
     etag text NOT NULL, item_crc bigint NOT NULL, item text NOT NULL, crc bigint NOT NULL, body text NOT NULL)`,
   // Retention (postgres-retention.ts): expired sandbox grains purged, their tombstones kept.
   9: RETENTION_MIGRATION,
+  // Each event as a page of its grain's tail shows it, after its seq (NewEvent.entry in store.ts), kept in its
+  // row: a page of the timeline is one range read. Null on the rows earlier schemas wrote (their pages are built).
+  10: `
+ALTER TABLE events ADD COLUMN entry text;
+${appendBatch(10)}
+`,
 };
 
 
@@ -123,8 +129,9 @@ ${appendBatch(4)}
  * under the grain's head lock (here, and by `resetPopulation`), so they add
  * no lock order of their own. Each version's text is kept as it was applied.
  */
-function appendBatch(schema: 1 | 3 | 4): string {
+function appendBatch(schema: 1 | 3 | 4 | 10): string {
   const snapshots = schema >= 3;
+  const entries = schema >= 10;
   const standing = schema >= 4;
   return `
 CREATE ${snapshots ? 'OR REPLACE ' : ''}FUNCTION journal_append_batch(batch jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -166,8 +173,8 @@ BEGIN
         FOR e IN SELECT value FROM jsonb_array_elements(w->'events') LOOP
           UPDATE grain_heads SET seq = seq + 1 WHERE grain = grain_name RETURNING seq INTO position_seq;
           position_version := position_version + 1;
-          INSERT INTO events (grain, seq, stream, version, at, kind, actor, body)
-            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body');${standing ? `
+          INSERT INTO events (grain, seq, stream, version, at, kind, actor, body${entries ? ', entry' : ''})
+            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body'${entries ? ", e->>'entry'" : ''});${standing ? `
           IF i = entered_event THEN entered_seq := position_seq; entered_at := e->>'at'; END IF;
           i := i + 1;` : ''}
           positions := positions || jsonb_build_array(jsonb_build_array(grain_name, position_seq, position_version));
@@ -528,6 +535,16 @@ export class PostgresJournal implements JournalStore {
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
     return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).map(rangeEventOf);
+  }
+
+  async readTailEntries(grain: string, after: number, limit: number) {
+    // The grain's head is read in the same statement: the page and the seq it is checked against, as of one snapshot.
+    const [[count, kept, first, last, items, latest]] = await this.rows<[number, number, string | null, string | null, string | null, string | null]>(
+      `SELECT count(*)::int, count(entry)::int, min(seq), max(seq), string_agg('{"seq":' || seq || entry, ',' ORDER BY seq), (SELECT seq FROM grain_heads WHERE grain = $1)
+        FROM (SELECT seq, entry FROM events WHERE grain = $1 AND seq > $2 ORDER BY seq LIMIT $3) page`,
+      [grain, after, limit],
+    );
+    return kept === count && wholePage(after, limit, Number(latest ?? 0), count, Number(first ?? 0), Number(last ?? 0)) ? { count, last: Number(last), latest: Number(latest), items: items! } : null;
   }
 
   async latestSeq(grain: string) {

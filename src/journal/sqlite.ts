@@ -27,7 +27,7 @@ import { eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, strea
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { GRAIN_SEQ, PURGE_STATEMENTS, RETENTION_SCHEMA, SPACE_PRAGMA, SqliteRetention, type PurgeWork } from './sqlite-retention.ts';
 import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
-import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
+import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, wholePage } from './store.ts';
 
 /** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, a rebuilt population's counts, an answer kept, or a step of a purge. */
 type Work = { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number } | { answer: KeptAnswer } | { purge: PurgeWork };
@@ -157,6 +157,16 @@ CREATE TRIGGER IF NOT EXISTS events_outdate_answers AFTER INSERT ON events
     INSERT INTO answers_moved (stream, whole) SELECT stream, stream = new.stream FROM answer_deps WHERE dep = new.stream
       ON CONFLICT (stream) DO UPDATE SET whole = max(whole, excluded.whole);
   END;
+-- Each event as a page of its grain's tail shows it, after its seq (NewEvent.entry in store.ts): written
+-- with the event, gone with it (a purge), so a page of the timeline is one range read of these alone.
+CREATE TABLE IF NOT EXISTS tail_entries (
+  grain TEXT    NOT NULL,
+  seq   INTEGER NOT NULL,
+  entry TEXT    NOT NULL,
+  PRIMARY KEY (grain, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS events_drop_entries AFTER DELETE ON events
+  BEGIN DELETE FROM tail_entries WHERE grain = old.grain AND seq = old.seq; END;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
@@ -199,6 +209,9 @@ function summed(rows: unknown[][], keyLength: number): unknown[][] {
   }
   return [...sums.values()];
 }
+
+/** What a read outside a flush has staged: nothing (never written to). */
+const NO_STAGED: Map<string, number> = new Map();
 
 /** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
 export const HEAD_CACHE_SIZE = 100_000;
@@ -268,6 +281,8 @@ export class SqliteJournal implements JournalStore {
         reminders: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?`).raw(),
         time: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?`).raw(),
       },
+      // The page's kept entries, each with its seq in front, joined in seq order by SQLite: one string, sent nearly as stored.
+      tailEntries: this.db.prepare(`SELECT count(*), min(seq), max(seq), group_concat('{"seq":' || seq || entry, ',' ORDER BY seq) FROM (SELECT seq, entry FROM tail_entries WHERE grain = ? AND seq > ? ORDER BY seq LIMIT ?)`).raw(),
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
       listItems: this.db.prepare(`SELECT e.stream, e.seq, a.item, a.item_crc FROM events e INDEXED BY events_heads
         LEFT JOIN answers a ON a.stream = e.stream AND a.tag = ? AND NOT EXISTS (SELECT 1 FROM answers_moved m WHERE m.stream = e.stream AND m.whole)
@@ -374,7 +389,7 @@ export class SqliteJournal implements JournalStore {
    * expected version is checked first, so a refused append stages nothing and
    * an accepted one is written whole.
    */
-  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges'>): JournalEvent[] {
+  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges' | 'entries'>): JournalEvent[] {
     const local = new Map<string, number>();
     for (const w of p.writes) {
       this.retention.refuse(w.grain ?? p.grain);
@@ -406,6 +421,7 @@ export class SqliteJournal implements JournalStore {
         version += 1;
         const row = rowOf(grain, seq, w.stream, version, e);
         rows.push(row);
+        if (e.entry !== undefined) out.entries.push([grain, seq, e.entry]);
         // The caller gets the event as it reads back after a restart, sharing nothing with its input.
         events.push(eventOf(row));
       }
@@ -422,11 +438,11 @@ export class SqliteJournal implements JournalStore {
   }
 
   /** Takes the batch back to where it stands now: what an append staged before its completion threw. */
-  private undoPoint(p: PendingAppend, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges'>): () => void {
-    const marks = [rows.length, out.snapshots.length, out.ledger.length, out.edges.length];
+  private undoPoint(p: PendingAppend, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges' | 'entries'>): () => void {
+    const marks = [rows.length, out.snapshots.length, out.ledger.length, out.edges.length, out.entries.length];
     const grains = [...new Set(p.writes.map((w) => w.grain ?? p.grain))].map((g) => [g, seqs.get(g)] as const);
     return () => {
-      [rows.length, out.snapshots.length, out.ledger.length, out.edges.length] = marks;
+      [rows.length, out.snapshots.length, out.ledger.length, out.edges.length, out.entries.length] = marks;
       for (const [g, s] of grains) if (s === undefined) seqs.delete(g);
       else seqs.set(g, s);
     };
@@ -445,7 +461,7 @@ export class SqliteJournal implements JournalStore {
     const seqs = new Map<string, number>();
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
-    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [], answers: [], purges: [] };
+    const out: WriterBatch = { resets: [], rewrites: [], events: rows, entries: [], snapshots: [], ledger: [], edges: [], answers: [], purges: [] };
     // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
     // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
     const work: Array<{ w: PendingWork; done: boolean }> = [];
@@ -535,8 +551,14 @@ export class SqliteJournal implements JournalStore {
     return (this.stmt.readTail[feed].all(grain, after, limit) as EventRow[]).map(rangeEventOf);
   }
 
+  async readTailEntries(grain: string, after: number, limit: number) {
+    const [count, first, last, items] = this.stmt.tailEntries.get(grain, after, limit) as [number, number | null, number | null, string | null];
+    const latest = this.seq(grain, NO_STAGED);
+    return wholePage(after, limit, latest, count, first ?? 0, last ?? 0) ? { count, last: last!, latest, items: items! } : null;
+  }
+
   async latestSeq(grain: string) {
-    return this.seq(grain, new Map());
+    return this.seq(grain, NO_STAGED);
   }
 
   async streamVersion(stream: string) {

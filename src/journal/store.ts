@@ -36,6 +36,15 @@ export interface NewEvent {
    * the command's trace. Never read by a decider, never in an answer.
    */
   trace?: string;
+  /**
+   * The event as a page of its grain's tail shows it, after its seq (which
+   * the journal gives as it appends): the bytes the tail door writes for it
+   * from `,"at"` on (`http/tail-entries.ts`). Kept beside the event, so a
+   * page is one range read whose bytes are sent as stored (`readTailEntries`);
+   * never in its body, never read back as part of the event. Absent: the
+   * page builds the entry from the event.
+   */
+  entry?: string;
 }
 
 export interface JournalEvent extends NewEvent {
@@ -188,6 +197,26 @@ export interface TailQuery {
   feed: Feed;
 }
 
+/** A page of the tail as its kept entries: how many, the last seq, the grain's last seq as of the read, and the entries, `{"seq":N,...}` joined by commas. */
+export interface TailEntries {
+  count: number;
+  last: number;
+  latest: number;
+  items: string;
+}
+
+/**
+ * Whether a range of the timeline read from the kept entries is the whole
+ * page: seqs are gap-free in a grain a route serves, so it is when the
+ * entries run from `after + 1` without a gap, and either fill the page or
+ * reach the grain's last seq. Anything else (an event without its entry)
+ * reads as no page.
+ */
+export function wholePage(after: number, limit: number, latest: number, count: number, first: number, last: number): boolean {
+  if (count === 0) return false;
+  return first === after + 1 && last - first + 1 === count && (count === limit || last === latest);
+}
+
 export interface StreamHead {
   stream: string;
   seq: number;
@@ -296,6 +325,14 @@ export interface JournalStore extends GrainRetention {
    */
   putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
+  /**
+   * The timeline's page after seq `after` as its events' kept entries
+   * (`NewEvent.entry`), each with its seq in front, joined by commas, in one
+   * range read; null unless every event of the page has its entry kept (an
+   * earlier build's, a row written by hand): the page is then read with
+   * `readTail`. Absent on an adapter that keeps none.
+   */
+  readTailEntries?(grain: string, after: number, limit: number): Promise<TailEntries | null>;
   /** The answer kept for `stream` under `tag`, in one statement; null when there is none fresh and intact (`AnswerRow`). */
   readAnswer(stream: string, tag: string): Promise<KeptRow | null>;
   /**
