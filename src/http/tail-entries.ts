@@ -7,9 +7,10 @@
  * very serializer the tail door writes a page's items with (taken from the
  * route's schema, as `stored-answers.ts` takes a list's), from `,"at"` on:
  * its seq is the journal's to give. The journal keeps it beside the event,
- * in the event's transaction (`NewEvent.entry`). A page of the timeline is
- * then the adapter's one statement (`readTailEntries`), which joins the
- * entries with their seqs in front; the envelope around them is a few
+ * in the event's transaction, whole, with the seq it gave in front
+ * (`NewEvent.entry`). A page of the timeline is then the adapter's one
+ * statement (`readTailEntries`), which joins the kept items with commas as
+ * they are stored; the envelope around them is a few
  * dozen bytes serialized by the route's own serializer. Nothing is parsed,
  * built or serialized per event.
  *

@@ -104,8 +104,9 @@ ${appendBatch(4)}
     etag text NOT NULL, item_crc bigint NOT NULL, item text NOT NULL, crc bigint NOT NULL, body text NOT NULL)`,
   // Retention (postgres-retention.ts): expired sandbox grains purged, their tombstones kept.
   9: RETENTION_MIGRATION,
-  // Each event as a page of its grain's tail shows it, after its seq (NewEvent.entry in store.ts), kept in its
-  // row: a page of the timeline is one range read. Null on the rows earlier schemas wrote (their pages are built).
+  // Each event as a page of its grain's tail shows it, its seq in front of the entry the append was given
+  // (NewEvent.entry in store.ts), kept in its row: a page of the timeline is one range read. Null on the rows
+  // earlier schemas wrote (their pages are built).
   10: `
 ALTER TABLE events ADD COLUMN entry text;
 ${appendBatch(10)}
@@ -174,7 +175,7 @@ BEGIN
           UPDATE grain_heads SET seq = seq + 1 WHERE grain = grain_name RETURNING seq INTO position_seq;
           position_version := position_version + 1;
           INSERT INTO events (grain, seq, stream, version, at, kind, actor, body${entries ? ', entry' : ''})
-            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body'${entries ? ", e->>'entry'" : ''});${standing ? `
+            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body'${entries ? `, '{"seq":' || position_seq || (e->>'entry')` : ''});${standing ? `
           IF i = entered_event THEN entered_seq := position_seq; entered_at := e->>'at'; END IF;
           i := i + 1;` : ''}
           positions := positions || jsonb_build_array(jsonb_build_array(grain_name, position_seq, position_version));
@@ -540,7 +541,7 @@ export class PostgresJournal implements JournalStore {
   async readTailEntries(grain: string, after: number, limit: number) {
     // The grain's head is read in the same statement: the page and the seq it is checked against, as of one snapshot.
     const [[count, kept, first, last, items, latest]] = await this.rows<[number, number, string | null, string | null, string | null, string | null]>(
-      `SELECT count(*)::int, count(entry)::int, min(seq), max(seq), string_agg('{"seq":' || seq || entry, ',' ORDER BY seq), (SELECT seq FROM grain_heads WHERE grain = $1)
+      `SELECT count(*)::int, count(entry)::int, min(seq), max(seq), string_agg(entry, ',' ORDER BY seq), (SELECT seq FROM grain_heads WHERE grain = $1)
         FROM (SELECT seq, entry FROM events WHERE grain = $1 AND seq > $2 ORDER BY seq LIMIT $3) page`,
       [grain, after, limit],
     );

@@ -41,8 +41,9 @@ export interface NewEvent {
    * the journal gives as it appends): the bytes the tail door writes for it
    * from `,"at"` on (`http/tail-entries.ts`). Kept beside the event, so a
    * page is one range read whose bytes are sent as stored (`readTailEntries`);
-   * never in its body, never read back as part of the event. Absent: the
-   * page builds the entry from the event.
+   * never in its body, never read back as part of the event: the adapter
+   * keeps it whole, `{"seq":<seq>` in front. Absent: the page builds the
+   * entry from the event.
    */
   entry?: string;
 }
