@@ -109,7 +109,7 @@ export class KeptPages {
     const building = this.building.get(request);
     if (building === undefined) return done(null, payload);
     this.building.delete(request);
-    if (reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_KEPT_PAGE) return done(null, payload);
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || payload.length > MAX_KEPT_PAGE) return done(null, payload);
     const etag = etagOf(payload);
     const bytes = bytesToKeep(payload);
     this.keep(building.key, { seq: building.seq, bytes, etag });

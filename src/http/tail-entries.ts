@@ -67,8 +67,11 @@ export class TailEntries {
     const envelope = reply.serializeInput(stamped(request.grain, { type: 'OK', appendOnly: true, feed: query.feed, after: query.after, latestSeq: page.latest, results: [], nextAfter: page.last }) as Record<string, unknown>, '200') as string;
     const at = envelope.indexOf(NO_RESULTS);
     if (at < 0) return false;
+    const head = `${envelope.slice(0, at)}"results":[`;
+    const tail = `]${envelope.slice(at + NO_RESULTS.length)}`;
     reply.header('content-type', JSON_TYPE);
-    reply.send(`${envelope.slice(0, at)}"results":[${page.items}]${envelope.slice(at + NO_RESULTS.length)}`);
+    // Bytes as the adapter read them are sent as bytes (hashed for the ETag and written as they are), text as text.
+    reply.send(typeof page.items === 'string' ? `${head}${page.items}${tail}` : Buffer.concat([Buffer.from(head), page.items, Buffer.from(tail)]));
     return true;
   }
 

@@ -541,9 +541,10 @@ export class PostgresJournal implements JournalStore {
   async readTailEntries(grain: string, after: number, limit: number) {
     // The grain's head is read in the same statement: the page and the seq it is checked against, as of one snapshot.
     const [[count, kept, first, last, items, latest]] = await this.rows<[number, number, string | null, string | null, string | null, string | null]>(
+      // A served grain's seqs are gap-free: the page is the seqs after the cursor up to the limit, read by the primary key's range.
       `SELECT count(*)::int, count(entry)::int, min(seq), max(seq), string_agg(entry, ',' ORDER BY seq), (SELECT seq FROM grain_heads WHERE grain = $1)
-        FROM (SELECT seq, entry FROM events WHERE grain = $1 AND seq > $2 ORDER BY seq LIMIT $3) page`,
-      [grain, after, limit],
+        FROM events WHERE grain = $1 AND seq > $2 AND seq <= $3`,
+      [grain, after, after + limit],
     );
     return kept === count && wholePage(after, limit, Number(latest ?? 0), count, Number(first ?? 0), Number(last ?? 0)) ? { count, last: Number(last), latest: Number(latest), items: items! } : null;
   }

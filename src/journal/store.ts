@@ -198,12 +198,12 @@ export interface TailQuery {
   feed: Feed;
 }
 
-/** A page of the tail as its kept entries: how many, the last seq, the grain's last seq as of the read, and the entries, `{"seq":N,...}` joined by commas. */
+/** A page of the tail as its kept entries: how many, the last seq, the grain's last seq as of the read, and the entries, `{"seq":N,...}` joined by commas (as the adapter reads them: UTF-8 bytes, or text). */
 export interface TailEntries {
   count: number;
   last: number;
   latest: number;
-  items: string;
+  items: Buffer | string;
 }
 
 /**
