@@ -82,6 +82,11 @@ export class KeptPages {
     return false;
   }
 
+  /** The page this request sends is not to be kept (it is read as cheaply as a kept one: the tail's kept entries, `tail-entries.ts`). */
+  forgo(request: FastifyRequest): void {
+    this.building.delete(request);
+  }
+
   /** The bytes of every page held now, with their keys. */
   get bytesHeld(): number {
     return this.held;

@@ -26,6 +26,7 @@ import type { Supervisor } from '../engine/supervisor.ts';
 import { tailEntry } from '../engine/tail.ts';
 import type { JournalEvent, JournalStore, NewEvent, TailQuery } from '../journal/store.ts';
 import { JSON_TYPE } from './etag.ts';
+import { keptPagesOf, type KeptPages } from './kept-pages.ts';
 import { stamped } from './sandbox.ts';
 import { buildSerializer, okBranchOf } from './serializers.ts';
 
@@ -44,6 +45,7 @@ export class TailEntries {
   constructor(
     private readonly journal: JournalStore,
     supervisor: Supervisor,
+    private readonly pages: KeptPages,
   ) {
     supervisor.tailEntry = (event) => this.entryOf(event);
   }
@@ -61,17 +63,19 @@ export class TailEntries {
    */
   async send(request: FastifyRequest, reply: FastifyReply, query: TailQuery): Promise<boolean> {
     if (query.feed !== 'timeline' || request.grain === NO_GRAIN || !this.journal.readTailEntries) return false;
-    const page = await this.journal.readTailEntries(request.grain, query.after, query.limit);
-    if (!page) return false;
-    // The envelope as the route writes it (the grain's stamp too), around no items; the items go in its place.
-    const envelope = reply.serializeInput(stamped(request.grain, { type: 'OK', appendOnly: true, feed: query.feed, after: query.after, latestSeq: page.latest, results: [], nextAfter: page.last }) as Record<string, unknown>, '200') as string;
-    const at = envelope.indexOf(NO_RESULTS);
-    if (at < 0) return false;
-    const head = `${envelope.slice(0, at)}"results":[`;
-    const tail = `]${envelope.slice(at + NO_RESULTS.length)}`;
+    // The envelope as the route writes it (the grain's stamp too), around no items: the items go in their place.
+    const frame = (latestSeq: number, nextAfter: number): [string, string] => {
+      const envelope = reply.serializeInput(stamped(request.grain, { type: 'OK', appendOnly: true, feed: query.feed, after: query.after, latestSeq, results: [], nextAfter }) as Record<string, unknown>, '200') as string;
+      const at = envelope.indexOf(NO_RESULTS);
+      return [`${envelope.slice(0, at)}"results":[`, `]${envelope.slice(at + NO_RESULTS.length)}`];
+    };
+    const page = await this.journal.readTailEntries(request.grain, query.after, query.limit, frame);
+    if (page === null) return false;
+    // Read in one range, it is not kept among the pages built from their records (`kept-pages.ts`): kept, the page's bytes
+    // would outlive the request, and a tail read at ever new cursors made the collector pay for every one of them.
+    this.pages.forgo(request);
     reply.header('content-type', JSON_TYPE);
-    // Bytes as the adapter read them are sent as bytes (hashed for the ETag and written as they are), text as text.
-    reply.send(typeof page.items === 'string' ? `${head}${page.items}${tail}` : Buffer.concat([Buffer.from(head), page.items, Buffer.from(tail)]));
+    reply.send(page);
     return true;
   }
 
@@ -90,6 +94,6 @@ const perJournal = new WeakMap<object, TailEntries>();
 /** The one `TailEntries` of a journal (the tail door of every grain prefix shares it, as they share the journal). */
 export function tailEntriesOf(journal: JournalStore, supervisor: Supervisor): TailEntries {
   let entries = perJournal.get(journal);
-  if (!entries) perJournal.set(journal, (entries = new TailEntries(journal, supervisor)));
+  if (!entries) perJournal.set(journal, (entries = new TailEntries(journal, supervisor, keptPagesOf(journal))));
   return entries;
 }

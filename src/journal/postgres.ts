@@ -36,7 +36,7 @@ import { groupCommitted } from './journal-metrics.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type NewEvent, wholePage } from './store.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type TailFrame, type AnswerRow, type NewEvent, wholePage } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
 export const SCHEMA_VERSION = 10;
@@ -538,7 +538,7 @@ export class PostgresJournal implements JournalStore {
     return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).map(rangeEventOf);
   }
 
-  async readTailEntries(grain: string, after: number, limit: number) {
+  async readTailEntries(grain: string, after: number, limit: number, frame: TailFrame) {
     // The grain's head is read in the same statement: the page and the seq it is checked against, as of one snapshot.
     const [[count, kept, first, last, items, latest]] = await this.rows<[number, number, string | null, string | null, string | null, string | null]>(
       // A served grain's seqs are gap-free: the page is the seqs after the cursor up to the limit, read by the primary key's range.
@@ -546,7 +546,9 @@ export class PostgresJournal implements JournalStore {
         FROM events WHERE grain = $1 AND seq > $2 AND seq <= $3`,
       [grain, after, after + limit],
     );
-    return kept === count && wholePage(after, limit, Number(latest ?? 0), count, Number(first ?? 0), Number(last ?? 0)) ? { count, last: Number(last), latest: Number(latest), items: items! } : null;
+    if (kept !== count || !wholePage(after, limit, Number(latest ?? 0), count, Number(first ?? 0), Number(last ?? 0))) return null;
+    const [head, tail] = frame(Number(latest), Number(last));
+    return `${head}${items}${tail}`;
   }
 
   async latestSeq(grain: string) {

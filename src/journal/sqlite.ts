@@ -27,7 +27,7 @@ import { eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, strea
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { GRAIN_SEQ, PURGE_STATEMENTS, RETENTION_SCHEMA, SPACE_PRAGMA, SqliteRetention, type PurgeWork } from './sqlite-retention.ts';
 import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
-import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, wholePage } from './store.ts';
+import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type TailFrame, type AnswerRow, wholePage } from './store.ts';
 
 /** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, a rebuilt population's counts, an answer kept, or a step of a purge. */
 type Work = { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number } | { answer: KeptAnswer } | { purge: PurgeWork };
@@ -282,11 +282,12 @@ export class SqliteJournal implements JournalStore {
         reminders: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?`).raw(),
         time: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?`).raw(),
       },
-      // The page's kept items joined by SQLite as the primary key's range yields them, in seq order (a served grain's seqs
-      // are gap-free, so the page is the seqs after the cursor up to the limit, and a missing item shows in the count; an
-      // ORDER BY inside the aggregate sorted them again and tripled the statement's time, a LIMIT subquery added a third),
-      // as bytes: no UTF-8 decoding here, nor encoding again as they are hashed and sent.
-      tailEntries: this.db.prepare(`SELECT count(*), min(seq), max(seq), CAST(group_concat(entry, ',') AS BLOB) FROM tail_entries WHERE grain = ? AND seq > ? AND seq <= ?`).raw(),
+      // The page whole, in one string SQLite builds: the envelope's head, the kept items joined as the primary key's range
+      // yields them, in seq order (a served grain's seqs are gap-free, so the page is the seqs after the cursor up to the
+      // limit, and a missing item shows in the count; an ORDER BY inside the aggregate sorted them again and tripled the
+      // statement's time, a LIMIT subquery added a third), and its tail; as bytes: no UTF-8 decoding here, nor encoding
+      // again as they are hashed and sent, and no copy to put them in their envelope.
+      tailEntries: this.db.prepare(`SELECT count(*), min(seq), max(seq), CAST(? || group_concat(entry, ',') || ? AS BLOB) FROM tail_entries WHERE grain = ? AND seq > ? AND seq <= ?`).raw(),
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
       listItems: this.db.prepare(`SELECT e.stream, e.seq, a.item, a.item_crc FROM events e INDEXED BY events_heads
         LEFT JOIN answers a ON a.stream = e.stream AND a.tag = ? AND NOT EXISTS (SELECT 1 FROM answers_moved m WHERE m.stream = e.stream AND m.whole)
@@ -556,10 +557,12 @@ export class SqliteJournal implements JournalStore {
     return (this.stmt.readTail[feed].all(grain, after, limit) as EventRow[]).map(rangeEventOf);
   }
 
-  async readTailEntries(grain: string, after: number, limit: number) {
-    const [count, first, last, items] = this.stmt.tailEntries.get(grain, after, after + limit) as [number, number | null, number | null, Buffer | null];
+  async readTailEntries(grain: string, after: number, limit: number, frame: TailFrame) {
     const latest = this.seq(grain, NO_STAGED);
-    return wholePage(after, limit, latest, count, first ?? 0, last ?? 0) ? { count, last: last!, latest, items: items! } : null;
+    // The envelope is written for the page as it must be, whole: the seqs after the cursor up to the limit or the grain's last.
+    const [head, tail] = frame(latest, Math.min(after + limit, latest));
+    const [count, first, last, page] = this.stmt.tailEntries.get(head, tail, grain, after, after + limit) as [number, number | null, number | null, Buffer | null];
+    return wholePage(after, limit, latest, count, first ?? 0, last ?? 0) ? page : null;
   }
 
   async latestSeq(grain: string) {

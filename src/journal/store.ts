@@ -198,13 +198,8 @@ export interface TailQuery {
   feed: Feed;
 }
 
-/** A page of the tail as its kept entries: how many, the last seq, the grain's last seq as of the read, and the entries, `{"seq":N,...}` joined by commas (as the adapter reads them: UTF-8 bytes, or text). */
-export interface TailEntries {
-  count: number;
-  last: number;
-  latest: number;
-  items: Buffer | string;
-}
+/** The envelope around a page of kept entries, for the grain's last seq and the page's last: what goes before them, and after. */
+export type TailFrame = (latest: number, last: number) => [head: string, tail: string];
 
 /**
  * Whether a range of the timeline read from the kept entries is the whole
@@ -327,13 +322,15 @@ export interface JournalStore extends GrainRetention {
   putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
   /**
-   * The timeline's page after seq `after` as its events' kept entries
-   * (`NewEvent.entry`), each with its seq in front, joined by commas, in one
-   * range read; null unless every event of the page has its entry kept (an
-   * earlier build's, a row written by hand): the page is then read with
-   * `readTail`. Absent on an adapter that keeps none.
+   * The timeline's page after seq `after`, whole: its events' kept entries
+   * (`NewEvent.entry`, each with its seq in front), joined by commas between
+   * the two halves of the envelope `frame` writes for the grain's last seq
+   * and the page's (`[head, tail]`), in one range read; null unless every
+   * event of the page has its entry kept (an earlier build's, a row written
+   * by hand) or the page is empty: the page is then read with `readTail`.
+   * Absent on an adapter that keeps none.
    */
-  readTailEntries?(grain: string, after: number, limit: number): Promise<TailEntries | null>;
+  readTailEntries?(grain: string, after: number, limit: number, frame: TailFrame): Promise<Buffer | string | null>;
   /** The answer kept for `stream` under `tag`, in one statement; null when there is none fresh and intact (`AnswerRow`). */
   readAnswer(stream: string, tag: string): Promise<KeptRow | null>;
   /**

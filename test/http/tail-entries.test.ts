@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, testApp, workspace, type TestApp } from '../helpers/app.ts';
-import type { TailEntries } from '../../src/journal/store.ts';
+import type { TailFrame } from '../../src/journal/store.ts';
 
 let app: TestApp;
 let ws: string;
@@ -27,7 +27,7 @@ afterAll(async () => app.close());
 
 /** The journal's page reads, counted; `off` makes the door build every page from the events. */
 function entriesRead() {
-  const journal = app.services.journal as { readTailEntries?: (grain: string, after: number, limit: number) => Promise<TailEntries | null> };
+  const journal = app.services.journal as { readTailEntries?: (grain: string, after: number, limit: number, frame: TailFrame) => Promise<Buffer | string | null> };
   const original = journal.readTailEntries!;
   const seen = { pages: 0, off: false };
   journal.readTailEntries = async (...args) => {
@@ -70,6 +70,8 @@ describe('a page of the tail from its kept entries', () => {
     expect(reminders.status).toBe(200);
     const timeline = await call(app, 'GET', `${ws}/events?after=0&limit=500`);
     expect(timeline.body.results.map((e: { seq: number }) => e.seq)).toEqual(timeline.body.results.map((_: unknown, i: number) => i + 1));
-    expect(await app.services.journal.readTailEntries!(grain, 0, 500)).toMatchObject({ count: timeline.body.results.length });
+    // The adapter's page is the entries between the envelope's halves, whole: the same items the door sends.
+    const page = await app.services.journal.readTailEntries!(grain, 0, 500, () => ['[', ']']);
+    expect(JSON.parse(String(page))).toEqual(timeline.body.results);
   });
 });
