@@ -67,6 +67,8 @@ export class TailEntries {
     const frame = (latestSeq: number, nextAfter: number): [string, string] => {
       const envelope = reply.serializeInput(stamped(request.grain, { type: 'OK', appendOnly: true, feed: query.feed, after: query.after, latestSeq, results: [], nextAfter }) as Record<string, unknown>, '200') as string;
       const at = envelope.indexOf(NO_RESULTS);
+      // Never met: the route's schema writes its results; were it not, no page goes out malformed.
+      if (at < 0) throw new Error('the tail\'s envelope has no results to put the page\'s items in');
       return [`${envelope.slice(0, at)}"results":[`, `]${envelope.slice(at + NO_RESULTS.length)}`];
     };
     const page = await this.journal.readTailEntries(request.grain, query.after, query.limit, frame);
