@@ -1,13 +1,16 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import HeaviestFirst from './scripts/heaviest-first.ts';
 
 /**
  * Two commands (scripts/test.ts):
  *
- * `npm test`: one vitest run of two projects, their files dealt to the same
- * workers so neither waits for the other's slowest file:
- * - sqlite: every test file but the LOAD ones, the in-process apps on the
- *   embedded journal;
+ * `npm test`: one vitest run of three projects, their files dealt to the same
+ * workers so none waits for another's slowest file, the heaviest started first
+ * (scripts/heaviest-first.ts):
+ * - sqlite: every test file but the LOAD and ISOLATED ones, the in-process
+ *   apps on the embedded journal;
+ * - isolated: the ISOLATED files, each in a process of its own;
  * - postgres (`LEGALWORK_TEST_JOURNAL=postgres`): the files below whose
  *   behaviour differs by adapter, their in-process apps on PostgreSQL. The
  *   adapters' own conformance suite (test/journal/store.test.ts) and every
@@ -45,6 +48,19 @@ export const ON_POSTGRES: Record<string, string> = {
   'test/ownership.prop.test.ts': 'every list and tail reads one grain by each adapter\'s own SQL: one key never sees another\'s records',
 };
 
+/**
+ * The files that need a process of their own. Every other file shares its
+ * worker's modules with the files run there before it (`isolate: false`), so
+ * the service's modules are imported and its schemas and serializers
+ * compiled once a worker, not once a file: that was a third of the suite's
+ * CPU. A file belongs here when it leaves something in a module that the
+ * next file would trip on.
+ */
+export const ISOLATED: Record<string, string> = {
+  'test/telemetry/edge-metrics.test.ts': 'installs a metrics sink in its process, which takes one only',
+  'test/telemetry/lease-handovers.test.ts': 'installs a metrics sink in its process, which takes one only',
+};
+
 const load = process.env.LEGALWORK_TEST_LOAD === '1';
 
 /**
@@ -63,14 +79,16 @@ export default defineConfig({
     maxWorkers: load ? 1 : WORKERS,
     fileParallelism: !load,
     reporters: ['default', './scripts/slowest-files.ts'],
+    sequence: { sequencer: HeaviestFirst },
     setupFiles: ['./test/setup/cpu-meter.ts'],
     // Every reply a test produces is held to its route's declared schema (src/http/reply-check.ts).
     env: { LEGALWORK_REPLY_CHECK: '1' },
     projects: load
       ? [{ extends: true, test: { name: 'load', include: LOAD } }]
       : [
-          { extends: true, test: { name: 'sqlite', include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...LOAD] } },
-          { extends: true, test: { name: 'postgres', include: Object.keys(ON_POSTGRES), env: { LEGALWORK_REPLY_CHECK: '1', LEGALWORK_TEST_JOURNAL: 'postgres' } } },
+          { extends: true, test: { name: 'sqlite', isolate: false, include: ['test/**/*.test.ts'], exclude: ['**/node_modules/**', ...LOAD, ...Object.keys(ISOLATED)] } },
+          { extends: true, test: { name: 'isolated', include: Object.keys(ISOLATED) } },
+          { extends: true, test: { name: 'postgres', isolate: false, include: Object.keys(ON_POSTGRES), env: { LEGALWORK_REPLY_CHECK: '1', LEGALWORK_TEST_JOURNAL: 'postgres' } } },
         ],
   },
 });

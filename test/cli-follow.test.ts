@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from './helpers/app.ts';
 import { freePort, startCli, stop, until } from './helpers/cli.ts';
+import { START_HANG_MS } from './helpers/wait.ts';
 
 let port: number;
 let dataDir: string;
@@ -19,7 +20,7 @@ let follower: ReturnType<typeof startCli> | undefined;
 async function startServer() {
   server = startCli(['serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir], { LEGALWORK_LOG: 'off' });
   const s = server;
-  await until(() => s.out.stderr.includes('listening on') || s.child.exitCode !== null, 'the service to listen');
+  await until(() => s.out.stderr.includes('listening on') || s.child.exitCode !== null, 'the service to listen', START_HANG_MS);
   expect(s.out.stderr).toContain(`listening on http://127.0.0.1:${port}`);
 }
 

@@ -53,7 +53,10 @@ const BODY_REFUSALS: RefusalCode[] = ['MALFORMED_JSON', 'EMPTY_JSON_BODY', 'BAD_
 
 /** The responses declaring each of `codes` at its catalog status (merged into what `response` declares there). */
 function declaring(response: Record<string, unknown>, description: string, codes: RefusalCode[]): Record<string, unknown> {
-  for (const code of codes) response = withCodes(response, REFUSALS[code].status, description, [code]);
+  // Grouped by status, in the order first named: one merge a status, not one a code (every route of every app is declared here).
+  const byStatus = new Map<number, Set<RefusalCode>>();
+  for (const code of codes) byStatus.set(REFUSALS[code].status, (byStatus.get(REFUSALS[code].status) ?? new Set()).add(code));
+  for (const [status, group] of byStatus) response = withCodes(response, status, description, [...group]);
   return response;
 }
 

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { Database } from '../../src/journal/sqlite-driver.ts';
 import { PostgresJournal } from '../../src/journal/postgres.ts';
 import { SqliteJournal } from '../../src/journal/sqlite.ts';
@@ -56,17 +56,12 @@ export function passStore(): Store {
   };
 }
 
-let cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const done of cleanup.reverse()) await done();
-  cleanup = [];
-});
-
 /** A store and a start on it: each start is an app on the same journal (close the one before it first). */
 export function journalled() {
   const store = passStore();
   const started: TestApp[] = [];
-  cleanup.push(async () => {
+  // When the test that made it ends (a hook of this module's would be registered by the first file to import it only, where modules are shared).
+  onTestFinished(async () => {
     for (const app of started) await app.close();
     await store.drop();
   });
