@@ -23,7 +23,7 @@ const HEAVIEST = [
 ];
 
 export default class HeaviestFirst extends BaseSequencer {
-  async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (file: TestSpecification) => {
       const at = HEAVIEST.indexOf(relative(file.project.config.root, file.moduleId));
       return at < 0 ? HEAVIEST.length : at;
