@@ -39,6 +39,7 @@ export const ON_POSTGRES: Record<string, string> = {
   'test/list-unreadable.test.ts': 'damaged rows written into each adapter\'s tables, read back by its own statements',
   'test/engine/keys-cache.test.ts': 'a key\'s spend reserved against the journal as it stands, re-read on a shared journal',
   'test/http/idempotency.test.ts': 'Idempotency-Key records are journal rows written in each adapter\'s transaction',
+  'test/http/tail-entries.test.ts': 'the tail\'s entries are kept by each adapter beside its events, and read back by its own statement',
   'test/engine/outbox.test.ts': 'pending intents are each adapter\'s own table and trigger; PostgreSQL leases them',
   'test/http/webhooks.test.ts': 'deliveries under leases and the database\'s clock on PostgreSQL',
   'test/http/webhooks.bounds.test.ts': 'an expired grain\'s endpoints let go across a restart, the grain re-read on a shared journal',

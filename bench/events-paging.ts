@@ -2,7 +2,9 @@
  * `GET /events` paging over a 1,000,000-event tail.
  *
  * The tail is written straight into a `SqliteJournal` in big batches (not over
- * HTTP: building it is not what is measured), with the mix a busy grain has:
+ * HTTP: building it is not what is measured), each event with the tail entry
+ * the service keeps beside it (`src/http/tail-entries.ts`, made by an app's
+ * own serializer, as the service's appends make it), with the mix a busy grain has:
  * Matter and ladder facts, 5% carrying a named actor (the `time` feed) and 1%
  * ladder reminders (the `reminders` feed). Then the service is spawned on that
  * data directory and paged:
@@ -17,7 +19,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { ownGrainOf } from '../src/engine/grains.ts';
-import { createServices } from '../src/compose.ts';
+import { createApp } from '../src/compose.ts';
 import { SqliteJournal } from '../src/journal/sqlite.ts';
 import type { NewEvent, StreamWrite } from '../src/journal/store.ts';
 import { drive } from './lib/load.ts';
@@ -46,8 +48,10 @@ async function buildTail(total: number): Promise<{ dir: string; seconds: number;
   const dir = tempDataDir('legalwork-bench-events-');
   const journal = new SqliteJournal(dir);
   const base = Date.parse('2025-01-01T00:00:00.000Z');
-  // The top level lists a key's own records only: the tail is the bench key's.
-  const { key, record } = await createServices({ journal }).keys.issue({ email: 'bench@legalwork.test' });
+  // The top level lists a key's own records only: the tail is the bench key's. The app's routes make each event's tail entry, as the service's appends do.
+  const app = await createApp({ journal });
+  const { key, record } = await app.services.keys.issue({ email: 'bench@legalwork.test' });
+  const entryOf = app.services.supervisor.tailEntry;
   const grain = ownGrainOf(record.id);
   try {
     for (let written = 0; written < total; written += BATCH) {
@@ -58,13 +62,16 @@ async function buildTail(total: number): Promise<{ dir: string; seconds: number;
         const events: NewEvent[] = [];
         for (let j = 0; j < Math.min(STREAM_EVENTS, n - k); j++) {
           const i = written + k + j + 1;
-          events.push(eventAt(i, `as_bench${Math.floor(i / STREAM_EVENTS)}`, new Date(base + i).toISOString()));
+          const event = eventAt(i, `as_bench${Math.floor(i / STREAM_EVENTS)}`, new Date(base + i).toISOString());
+          event.entry = entryOf?.(event);
+          events.push(event);
         }
         writes.push({ stream, expectedVersion: 0, events });
       }
       await journal.append(grain, writes);
     }
   } finally {
+    await app.close();
     await journal.close();
   }
   return { dir, seconds: (performance.now() - started) / 1000, key };

@@ -19,7 +19,7 @@ import { removeDir, spawnService, tempDataDir, type Child } from './lib/service.
 import { ms, num, us } from './lib/table.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const TOP = 15;
+const TOP = Number(process.env.BENCH_TOP ?? 15);
 /** As in bench/matters.ts: fewer Matters than the supervisor keeps resident. */
 const POOL_MAX = 8_000;
 /** Matters made for the cold read: twice the 10,000 the supervisor keeps resident with their ladders. */
@@ -28,8 +28,11 @@ const COLD_MATTERS = 24_000;
 interface Door {
   name: string;
   /** Creates what the door reads or writes; answers the measured load's path and body (and `amount`, for advance). */
-  setup: (service: Child, prefix: string) => Promise<Pick<Load, 'method' | 'path' | 'body' | 'amount'> & { title: string; warm?: Pick<Load, 'path' | 'amount'> }>;
+  setup: (service: Child, prefix: string) => Promise<Pick<Load, 'method' | 'path' | 'body' | 'amount' | 'headers'> & { title: string; warm?: Pick<Load, 'path' | 'amount' | 'headers'> }>;
 }
+
+/** A fresh Idempotency-Key per request of a run. */
+const keyed = (run: string) => (i: number) => ({ 'idempotency-key': `profile-${run}-${i}` });
 
 const createLoad = (service: Child, prefix: string, title: string, duration: number, onResponse?: Load['onResponse']) =>
   drive({ title, url: service.url, server: service, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, duration, onResponse });
@@ -54,6 +57,21 @@ const doors: Door[] = [
       const path = (i: number) => `${prefix}/matters/${pool[i % n]}/advance`;
       // The warm-up takes each Matter intake -> prepare; the measured run the other three advances (two stage commits, one escalation).
       return { title: 'POST /workspaces/{ws}/matters/{id}/advance', method: 'POST', path, body: () => ADVANCE_BODY, amount: 3 * n, warm: { path, amount: n } };
+    },
+  },
+  {
+    // Issue 48: a create under a fresh Idempotency-Key per request (the key's record, with the answer, in the create's transaction).
+    name: 'create keyed',
+    setup: async (_service, prefix) => ({ title: 'POST /workspaces/{ws}/matters under Idempotency-Key', method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, headers: keyed('create'), warm: { path: () => `${prefix}/matters`, headers: keyed('warm') } }),
+  },
+  {
+    name: 'advance keyed',
+    setup: async (service, prefix) => {
+      const pool = await matterPool(service, prefix);
+      const n = pool.length;
+      const path = (i: number) => `${prefix}/matters/${pool[i % n]}/advance`;
+      // As the advance door: the warm-up takes each Matter intake -> prepare, the measured run the other three, each under a fresh key.
+      return { title: 'POST /workspaces/{ws}/matters/{id}/advance under Idempotency-Key', method: 'POST', path, body: () => ADVANCE_BODY, headers: keyed('advance'), amount: 3 * n, warm: { path, amount: n, headers: keyed('warm') } };
     },
   },
   {
@@ -103,12 +121,12 @@ async function profileDoor(door: Door): Promise<string[]> {
     const load = await door.setup(service, prefix);
     const path = load.path;
     const base = { url: service.url, server: service, method: load.method, body: load.body };
-    await drive({ ...base, title: 'warm-up', path: load.warm?.path ?? path, amount: load.warm?.amount, duration: 2 });
+    await drive({ ...base, title: 'warm-up', path: load.warm?.path ?? path, amount: load.warm?.amount, headers: load.warm?.headers, duration: 2 });
     const fromUs = Number(process.hrtime.bigint() / 1000n);
     // The window ends at the last answer: a run that `amount` ends idles until autocannon's next tick.
     let lastAnswer = fromUs;
     const onResponse = () => void (lastAnswer = Number(process.hrtime.bigint() / 1000n));
-    figures = await drive({ ...base, title: load.title, path, amount: load.amount, duration: SECONDS, onResponse });
+    figures = await drive({ ...base, title: load.title, path, amount: load.amount, headers: load.headers, duration: SECONDS, onResponse });
     window = { fromUs, toUs: lastAnswer };
   } finally {
     await service.stop();

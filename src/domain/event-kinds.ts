@@ -75,7 +75,7 @@ export const INTERNAL_EVENT_KINDS = {
   'key.spend.released': 'a reservation released; data: ref, amountUsd, reason',
   'outbox.delivered': 'an effect the journal asked for, delivered; data: id, intent{grain, stream, seq, kind}, heldBy (a sandbox grain\'s)',
   'idempotency.claimed': 'a request under an Idempotency-Key committed (journaled with its command); data: fingerprint, expiresAt, wrote[], heldBy (a sandbox grain\'s)',
-  'idempotency.answered': 'the answer kept for a request under an Idempotency-Key; data: fingerprint, expiresAt, answer{status, headers, payload}, heldBy (a sandbox grain\'s)',
+  'idempotency.answered': 'the answer kept for a request under an Idempotency-Key (journaled with its command when said before the commit, then naming what it wrote); data: fingerprint, expiresAt, wrote[]?, answer{status, headers, payload}, heldBy (a sandbox grain\'s)',
   'webhook.endpoint.created': 'a webhook endpoint registered; data: id, ownerGrain, url, events[], description, secret, fromSeq, heldBy (a sandbox grain\'s)',
   'webhook.attempt': 'one delivery attempt of a webhook event; data: deliveryId, eventId, type, source{grain, seq}, attempt, redelivery, outcome, final, responseStatus, durationMs, responseBody, error, attemptedAt',
   'webhook.endpoint.disabled': 'a webhook endpoint disabled, by its owner or after failing for 5 days; data: reason',

@@ -233,6 +233,19 @@ export class Entity<M extends AnyStateMachine = AnyStateMachine> implements Enti
   }
 
   /**
+   * The entity as it will stand once the commit under way lands with
+   * `landing` (its events, positions given): the actor's state (between
+   * `apply` and the commit it runs ahead of `snapshot()`), the journal with
+   * them, the version after them. A view for an answer said before the
+   * commit (`CommitOptions.ahead`); the entity itself moves only at `confirm`.
+   */
+  ahead(landing: JournalEvent[]): Entity<M> {
+    const state = this.actor().getSnapshot();
+    const journal = [...this.journal, ...landing];
+    return Object.create(this, { journal: { value: journal }, committed: { value: state } }) as Entity<M>;
+  }
+
+  /**
    * The state as its snapshot row keeps it, at `version`: the committed one,
    * or (between `apply` and its commit) the actor's, with its standing.
    * `entered` names the fact that entered it when the commit under way moved

@@ -60,6 +60,15 @@ export interface Command<M extends AnyStateMachine, T> {
   alsoWrite?(versionAfter: number): StreamWrite[];
   /** The answer, from the entity as committed and everything the transaction wrote, the entity's own events first. */
   reply(entity: Entity<M>, written: JournalEvent[]): T | Promise<T>;
+  /**
+   * The same answer said before the commit lands, from the entity as it
+   * will then stand and what the transaction writes (positions given), when
+   * `reply` would give it from those alone: pure, synchronous, no effect.
+   * Undefined: it cannot be said before (`reply` waits for an effect). Asked
+   * only under an Idempotency-Key, so the answer rides in the commit
+   * (`engine/idempotency.ts`).
+   */
+  ahead?(entity: Entity<M>, written: JournalEvent[]): T | undefined;
 }
 
 const attributesByKind = new WeakMap<DecidedEntity, SpanAttributes>();
@@ -111,9 +120,10 @@ export class CommandHandler {
     const decision = await (tracingOn() ? tracing.span(`decide ${kind.machine.id}`, spanAttributes(kind), async () => command.decide(entity)) : command.decide(entity));
     if ('refuse' in decision) throw refusalOf(decision.refuse);
     const { derive, alsoWrite } = command;
+    const ahead = command.ahead && ((e: Entity, w: JournalEvent[]) => command.ahead!(e as Entity<M>, w));
     let written: JournalEvent[];
     try {
-      written = await this.supervisor.commit(entity, decision.send, { derive: derive && ((fact) => derive(entity, fact)), alsoWrite });
+      written = await this.supervisor.commit(entity, decision.send, { derive: derive && ((fact) => derive(entity, fact)), alsoWrite, ahead });
     } catch (error) {
       // Another request took one of this command's other writes first (the same callback, accepted in
       // another mailbox or process): nothing of this one was written, and its answer is that one's.

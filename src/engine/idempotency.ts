@@ -3,8 +3,20 @@
  * Idempotency-Key, the IETF httpapi draft). A request that carries a key runs
  * under a claim; the claim joins the journal transaction of the command's
  * first write, so a crash can never leave the command without its record nor
- * the record without the command; the answer is journaled once written,
- * before it leaves. A retry under the same key then finds, in the journal:
+ * the record without the command.
+ *
+ * **The answer rides in that transaction.** A door whose answer is a pure
+ * function of the state its command decided and of what the commit wrote (a
+ * Matter's advance, its create) says how to render it (`Claim.render`, set by
+ * the HTTP layer), and its command says what it answers before the commit
+ * lands (`Command.ahead`): the record is then completed inside the append,
+ * once the command's events have their positions (`StreamWrite.completes`),
+ * as one row holding the key, what the command wrote and the answer's exact
+ * bytes; the door sends those very bytes (`Claim.answer`), serialized once.
+ * One transaction, one extra row, nothing after it. Any other door's record
+ * is the claim alone, and its answer is journaled once written, before it
+ * leaves, as a second record. A retry under the same key then finds, in the
+ * journal:
  *
  * - nothing: the first never committed, and the retry runs;
  * - the answer: the same status and body again, and nothing runs;
@@ -74,6 +86,9 @@ export interface RecordWriter {
   factWrite(stream: string, expectedVersion: number, fact: Fact): StreamWrite;
 }
 
+/** What a command answers once its commit lands, from the events the append is about to write (their positions given); undefined: it cannot say before the commit (an escalation answers what the Gig's post brought). */
+export type AnswerAhead = (written: JournalEvent[]) => unknown;
+
 const streamOf = (scope: string, key: string) => `idempotency:${sha256Hex(`${scope}\n${key}`)}`;
 
 /** A request running under a key: it may write once its command does, and is settled with its answer. */
@@ -82,6 +97,15 @@ export class Claim {
   joined = false;
   /** The answer is kept (or the request is over): later appends in its context are not its command. */
   settled = false;
+  /**
+   * How the door renders what its command answers (the value `AnswerAhead`
+   * gives) as the bytes it sends: set by the HTTP layer for a door whose
+   * answer is known before its commit lands. Pure: it may run inside the
+   * journal's append, and a throw only leaves the record a claim.
+   */
+  render?: (value: unknown) => KeptAnswer;
+  /** The answer committed in the command's own transaction (its record holds it): what the door sends. */
+  answer?: KeptAnswer;
 
   constructor(
     readonly stream: string,
@@ -111,30 +135,70 @@ const requests = new AsyncLocalStorage<Claim>();
  */
 export const asBookkeeping = <T>(work: () => T): T => requests.exit(() => unguarded(work));
 
-/** The claim's record, when this append is the first write of a claimed request's command; else undefined. */
-export function recordJoining(supervisor: RecordWriter, writes: StreamWrite[]): { write: StreamWrite; failed(error: unknown): unknown } | undefined {
+/**
+ * The claim's record, when this append is the first write of a claimed
+ * request's command; else undefined. The record is completed inside the
+ * append (`StreamWrite.completes`): with the answer when the command says it
+ * ahead (`ahead`) and the door can render it (`Claim.render`), else the
+ * claim alone. `landed` is told once the append is durable.
+ */
+export function recordJoining(supervisor: RecordWriter, writes: StreamWrite[], ahead?: AnswerAhead): { write: StreamWrite; landed(): void; failed(error: unknown): unknown } | undefined {
   const claim = requests.getStore();
   if (!claim || claim.joined || claim.settled) return undefined;
   claim.joined = true;
-  const write = {
-    ...supervisor.factWrite(claim.stream, claim.version, {
-      kind: 'idempotency.claimed',
-      by: 'gate',
-      note: 'a request under an Idempotency-Key committed',
-      data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), wrote: [...new Set(writes.map((w) => w.stream))], ...claim.holder },
-    }),
+  const wrote = [...new Set(writes.map((w) => w.stream))];
+  let rendered: KeptAnswer | undefined;
+  const write: StreamWrite = {
+    stream: claim.stream,
     grain: IDEMPOTENCY_GRAIN,
+    expectedVersion: claim.version,
+    events: [],
+    completes: (written) => {
+      rendered = answerAhead(claim, ahead, written);
+      return supervisor.factWrite(claim.stream, claim.version, rendered ? answeredFact(claim, rendered, wrote) : claimedFact(claim, wrote)).events;
+    },
   };
   return {
     write,
+    landed() {
+      claim.answer = rendered;
+    },
     failed(error) {
       // Nothing was written: the claim may join the command's next attempt, if any.
       claim.joined = false;
+      rendered = undefined;
       // Another process claimed the key in the meantime: its request runs, this one does not.
       return error instanceof VersionConflict && error.stream === claim.stream ? refusal('IDEMPOTENCY_KEY_IN_USE', { key: claim.key }) : error;
     },
   };
 }
+
+/** The door's answer to what the command says it answers, rendered now; undefined when either cannot say (the record is then the claim alone). */
+function answerAhead(claim: Claim, ahead: AnswerAhead | undefined, written: JournalEvent[]): KeptAnswer | undefined {
+  if (!ahead || !claim.render) return undefined;
+  try {
+    const value = ahead(written);
+    return value === undefined ? undefined : claim.render(value);
+  } catch {
+    // A render that fails is no reason to refuse a command the Gate accepted: its answer is kept after it, as any door's.
+    return undefined;
+  }
+}
+
+const claimedFact = (claim: Claim, wrote: string[]): Fact => ({
+  kind: 'idempotency.claimed',
+  by: 'gate',
+  note: 'a request under an Idempotency-Key committed',
+  data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), wrote, ...claim.holder },
+});
+
+/** The answer as its record holds it; `wrote` when it is the command's own record (journaled in its transaction). */
+const answeredFact = (claim: Claim, answer: KeptAnswer, wrote?: string[]): Fact => ({
+  kind: 'idempotency.answered',
+  by: 'gate',
+  note: `the answer (${answer.status}) to a request under an Idempotency-Key`,
+  data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), ...(wrote ? { wrote } : {}), answer, ...claim.holder },
+});
 
 /** The latest record of a stream, from its events: a claim, then its answer; or an answer alone (the command wrote nothing). */
 function latestOf(events: JournalEvent[]): Kept | null {
@@ -204,17 +268,16 @@ export class IdempotencyRecords {
     if (claim.settled) return;
     claim.settled = true;
     try {
+      const committed = claim.answer;
+      // The answer that left is the one its command's transaction kept (the door sent those bytes): nothing more to write.
+      if (committed && sameAnswer(committed, answer)) {
+        if (!claim.heldBy) this.cache.set(claim.stream, { fingerprint: claim.fingerprint, expiresAt: claim.expiresAt, version: claim.version + 1, answer: committed });
+        return;
+      }
+      // A 5xx is not kept; after a command whose answer its transaction kept, that answer stands.
       if (answer.status >= 500) return;
       const version = claim.version + (claim.joined ? 1 : 0);
-      const write: StreamWrite = {
-        ...this.supervisor.factWrite(claim.stream, version, {
-          kind: 'idempotency.answered',
-          by: 'gate',
-          note: `the answer (${answer.status}) to a request under an Idempotency-Key`,
-          data: { fingerprint: claim.fingerprint, expiresAt: new Date(claim.expiresAt).toISOString(), answer, ...claim.holder },
-        }),
-        grain: IDEMPOTENCY_GRAIN,
-      };
+      const write: StreamWrite = { ...this.supervisor.factWrite(claim.stream, version, answeredFact(claim, answer)), grain: IDEMPOTENCY_GRAIN };
       // The record is the idempotency grain's own: nothing listens for it, so it is not announced.
       const [answered] = await this.supervisor.journal.append(IDEMPOTENCY_GRAIN, [write]);
       if (!claim.heldBy) this.cache.set(claim.stream, { fingerprint: claim.fingerprint, expiresAt: claim.expiresAt, version: answered.version, answer });
@@ -227,7 +290,7 @@ export class IdempotencyRecords {
     }
   }
 
-  /** A request over without an answer to keep: its key is free again (a committed command's claim stands alone). */
+  /** A request over without an answer to keep: its key is free again (a committed command's record stands, with its answer when it holds one). */
   abandon(claim: Claim): void {
     if (claim.settled) return;
     claim.settled = true;
@@ -243,3 +306,7 @@ export class IdempotencyRecords {
     return kept;
   }
 }
+
+/** The same status, headers and bytes. */
+const sameAnswer = (a: KeptAnswer, b: KeptAnswer): boolean =>
+  a.status === b.status && a.payload === b.payload && Object.keys(a.headers).length === Object.keys(b.headers).length && Object.entries(a.headers).every(([name, value]) => b.headers[name] === value);

@@ -52,6 +52,16 @@ export interface AdvanceResult {
   escalated?: { reservedAct: ReservedAct; gigId: string; answered?: string; pending?: string };
 }
 
+/** A Matter just opened, as its create answers it: the Matter, its Asset's minting, and the other entities its transaction opened (its Asset's ladder), by id. */
+export interface Created {
+  entity: MatterEntity;
+  minted: JournalEvent;
+  opened: (id: string) => Entity | undefined;
+}
+
+/** An advance that committed a stage: the commit journaled one `stage` fact, naming the stage the Gate committed. */
+const committedAnswer = (entity: MatterEntity, written: JournalEvent[]): AdvanceResult => ({ entity, committed: { advanceTo: written[0].verb as StageVerb, by: 'gate' } });
+
 /** A Signer's answer to a pending Gig, as its schema states it (the supply network's answer to a post is put in the same shape). */
 export type GigResultRequest = GigResultBody;
 
@@ -121,6 +131,8 @@ export class Matters {
       this.supervisor.factWrite(assetId, 0, { kind: 'asset.minted', by: 'gate', note: `Asset minted for Matter ${matterId}`, data: asset }),
       ...this.mintExtensions.flatMap((extend) => extend({ grain, matterId, assetId, request, facts })),
     ];
+    // The answer said before the transaction lands (under an Idempotency-Key: `engine/idempotency.ts`): the Matter and everything it opens, as they will stand.
+    const ahead = (opened: (id: string) => Entity | undefined, written: JournalEvent[]): Created => ({ entity: opened(matterId) as MatterEntity, minted: written.find((e) => e.stream === assetId)!, opened });
     const { entity, written } = await this.supervisor.open(
       MATTER,
       grain,
@@ -128,6 +140,7 @@ export class Matters {
       { consumerPattern: facts.consumerPattern },
       { kind: 'matter.opened', verb: 'intake', by: 'gate', note: `Matter opened in intake; Asset ${assetId} minted`, data: facts as unknown as Record<string, unknown> },
       alsoWrite,
+      ahead,
     );
     this.mintings.set(entity, written.find((e) => e.stream === assetId)!);
     return entity;
@@ -162,8 +175,10 @@ export class Matters {
       reply: async (matter, written) => {
         const escalated = await this.escalation(matter, written);
         // Else the commit journaled one `stage` fact, naming the stage the Gate committed.
-        return escalated ? { entity: matter, escalated } : { entity: matter, committed: { advanceTo: written[0].verb as StageVerb, by: 'gate' } };
+        return escalated ? { entity: matter, escalated } : committedAnswer(matter, written);
       },
+      // A stage commit answers what it committed, known before it lands; an escalation answers what the Gig's post brought.
+      ahead: (matter, written) => (written.some((e) => e.kind === 'gig.posted') ? undefined : committedAnswer(matter, written)),
     });
   }
 

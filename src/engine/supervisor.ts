@@ -63,6 +63,9 @@ const INTENTS = new Set<string>(INTENT_KINDS);
 const SNAPSHOT_HIT = { result: 'hit' } as const;
 const SNAPSHOT_MISS = { result: 'miss' } as const;
 
+/** What an append that opens no entity stream opens (never written to). */
+const NONE_OPENED: Map<string, Entity> = new Map();
+
 /** How many times an append is tried while the guard's stream keeps moving (a key rolled meanwhile) before its conflict is the caller's. */
 const GUARD_RETRIES = 5;
 
@@ -99,6 +102,14 @@ interface InitialState {
 export interface CommitOptions {
   derive?: (fact: Fact) => NewEvent[];
   alsoWrite?: (versionAfter: number) => StreamWrite[];
+  /**
+   * What the command answers once this commit lands, from the entity as it
+   * will then stand (`Entity.ahead`) and the events the append writes, their
+   * positions given; undefined when it cannot say before. Asked only for a
+   * request under an Idempotency-Key, inside the append, so its answer rides
+   * in the same transaction (`recordJoining`).
+   */
+  ahead?: (entity: Entity, written: JournalEvent[]) => unknown;
 }
 
 export class Supervisor {
@@ -125,6 +136,12 @@ export class Supervisor {
   /** What a kind of entity keeps after each of its commits (`afterCommit`). */
   private readonly afterCommits = new Map<EntityDefinition, (entity: Entity) => Promise<void>>();
   private readonly afterCommitsPending = new Set<Promise<void>>();
+  /**
+   * Each event's tail entry as the tail door writes it, after its seq
+   * (`NewEvent.entry`), made as it is appended: set by the HTTP layer
+   * (`http/tail-entries.ts`); unset, no entry is kept and pages are built.
+   */
+  tailEntry?: (event: NewEvent) => string | undefined;
 
   constructor(options: SupervisorOptions) {
     this.journal = options.journal;
@@ -274,8 +291,9 @@ export class Supervisor {
     // The state the actor reached is the stream's snapshot once these events land, with the transitions they took.
     const own: StreamWrite = { stream: entity.id, expectedVersion: entity.version, events: newEvents, snapshot: entity.persisted(entered === null ? undefined : { event: entered }), transitions: applied.transitions };
     let written: JournalEvent[];
+    const ahead = options.ahead;
     try {
-      written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])]);
+      written = await this.append(entity.grain, [own, ...(options.alsoWrite?.(entity.version + newEvents.length) ?? [])], ahead && ((w) => ahead(entity.ahead(w.filter((e) => e.stream === entity.id)), w)));
     } catch (error) {
       // The actor is ahead of the journal: let it crash, and the journal rebuild it.
       this.drop(entity);
@@ -324,13 +342,22 @@ export class Supervisor {
    * ladder, ...); it is called after the opening fact is stamped. Returns the
    * entity and everything the transaction wrote.
    */
-  async open<M extends AnyStateMachine>(definition: EntityDefinition<M>, grain: string, id: string, input: InputFrom<M>, opened: Fact, alsoWrite: () => StreamWrite[] = () => []): Promise<{ entity: Entity<M>; written: JournalEvent[] }> {
+  async open<M extends AnyStateMachine>(
+    definition: EntityDefinition<M>,
+    grain: string,
+    id: string,
+    input: InputFrom<M>,
+    opened: Fact,
+    alsoWrite: () => StreamWrite[] = () => [],
+    /** What the command answers once the transaction lands, from the entities it opens (by id) and what it writes; as `CommitOptions.ahead`. */
+    ahead?: (opened: (id: string) => Entity | undefined, written: JournalEvent[]) => unknown,
+  ): Promise<{ entity: Entity<M>; written: JournalEvent[] }> {
     // Checked before anything is written: the entity is made resident by `append`, from its definition.
     if (this.definitions.get(definition.openedKind) !== definition) throw new Error(`${definition.openedKind} is not among the supervisor's entity definitions`);
     return this.mailboxes.run(id, async () => {
       // The opening fact is stamped first so instants follow journal order.
       const first = this.openingWrite(definition, id, id, input, opened);
-      const written = await this.append(grain, [first, ...alsoWrite()]);
+      const written = await this.append(grain, [first, ...alsoWrite()], ahead && ((w, opening) => ahead((stream) => opening.get(stream), w)));
       const entity = this.resident.get(id) as unknown as Entity<M>;
       this.committed(entity);
       return { entity, written };
@@ -380,11 +407,15 @@ export class Supervisor {
    * key was rolled meanwhile the append is tried again, and when it was
    * revoked or has expired the append is refused, having written nothing.
    */
-  async append(grain: string, writes: StreamWrite[]): Promise<JournalEvent[]> {
+  async append(grain: string, writes: StreamWrite[], ahead?: (written: JournalEvent[], opening: Map<string, Entity>) => unknown): Promise<JournalEvent[]> {
     const guard = writeGuard();
+    const entryOf = this.tailEntry;
+    if (entryOf) for (const write of writes) for (const event of write.events) event.entry ??= entryOf(event);
     for (let attempt = 1; ; attempt++) {
       const check = guard?.check() ?? null;
-      const record = recordJoining(this, writes);
+      // The entities this append opens, made from its events once they have their positions: for the answer said ahead, then made resident.
+      let opening: Map<string, Entity> | undefined;
+      const record = recordJoining(this, writes, ahead && ((w) => ahead(w, (opening = this.openedBy(writes, w)))));
       let written: JournalEvent[];
       try {
         written = await this.journal.append(grain, carryTrace([...(check ? [check] : []), ...writes, ...(record ? [record.write] : [])]));
@@ -396,27 +427,33 @@ export class Supervisor {
         }
         throw failure;
       }
-      if (record) written = written.filter((e) => e.stream !== record.write.stream);
+      if (record) {
+        record.landed();
+        written = written.filter((e) => e.stream !== record.write.stream);
+      }
       this.appends++;
       for (const w of writes) this.stored.delete(w.stream);
-      this.keepOpened(writes, written);
+      for (const entity of (opening ?? this.openedBy(writes, written)).values()) this.resident.keep(entity);
       this.bus.emit('committed', written);
       return written;
     }
   }
 
   /**
-   * An entity stream a commit opened becomes resident from the events and
-   * the snapshot it wrote (what a later rehydration would resume from): a
-   * stream just written is never read back.
+   * The entity streams an append opens, each from the events and the
+   * snapshot it writes (what a later rehydration would resume from): made
+   * resident once the append lands, so a stream just written is never read
+   * back.
    */
-  private keepOpened(writes: StreamWrite[], written: JournalEvent[]): void {
+  private openedBy(writes: StreamWrite[], written: JournalEvent[]): Map<string, Entity> {
+    let opened: Map<string, Entity> | undefined;
     for (const write of writes) {
       const definition = write.expectedVersion === 0 ? this.definitions.get(write.events[0]?.kind) : undefined;
       if (!definition) continue;
       const events = written.filter((w) => w.stream === write.stream);
-      this.resident.keep(new Entity(definition, events, write.snapshot && { version: events.length, ...placed(write.snapshot, events) }));
+      (opened ??= new Map()).set(write.stream, new Entity(definition, events, write.snapshot && { version: events.length, ...placed(write.snapshot, events) }));
     }
+    return opened ?? NONE_OPENED;
   }
 
   /**

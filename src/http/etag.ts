@@ -108,10 +108,12 @@ export function sendKeptJson(reply: FastifyReply, bytes: string | Buffer, etag: 
   reply.send(bytes);
 }
 
-/** A reply's bytes to keep for long: off Node's shared pool, where a small pooled Buffer would hold its whole 8 KiB slab. */
-export function bytesToKeep(payload: string): Buffer {
+/** A reply's bytes to keep for long: off Node's shared pool, where a small pooled Buffer would hold its whole 8 KiB slab (bytes of their own are kept as they are). */
+export function bytesToKeep(payload: string | Buffer): Buffer {
+  if (typeof payload !== 'string' && payload.byteLength === payload.buffer.byteLength) return payload;
   const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(payload));
-  bytes.write(payload);
+  if (typeof payload === 'string') bytes.write(payload);
+  else payload.copy(bytes);
   return bytes;
 }
 

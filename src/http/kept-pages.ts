@@ -82,6 +82,11 @@ export class KeptPages {
     return false;
   }
 
+  /** The page this request sends is not to be kept (it is read as cheaply as a kept one: the tail's kept entries, `tail-entries.ts`). */
+  forgo(request: FastifyRequest): void {
+    this.building.delete(request);
+  }
+
   /** The bytes of every page held now, with their keys. */
   get bytesHeld(): number {
     return this.held;
@@ -109,7 +114,7 @@ export class KeptPages {
     const building = this.building.get(request);
     if (building === undefined) return done(null, payload);
     this.building.delete(request);
-    if (reply.statusCode !== 200 || typeof payload !== 'string' || payload.length > MAX_KEPT_PAGE) return done(null, payload);
+    if (reply.statusCode !== 200 || (typeof payload !== 'string' && !Buffer.isBuffer(payload)) || payload.length > MAX_KEPT_PAGE) return done(null, payload);
     const etag = etagOf(payload);
     const bytes = bytesToKeep(payload);
     this.keep(building.key, { seq: building.seq, bytes, etag });

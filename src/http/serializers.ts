@@ -432,3 +432,10 @@ function typeOfValue(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   return typeof value === 'object' ? 'object' : typeof value;
 }
+
+/** The OK branch of a page's answer (a union of an OK page and a typed EMPTY, told apart by `type`): where its items' schema is. */
+export function okBranchOf(schema: unknown): { properties?: { results?: { items?: unknown } } } | undefined {
+  if (!schema) return undefined;
+  const branches = ((schema as { anyOf?: unknown[]; oneOf?: unknown[] }).anyOf ?? (schema as { oneOf?: unknown[] }).oneOf ?? []) as Array<{ properties?: { type?: { const?: unknown }; results?: { items?: unknown } } }>;
+  return branches.find((b) => b.properties?.type?.const === 'OK');
+}

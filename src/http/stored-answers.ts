@@ -44,7 +44,7 @@ import { ok } from './envelopes.ts';
 import { KeptAnswers } from './answer-bytes.ts';
 import { etagOf, JSON_TYPE, sendKeptJson } from './etag.ts';
 import { stamped } from './sandbox.ts';
-import { buildSerializer } from './serializers.ts';
+import { buildSerializer, okBranchOf } from './serializers.ts';
 import { unreadableItem } from './unreadable.ts';
 import type { Services } from './services.ts';
 
@@ -191,12 +191,6 @@ export class StoredAnswers {
       else this.serializeItem ??= serializerOf(okBranchOf(schema)?.properties?.results?.items, route.url);
     });
   }
-}
-
-/** The OK branch of a list's answer (`Listed`: a union of an OK page and a typed EMPTY). */
-function okBranchOf(schema: unknown): { properties?: { results?: { items?: unknown } } } | undefined {
-  const branches = ((schema as { anyOf?: unknown[]; oneOf?: unknown[] }).anyOf ?? (schema as { oneOf?: unknown[] }).oneOf ?? []) as Array<{ properties?: { type?: { const?: unknown }; results?: { items?: unknown } } }>;
-  return branches.find((b) => b.properties?.type?.const === 'OK');
 }
 
 const perServices = new WeakMap<Services, StoredAnswers>();

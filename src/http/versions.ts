@@ -14,4 +14,7 @@ export function expectedVersionOf(request: FastifyRequest): number | undefined {
 }
 
 /** A record's version as its ETag: what a later write's If-Match names. */
-export const tagVersion = (reply: FastifyReply, version: number) => reply.header('etag', `"${version}"`);
+export const versionTag = (version: number) => `"${version}"`;
+
+/** Answers the record's version as the reply's ETag (`versionTag`). */
+export const tagVersion = (reply: FastifyReply, version: number) => reply.header('etag', versionTag(version));

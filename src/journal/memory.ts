@@ -2,7 +2,7 @@
 import { edgeCounts, enteredOf, snapshotOf, snapshotRow, statesOf, type PopulationRow, type SnapshotRow } from './population-rows.ts';
 import { checksumOf, intact } from './answer-rows.ts';
 import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, NotPurgeable } from './retention.ts';
-import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type PurgeStep } from './store.ts';
+import { DELIVERY_KIND, inFeed, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationLedger, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow, type PurgeStep, type NewEvent } from './store.ts';
 
 export class MemoryJournal implements JournalStore {
   private readonly grains = new Map<string, JournalEvent[]>();
@@ -28,6 +28,7 @@ export class MemoryJournal implements JournalStore {
       const actual = this.streams.get(w.stream)?.length ?? 0;
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
     }
+    const completed = this.completion(grain, writes);
     const written: JournalEvent[] = [];
     for (const w of writes) {
       const into = w.grain ?? grain;
@@ -36,10 +37,12 @@ export class MemoryJournal implements JournalStore {
       const stream = this.streams.get(w.stream) ?? [];
       this.streams.set(w.stream, stream);
       const first = written.length;
-      for (const e of w.events) {
+      for (const e of w.completes ? completed! : w.events) {
         const seq = (this.seqs.get(into) ?? 0) + 1;
         this.seqs.set(into, seq);
-        const event = structuredClone({ ...e, grain: into, seq, stream: w.stream, version: stream.length + 1 });
+        // A tail entry is kept beside an event, never read back as part of it (`NewEvent.entry`); this journal keeps none.
+        const { entry: _entry, ...fields } = e;
+        const event = structuredClone({ ...fields, grain: into, seq, stream: w.stream, version: stream.length + 1 });
         tail.push(event);
         stream.push(event);
         written.push(event);
@@ -56,6 +59,27 @@ export class MemoryJournal implements JournalStore {
       }
     }
     return structuredClone(written);
+  }
+
+  /** The events a completing write makes, from the append's other events as they will be written (positions given), before anything is. */
+  private completion(grain: string, writes: StreamWrite[]): NewEvent[] | undefined {
+    const last = writes[writes.length - 1];
+    if (!last?.completes) return undefined;
+    const seqs = new Map<string, number>();
+    const versions = new Map<string, number>();
+    const ahead: JournalEvent[] = [];
+    for (const w of writes.slice(0, -1)) {
+      const into = w.grain ?? grain;
+      for (const e of w.events) {
+        const seq = (seqs.get(into) ?? this.seqs.get(into) ?? 0) + 1;
+        const version = (versions.get(w.stream) ?? this.streams.get(w.stream)?.length ?? 0) + 1;
+        seqs.set(into, seq);
+        versions.set(w.stream, version);
+        const { entry: _entry, ...fields } = e;
+        ahead.push(structuredClone({ ...fields, grain: into, seq, stream: w.stream, version }));
+      }
+    }
+    return last.completes(ahead);
   }
 
   /** As the SQL adapters: a row only while each of its deps stands where it says. */

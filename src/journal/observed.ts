@@ -15,7 +15,7 @@ import { answerRows, appendSeconds, readSeconds, type AdapterName } from './jour
 import type { JournalStore } from './store.ts';
 
 /** The store's reads, by the method name a metric labels them with. */
-const READS = new Set<string>(['readStream', 'readSnapshot', 'readHead', 'readTail', 'readAnswer', 'listItems', 'latestSeq', 'streamVersion', 'streamHeads', 'entityHeads', 'countStreams', 'readIntents', 'pendingIntents', 'population', 'streamsInState']);
+const READS = new Set<string>(['readStream', 'readSnapshot', 'readHead', 'readTail', 'readTailEntries', 'readAnswer', 'listItems', 'latestSeq', 'streamVersion', 'streamHeads', 'entityHeads', 'countStreams', 'readIntents', 'pendingIntents', 'population', 'streamsInState']);
 
 /** OpenTelemetry's database semantic conventions: the system by its registered name. */
 const DB_SYSTEM: Record<AdapterName, string> = { sqlite: 'sqlite', postgresql: 'postgresql', memory: 'other_sql' };

@@ -36,10 +36,10 @@ import { groupCommitted } from './journal-metrics.ts';
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { IN_STATE_SELECT, inStateOf, ledgerOf, populationColumns, populationSelect, snapshotOf, SNAPSHOT_COLUMNS, SNAPSHOT_SELECT, statesOf, type PopulationRow } from './population-rows.ts';
 import { columnsOf, eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, streamHeadOf, type EventRow, type HeadRow, type PendingAppend } from './rows.ts';
-import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
+import { INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type TailFrame, type AnswerRow, type NewEvent, wholePage } from './store.ts';
 
 /** The schema this build writes and reads; `migrate` brings an older one up to it. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** True when one of the streams a row's deps (`[[stream, version], ...]`) names has moved off its version: the row is stale. */
 const STALE_DEPS = (deps: string) =>
@@ -104,6 +104,13 @@ ${appendBatch(4)}
     etag text NOT NULL, item_crc bigint NOT NULL, item text NOT NULL, crc bigint NOT NULL, body text NOT NULL)`,
   // Retention (postgres-retention.ts): expired sandbox grains purged, their tombstones kept.
   9: RETENTION_MIGRATION,
+  // Each event as a page of its grain's tail shows it, its seq in front of the entry the append was given
+  // (NewEvent.entry in store.ts), kept in its row: a page of the timeline is one range read. Null on the rows
+  // earlier schemas wrote (their pages are built).
+  10: `
+ALTER TABLE events ADD COLUMN entry text;
+${appendBatch(10)}
+`,
 };
 
 
@@ -123,8 +130,9 @@ ${appendBatch(4)}
  * under the grain's head lock (here, and by `resetPopulation`), so they add
  * no lock order of their own. Each version's text is kept as it was applied.
  */
-function appendBatch(schema: 1 | 3 | 4): string {
+function appendBatch(schema: 1 | 3 | 4 | 10): string {
   const snapshots = schema >= 3;
+  const entries = schema >= 10;
   const standing = schema >= 4;
   return `
 CREATE ${snapshots ? 'OR REPLACE ' : ''}FUNCTION journal_append_batch(batch jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -166,8 +174,8 @@ BEGIN
         FOR e IN SELECT value FROM jsonb_array_elements(w->'events') LOOP
           UPDATE grain_heads SET seq = seq + 1 WHERE grain = grain_name RETURNING seq INTO position_seq;
           position_version := position_version + 1;
-          INSERT INTO events (grain, seq, stream, version, at, kind, actor, body)
-            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body');${standing ? `
+          INSERT INTO events (grain, seq, stream, version, at, kind, actor, body${entries ? ', entry' : ''})
+            VALUES (grain_name, position_seq, w->>'stream', position_version, e->>'at', e->>'kind', e->>'actor', e->>'body'${entries ? `, '{"seq":' || position_seq || (e->>'entry')` : ''});${standing ? `
           IF i = entered_event THEN entered_seq := position_seq; entered_at := e->>'at'; END IF;
           i := i + 1;` : ''}
           positions := positions || jsonb_build_array(jsonb_build_array(grain_name, position_seq, position_version));
@@ -212,6 +220,30 @@ function eventsOf(p: PendingAppend, positions: Array<[string, string | number, n
     }
   }
   return events;
+}
+
+/** A completing write of the append at `at` in its batch, and the events it made. */
+interface Completed {
+  at: number;
+  write: StreamWrite;
+  events: NewEvent[];
+}
+
+type BatchAnswer = { positions: Array<[string, string, number]> } | { conflict: unknown };
+
+/**
+ * Each completing write's events, committed, taken into its append's answer after the others' (as
+ * `eventsOf` reads them). A completion the database refused is not met (the first call checked its
+ * stream's version and held its grain's head to the COMMIT); were it, its append is answered without it.
+ */
+function takeCompleted(completed: Completed[], answers: BatchAnswer[], made: BatchAnswer[]): void {
+  for (const [i, { at, write, events }] of completed.entries()) {
+    const answer = made[i];
+    const into = answers[at];
+    if ('conflict' in answer || 'conflict' in into) continue;
+    write.events = events;
+    into.positions.push(...answer.positions);
+  }
 }
 
 const FEED_PREDICATE = { timeline: '', reminders: "AND kind LIKE 'reminder.%'", time: 'AND actor IS NOT NULL' } as const;
@@ -343,8 +375,21 @@ export class PostgresJournal implements JournalStore {
         writes: p.writes.map((w) => ({ stream: w.stream, ...(w.grain !== undefined ? { grain: w.grain } : {}), expectedVersion: w.expectedVersion, events: w.events.map(columnsOf), ...(w.snapshot ? { snapshot: w.snapshot } : {}), ...(w.transitions?.length ? { transitions: w.transitions } : {}) })),
       }));
       answers = (await db.query<{ answers: typeof answers }>('SELECT journal_append_batch($1::jsonb) AS answers', [JSON.stringify(payload)])).rows[0].answers;
-      // The notices go out with the COMMIT, in the same round trip, and are delivered only if it commits.
-      await db.query(`${this.noticesOf(answers)}COMMIT`);
+      const completions = this.completionsOf(batch, answers);
+      if ('refused' in completions) {
+        // A completion threw: its append is refused, and the others are written again without it, in a transaction of their own.
+        await db.query('ROLLBACK');
+        for (const [p, error] of completions.refused) p.reject(error);
+        const refused = new Set(completions.refused.map(([p]) => p));
+        const rest = batch.filter((p) => !refused.has(p));
+        if (rest.length) await this.writeBatch(rest);
+        return;
+      }
+      // The completing writes (an Idempotency-Key's record, made from the positions just given) and the notices go out with the
+      // COMMIT, in the same round trip, and are delivered only if it commits. Their streams' versions were checked, and their grains'
+      // heads locked, by the call above (each with no events yet): no other process appends to them before this COMMIT.
+      const results = await db.query(`${completions.sql}${this.noticesOf(answers)}COMMIT`);
+      if (completions.sql) takeCompleted(completions.completed, answers, ((Array.isArray(results) ? results[0] : results) as pg.QueryResult<{ answers: typeof answers }>).rows[0].answers);
     } catch (error) {
       // The transaction failed (a disk error, the database went away): nothing of it was written, or, when
       // the connection broke during COMMIT, it is unknown whether it was. Either way no append is answered
@@ -364,6 +409,32 @@ export class PostgresJournal implements JournalStore {
       else p.resolve(eventsOf(p, answer.positions));
     }
   }
+
+  /**
+   * The completing writes of a batch's accepted appends (`StreamWrite.completes`), made from the events the
+   * first call placed, as one more call of `journal_append_batch` to send ahead of the COMMIT (`sql`, empty
+   * when there are none); or the appends whose completion threw.
+   */
+  private completionsOf(batch: PendingAppend[], answers: BatchAnswer[]): { sql: string; completed: Completed[] } | { refused: Array<[PendingAppend, unknown]> } {
+    const completed: Completed[] = [];
+    const refused: Array<[PendingAppend, unknown]> = [];
+    for (const [i, p] of batch.entries()) {
+      const write = p.writes[p.writes.length - 1];
+      const answer = answers[i];
+      if (!write?.completes || 'conflict' in answer) continue;
+      try {
+        completed.push({ at: i, write, events: write.completes(eventsOf(p, answer.positions)) });
+      } catch (error) {
+        refused.push([p, error]);
+      }
+    }
+    if (refused.length) return { refused };
+    if (!completed.length) return { sql: '', completed };
+    const payload = completed.map(({ at, write, events }) => ({ grain: batch[at].grain, writes: [{ stream: write.stream, ...(write.grain !== undefined ? { grain: write.grain } : {}), expectedVersion: write.expectedVersion, events: events.map(columnsOf) }] }));
+    return { sql: `SELECT journal_append_batch(${pg.escapeLiteral(JSON.stringify(payload))}::jsonb) AS answers; `, completed };
+  }
+
+
 
   /**
    * `pg_notify` of each grain the batch wrote, with the last seq it took
@@ -465,6 +536,19 @@ export class PostgresJournal implements JournalStore {
 
   async readTail(grain: string, { after, limit, feed }: TailQuery) {
     return (await this.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE grain = $1 AND seq > $2 ${FEED_PREDICATE[feed]} ORDER BY seq LIMIT $3`, [grain, after, limit])).map(rangeEventOf);
+  }
+
+  async readTailEntries(grain: string, after: number, limit: number, frame: TailFrame) {
+    // The grain's head is read in the same statement: the page and the seq it is checked against, as of one snapshot.
+    const [[count, kept, first, last, items, latest]] = await this.rows<[number, number, string | null, string | null, string | null, string | null]>(
+      // A served grain's seqs are gap-free: the page is the seqs after the cursor up to the limit, read by the primary key's range.
+      `SELECT count(*)::int, count(entry)::int, min(seq), max(seq), string_agg(entry, ',' ORDER BY seq), (SELECT seq FROM grain_heads WHERE grain = $1)
+        FROM events WHERE grain = $1 AND seq > $2 AND seq <= $3`,
+      [grain, after, after + limit],
+    );
+    if (kept !== count || !wholePage(after, limit, Number(latest ?? 0), count, Number(first ?? 0), Number(last ?? 0))) return null;
+    const [head, tail] = frame(Number(latest), Number(last));
+    return `${head}${items}${tail}`;
   }
 
   async latestSeq(grain: string) {

@@ -26,9 +26,10 @@ export interface PendingAppend {
 }
 
 /** The columns of a new event that are not its position. */
-export function columnsOf(e: NewEvent): { at: string; kind: string; actor: string | null; body: string } {
-  const { kind, at, actor, ...rest } = e;
-  return { at, kind, actor: actor ?? null, body: JSON.stringify(rest) };
+export function columnsOf(e: NewEvent): { at: string; kind: string; actor: string | null; body: string; entry?: string } {
+  // The tail's entry is kept beside the body, never in it (`NewEvent.entry`).
+  const { kind, at, actor, entry, ...rest } = e;
+  return { at, kind, actor: actor ?? null, body: JSON.stringify(rest), ...(entry !== undefined ? { entry } : {}) };
 }
 
 /** The row of a new event at its position. */

@@ -32,6 +32,7 @@
  *   stops growing but does not shrink; `legalwork journal vacuum` converts
  *   it, with the service stopped.
  */
+import { RecentMap } from '../lib/recent-map.ts';
 import type { Database } from './sqlite-driver.ts';
 import { EXPIRING_OPENINGS, GrainPurged, HELD_BY, HELD_OPENINGS, kindsSql, NotPurgeable } from './retention.ts';
 import type { PurgeStep } from './store.ts';
@@ -127,8 +128,21 @@ export interface PurgeWork {
 
 type EventKey = [grain: string, seq: number, stream: string];
 
+/** How many grains found not purged are remembered (a purge forgets its own at once; past this, the one used longest ago is asked again). */
+const LIVE_GRAINS = 100_000;
+
 export class SqliteRetention {
   private readonly stmt;
+  /**
+   * Grains found not purged, so the check every append makes of each grain
+   * it writes to is a lookup, not a statement (the largest frame of an
+   * advance's profile, issue 48). Exact: this process is the journal's one
+   * writer, and only its own purge writes a tombstone, forgetting the grain
+   * here before the step that writes it and again once it is committed (an
+   * append staged in between, the tombstone not yet committed, is taken, as
+   * it was when every check read the table).
+   */
+  private readonly live = new RecentMap<string, true>(LIVE_GRAINS);
 
   constructor(
     private readonly db: Database,
@@ -155,7 +169,9 @@ export class SqliteRetention {
 
   /** Throws `GrainPurged` when the grain is purged: asked of every grain an append writes to, as it is staged. */
   refuse(grain: string): void {
+    if (this.live.get(grain)) return;
     if (this.stmt.refused.get(grain) !== undefined) throw new GrainPurged(grain);
+    this.live.set(grain, true);
   }
 
   async expiredGrains(before: string, limit: number): Promise<string[]> {
@@ -178,7 +194,9 @@ export class SqliteRetention {
     }
     if (state.done) return { removed: 0, done: true };
     const { writes: more, streams, ...step } = this.nextStep(grain, state.cursor, budget);
+    this.live.delete(grain);
     await this.commit({ writes: [...writes, ...more], streams });
+    this.live.delete(grain);
     return step;
   }
 

@@ -20,6 +20,8 @@ export interface WriterBatch {
   /** Snapshot rows rewritten outside an append (`SNAPSHOT_COLUMNS`, the grain read from the stream): never over a later version the stream has reached. */
   rewrites: unknown[][];
   events: unknown[][];
+  /** The tail entries kept beside the events (grain, seq, entry: `NewEvent.entry`). */
+  entries: unknown[][];
   /** The snapshot rows the appends wrote (`SNAPSHOT_COLUMNS`): each is its stream's newest. */
   snapshots: unknown[][];
   /** What the appends add to the population's ledger (grain, machine, streams, events, transitions) and transition counts (grain, machine, edge, n). */
@@ -88,6 +90,7 @@ export function writerThread(load: (id: string) => unknown): void {
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 5000');
   const insert = db.prepare('INSERT INTO events (grain, seq, stream, version, at, kind, actor, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const entry = db.prepare('INSERT INTO tail_entries (grain, seq, entry) VALUES (?, ?, ?)');
   const columns = 'stream, version, machine, state, grain, path, facets, since_seq, since';
   const update = 'version = excluded.version, machine = excluded.machine, state = excluded.state, grain = excluded.grain, path = excluded.path, facets = excluded.facets, since_seq = excluded.since_seq, since = excluded.since';
   const snapshot = db.prepare(`INSERT INTO snapshots (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (stream) DO UPDATE SET ${update}`);
@@ -113,7 +116,7 @@ export function writerThread(load: (id: string) => unknown): void {
       }
     }
   };
-  const write = db.transaction(({ resets, rewrites, events, snapshots, ledger: deltas, edges, answers, purges }: WriterBatch) => {
+  const write = db.transaction(({ resets, rewrites, events, entries, snapshots, ledger: deltas, edges, answers, purges }: WriterBatch) => {
     for (const r of resets) {
       const named = { grain: r.grain, prefix: r.prefix };
       dropLedger.run(named);
@@ -124,6 +127,7 @@ export function writerThread(load: (id: string) => unknown): void {
     }
     for (const r of rewrites) rewrite.run({ stream: r[0], version: r[1], machine: r[2], state: r[3], path: r[5], facets: r[6], sinceSeq: r[7], since: r[8] });
     for (const r of events) insert.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+    for (const r of entries) entry.run(r[0], r[1], r[2]);
     for (const r of snapshots) snapshot.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
     for (const r of deltas) ledger.run(r[0], r[1], r[2], r[3], r[4]);
     for (const r of edges) edge.run(r[0], r[1], r[2], r[3]);

@@ -27,7 +27,7 @@ import { eventOf, rangeEventOf, EVENT_COLUMNS, headOf, HEAD_SELECT, rowOf, strea
 import { checksumOf, intact, listedItem } from './answer-rows.ts';
 import { GRAIN_SEQ, PURGE_STATEMENTS, RETENTION_SCHEMA, SPACE_PRAGMA, SqliteRetention, type PurgeWork } from './sqlite-retention.ts';
 import { ANSWER_INSERT, STALE_DEPS, WRITER_SOURCE, type KeptAnswer, type PopulationReset, type WriterAnswer, type WriterBatch, type WriterData } from './sqlite-writer.ts';
-import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type AnswerRow } from './store.ts';
+import { DELIVERY_KIND, INTENT_KINDS, VersionConflict, type IntentCursor, type JournalEvent, type JournalStore, type PopulationCounts, type PopulationMachine, type PopulationRows, type StreamSnapshot, type StreamWrite, type TailQuery, type TailFrame, type AnswerRow, wholePage } from './store.ts';
 
 /** Work beside the appends, waiting for the next transaction: a snapshot rewritten outside an append, a rebuilt population's counts, an answer kept, or a step of a purge. */
 type Work = { rewrite: unknown[] } | { reset: PopulationReset; atSeq: number } | { answer: KeptAnswer } | { purge: PurgeWork };
@@ -157,6 +157,17 @@ CREATE TRIGGER IF NOT EXISTS events_outdate_answers AFTER INSERT ON events
     INSERT INTO answers_moved (stream, whole) SELECT stream, stream = new.stream FROM answer_deps WHERE dep = new.stream
       ON CONFLICT (stream) DO UPDATE SET whole = max(whole, excluded.whole);
   END;
+-- Each event as a page of its grain's tail shows it, its seq in front of the entry the append was given
+-- (NewEvent.entry in store.ts): written with the event, gone with it (a purge), so a page of the timeline
+-- is one range read of these alone.
+CREATE TABLE IF NOT EXISTS tail_entries (
+  grain TEXT    NOT NULL,
+  seq   INTEGER NOT NULL,
+  entry TEXT    NOT NULL,
+  PRIMARY KEY (grain, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS events_drop_entries AFTER DELETE ON events
+  BEGIN DELETE FROM tail_entries WHERE grain = old.grain AND seq = old.seq; END;
 CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
   BEGIN SELECT RAISE(ABORT, 'the journal is append-only: no update'); END;
 CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
@@ -199,6 +210,9 @@ function summed(rows: unknown[][], keyLength: number): unknown[][] {
   }
   return [...sums.values()];
 }
+
+/** What a read outside a flush has staged: nothing (never written to). */
+const NO_STAGED: Map<string, number> = new Map();
 
 /** Heads of streams (and of grains) kept in memory: far more than the resident actors, a few MiB at most. */
 export const HEAD_CACHE_SIZE = 100_000;
@@ -268,6 +282,12 @@ export class SqliteJournal implements JournalStore {
         reminders: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_reminders WHERE grain = ? AND seq > ? AND kind GLOB 'reminder.*' ORDER BY seq LIMIT ?`).raw(),
         time: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events INDEXED BY events_with_actor WHERE grain = ? AND seq > ? AND actor IS NOT NULL ORDER BY seq LIMIT ?`).raw(),
       },
+      // The page whole, in one string SQLite builds: the envelope's head, the kept items joined as the primary key's range
+      // yields them, in seq order (a served grain's seqs are gap-free, so the page is the seqs after the cursor up to the
+      // limit, and a missing item shows in the count; an ORDER BY inside the aggregate sorted them again and tripled the
+      // statement's time, a LIMIT subquery added a third), and its tail; as bytes: no UTF-8 decoding here, nor encoding
+      // again as they are hashed and sent, and no copy to put them in their envelope.
+      tailEntries: this.db.prepare(`SELECT count(*), min(seq), max(seq), CAST(? || group_concat(entry, ',') || ? AS BLOB) FROM tail_entries WHERE grain = ? AND seq > ? AND seq <= ?`).raw(),
       heads: this.db.prepare('SELECT stream, seq, body FROM events INDEXED BY events_heads WHERE grain = ? AND kind = ? AND version = 1 AND seq > ? ORDER BY seq LIMIT ?').raw(),
       listItems: this.db.prepare(`SELECT e.stream, e.seq, a.item, a.item_crc FROM events e INDEXED BY events_heads
         LEFT JOIN answers a ON a.stream = e.stream AND a.tag = ? AND NOT EXISTS (SELECT 1 FROM answers_moved m WHERE m.stream = e.stream AND m.whole)
@@ -374,7 +394,7 @@ export class SqliteJournal implements JournalStore {
    * expected version is checked first, so a refused append stages nothing and
    * an accepted one is written whole.
    */
-  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges'>): JournalEvent[] {
+  private stage(p: PendingAppend, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges' | 'entries'>): JournalEvent[] {
     const local = new Map<string, number>();
     for (const w of p.writes) {
       this.retention.refuse(w.grain ?? p.grain);
@@ -382,17 +402,32 @@ export class SqliteJournal implements JournalStore {
       if (actual !== w.expectedVersion) throw new VersionConflict(w.stream, w.expectedVersion, actual);
       local.set(w.stream, actual + w.events.length);
     }
+    // An append with a completing write (an Idempotency-Key's record) may yet be refused by it: what it staged is then taken back.
+    const undo = p.writes[p.writes.length - 1]?.completes ? this.undoPoint(p, seqs, rows, out) : null;
     const events: JournalEvent[] = [];
     for (const w of p.writes) {
       const grain = w.grain ?? p.grain;
       let seq = this.seq(grain, seqs);
       let version = w.expectedVersion;
       const first = events.length;
-      for (const e of w.events) {
+      let made = w.events;
+      if (w.completes) {
+        // Made from the events staged before it, their positions given.
+        try {
+          made = w.completes(events.slice());
+        } catch (error) {
+          undo!();
+          throw error;
+        }
+        local.set(w.stream, w.expectedVersion + made.length);
+      }
+      for (const e of made) {
         seq += 1;
         version += 1;
         const row = rowOf(grain, seq, w.stream, version, e);
         rows.push(row);
+        // Kept whole, its seq in front: a page joins the items as they are.
+        if (e.entry !== undefined) out.entries.push([grain, seq, `{"seq":${seq}${e.entry}`]);
         // The caller gets the event as it reads back after a restart, sharing nothing with its input.
         events.push(eventOf(row));
       }
@@ -408,6 +443,17 @@ export class SqliteJournal implements JournalStore {
     return events;
   }
 
+  /** Takes the batch back to where it stands now: what an append staged before its completion threw. */
+  private undoPoint(p: PendingAppend, seqs: Map<string, number>, rows: unknown[][], out: Pick<WriterBatch, 'snapshots' | 'ledger' | 'edges' | 'entries'>): () => void {
+    const marks = [rows.length, out.snapshots.length, out.ledger.length, out.edges.length, out.entries.length];
+    const grains = [...new Set(p.writes.map((w) => w.grain ?? p.grain))].map((g) => [g, seqs.get(g)] as const);
+    return () => {
+      [rows.length, out.snapshots.length, out.ledger.length, out.edges.length, out.entries.length] = marks;
+      for (const [g, s] of grains) if (s === undefined) seqs.delete(g);
+      else seqs.set(g, s);
+    };
+  }
+
   /** Stages every pending append and hands the batch to the writer as one transaction. */
   private flush(): void {
     this.flushScheduled = false;
@@ -421,7 +467,7 @@ export class SqliteJournal implements JournalStore {
     const seqs = new Map<string, number>();
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
-    const out: WriterBatch = { resets: [], rewrites: [], events: rows, snapshots: [], ledger: [], edges: [], answers: [], purges: [] };
+    const out: WriterBatch = { resets: [], rewrites: [], events: rows, entries: [], snapshots: [], ledger: [], edges: [], answers: [], purges: [] };
     // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
     // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
     const work: Array<{ w: PendingWork; done: boolean }> = [];
@@ -511,8 +557,16 @@ export class SqliteJournal implements JournalStore {
     return (this.stmt.readTail[feed].all(grain, after, limit) as EventRow[]).map(rangeEventOf);
   }
 
+  async readTailEntries(grain: string, after: number, limit: number, frame: TailFrame) {
+    const latest = this.seq(grain, NO_STAGED);
+    // The envelope is written for the page as it must be, whole: the seqs after the cursor up to the limit or the grain's last.
+    const [head, tail] = frame(latest, Math.min(after + limit, latest));
+    const [count, first, last, page] = this.stmt.tailEntries.get(head, tail, grain, after, after + limit) as [number, number | null, number | null, Buffer | null];
+    return wholePage(after, limit, latest, count, first ?? 0, last ?? 0) ? page : null;
+  }
+
   async latestSeq(grain: string) {
-    return this.seq(grain, new Map());
+    return this.seq(grain, NO_STAGED);
   }
 
   async streamVersion(stream: string) {

@@ -36,6 +36,16 @@ export interface NewEvent {
    * the command's trace. Never read by a decider, never in an answer.
    */
   trace?: string;
+  /**
+   * The event as a page of its grain's tail shows it, after its seq (which
+   * the journal gives as it appends): the bytes the tail door writes for it
+   * from `,"at"` on (`http/tail-entries.ts`). Kept beside the event, so a
+   * page is one range read whose bytes are sent as stored (`readTailEntries`);
+   * never in its body, never read back as part of the event: the adapter
+   * keeps it whole, `{"seq":<seq>` in front. Absent: the page builds the
+   * entry from the event.
+   */
+  entry?: string;
 }
 
 export interface JournalEvent extends NewEvent {
@@ -65,6 +75,17 @@ export interface StreamWrite {
   /** The stream's version the writer decided against (0 for a new stream). */
   expectedVersion: number;
   events: NewEvent[];
+  /**
+   * Events made once the append's other writes have their positions, and
+   * appended after `events` in the same transaction: a record that shows
+   * what the others became (an Idempotency-Key's record holding the
+   * command's answer, whose bytes may show their seqs: `engine/idempotency.ts`).
+   * Called once, synchronously, after the stream's expected version is
+   * checked and before anything is committed, with the events of the
+   * append's other writes as they will read back; what it throws refuses the
+   * append. At most one write of an append completes, the last one.
+   */
+  completes?: (written: JournalEvent[]) => NewEvent[];
   /**
    * The entity's state once these events are appended (at version
    * `expectedVersion + events.length`), kept as the stream's snapshot in
@@ -177,6 +198,21 @@ export interface TailQuery {
   feed: Feed;
 }
 
+/** The envelope around a page of kept entries, for the grain's last seq and the page's last: what goes before them, and after. */
+export type TailFrame = (latest: number, last: number) => [head: string, tail: string];
+
+/**
+ * Whether a range of the timeline read from the kept entries is the whole
+ * page: seqs are gap-free in a grain a route serves, so it is when the
+ * entries run from `after + 1` without a gap, and either fill the page or
+ * reach the grain's last seq. Anything else (an event without its entry)
+ * reads as no page.
+ */
+export function wholePage(after: number, limit: number, latest: number, count: number, first: number, last: number): boolean {
+  if (count === 0) return false;
+  return first === after + 1 && last - first + 1 === count && (count === limit || last === latest);
+}
+
 export interface StreamHead {
   stream: string;
   seq: number;
@@ -285,6 +321,16 @@ export interface JournalStore extends GrainRetention {
    */
   putSnapshot(stream: string, snapshot: StreamSnapshot): Promise<void>;
   readTail(grain: string, query: TailQuery): Promise<JournalEvent[]>;
+  /**
+   * The timeline's page after seq `after`, whole: its events' kept entries
+   * (`NewEvent.entry`, each with its seq in front), joined by commas between
+   * the two halves of the envelope `frame` writes for the grain's last seq
+   * and the page's (`[head, tail]`), in one range read; null unless every
+   * event of the page has its entry kept (an earlier build's, a row written
+   * by hand) or the page is empty: the page is then read with `readTail`.
+   * Absent on an adapter that keeps none.
+   */
+  readTailEntries?(grain: string, after: number, limit: number, frame: TailFrame): Promise<Buffer | string | null>;
   /** The answer kept for `stream` under `tag`, in one statement; null when there is none fresh and intact (`AnswerRow`). */
   readAnswer(stream: string, tag: string): Promise<KeptRow | null>;
   /**

@@ -10,6 +10,7 @@ import { createServices } from '../../src/compose.ts';
 import { fingerprintOf, IDEMPOTENCY_GRAIN, KEEP_MS, type Claim } from '../../src/engine/idempotency.ts';
 import { Refusal } from '../../src/domain/refusal.ts';
 import { MemoryJournal } from '../../src/journal/memory.ts';
+import type { AdvanceResult } from '../../src/engine/matters.ts';
 
 const GRAIN = 'ws_idempotencytest000000000';
 const answer = (status: number, payload = '{"result":"OK"}') => ({ status, headers: { 'content-type': 'application/json; charset=utf-8' }, payload });
@@ -127,5 +128,66 @@ describe('idempotency records', () => {
     const [claimRecord] = await journal.readTail(IDEMPOTENCY_GRAIN, { after: 0, limit: 1, feed: 'timeline' });
     expect(claimRecord.data.wrote).toContain(entity.id);
     expect(claimRecord.data.wrote).not.toContain(record.owner.stream);
+  });
+
+  it('keep an answer said before the commit in the command\'s own transaction: one record row, replayed after a stop before the reply', async () => {
+    const journal = new MemoryJournal();
+    const before = service(journal);
+    const matter = await before.matters.create(GRAIN, { matterType: 'patent_provisional' });
+    const fingerprint = fingerprintOf('POST', `/matters/${matter.id}/advance`, {});
+    const claim = await claimed(before, 'ahead', fingerprint);
+    // What the HTTP layer renders (`http/answer-ahead.ts`): here, the stage the advance says it committed and the version it says the Matter is at.
+    claim.render = (value) => answer(200, JSON.stringify({ stage: (value as AdvanceResult).committed?.advanceTo, version: (value as AdvanceResult).entity.version }));
+    const seq = await journal.latestSeq(IDEMPOTENCY_GRAIN);
+    const result = await before.idempotency.run(claim, () => before.matters.advance(GRAIN, matter.id));
+    const said = answer(200, JSON.stringify({ stage: result.committed?.advanceTo, version: result.entity.version }));
+    // Said ahead, it is what the committed Matter answers.
+    expect(claim.answer).toEqual(said);
+    const records = await journal.readTail(IDEMPOTENCY_GRAIN, { after: seq, limit: 10, feed: 'timeline' });
+    expect(records.map((r) => r.kind)).toEqual(['idempotency.answered']);
+    expect(records[0].data).toMatchObject({ fingerprint, wrote: [matter.id], answer: said });
+    // The answer that left is the one kept: settling writes nothing more.
+    await before.idempotency.settle(claim, said);
+    expect(await journal.latestSeq(IDEMPOTENCY_GRAIN)).toBe(seq + 1);
+    // Another process (or this one restarted) replays it, whether or not the reply ever left.
+    const after = service(journal);
+    expect(await after.idempotency.begin(`grain:${GRAIN}`, 'ahead', fingerprint)).toEqual({ replay: said });
+  });
+
+  it('keep the claim alone when the answer cannot be said before the commit (an escalation, a render that throws), and the answer after it', async () => {
+    const journal = new MemoryJournal();
+    const s = service(journal);
+    const matter = await s.matters.create(GRAIN, { matterType: 'patent_provisional' });
+    const fingerprint = fingerprintOf('POST', `/matters/${matter.id}/advance`, {});
+    const throwing = await claimed(s, 'throws', fingerprint);
+    throwing.render = () => {
+      throw new Error('a render that fails');
+    };
+    const seq = await journal.latestSeq(IDEMPOTENCY_GRAIN);
+    await s.idempotency.run(throwing, () => s.matters.advance(GRAIN, matter.id));
+    expect(throwing.answer).toBeUndefined();
+    expect((await journal.readTail(IDEMPOTENCY_GRAIN, { after: seq, limit: 10, feed: 'timeline' })).map((r) => r.kind)).toEqual(['idempotency.claimed']);
+    // Two more stage commits, then the escalation (a Gig posted for `sign`): its answer is what the post brought.
+    await s.matters.advance(GRAIN, matter.id);
+    await s.matters.advance(GRAIN, matter.id);
+    const escalation = await claimed(s, 'escalates', fingerprint);
+    escalation.render = () => answer(200);
+    const result = await s.idempotency.run(escalation, () => s.matters.advance(GRAIN, matter.id));
+    expect(result.escalated).toBeDefined();
+    expect(escalation.answer).toBeUndefined();
+    await s.idempotency.settle(escalation, answer(200, '{"escalated":true}'));
+    const records = await journal.readTail(IDEMPOTENCY_GRAIN, { after: seq + 1, limit: 10, feed: 'timeline' });
+    expect(records.map((r) => r.kind)).toEqual(['idempotency.claimed', 'idempotency.answered']);
+  });
+
+  it('take nothing of a create whose record\'s completion throws: the append is refused whole', async () => {
+    const journal = new MemoryJournal();
+    const seq = await journal.latestSeq(GRAIN);
+    const completes = () => {
+      throw new Error('no');
+    };
+    await expect(journal.append(GRAIN, [{ stream: 'mt_x', expectedVersion: 0, events: [{ kind: 'matter.opened', at: '2026-11-25T12:00:00.000Z', subject: 'mt_x', summary: '', data: {} }] }, { stream: 'idempotency:x', grain: IDEMPOTENCY_GRAIN, expectedVersion: 0, events: [], completes }])).rejects.toThrow('no');
+    expect(await journal.latestSeq(GRAIN)).toBe(seq);
+    expect(await journal.readStream('mt_x')).toEqual([]);
   });
 });

@@ -25,8 +25,12 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-/** Migration 9 undone (retention, `src/journal/postgres-retention.ts`): what a test that takes a schema back to an earlier build runs first. */
+/**
+ * Migrations 10 (the tail's entries kept in the events' rows) and 9 (retention, `src/journal/postgres-retention.ts`)
+ * undone: what a test that takes a schema back to an earlier build runs first.
+ */
 export const UNDO_RETENTION_MIGRATION = `
+ALTER TABLE events DROP COLUMN entry; DELETE FROM schema_version WHERE version = 10;
 DROP TRIGGER events_no_delete ON events; DROP FUNCTION journal_delete_only_purged();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION journal_is_append_only();
 DROP TRIGGER grain_heads_purged ON grain_heads; DROP FUNCTION journal_refuse_purged();

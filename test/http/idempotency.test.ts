@@ -103,6 +103,39 @@ describe('a retry under the same Idempotency-Key', () => {
     expect(enrolled.first.status).toBe(201);
   });
 
+  it('keeps a keyed create\'s and stage advance\'s answer in the command\'s own transaction: one record row, holding the very bytes sent and what the command wrote', async () => {
+    const ws = await workspace();
+    const grain = ws.split('/')[2];
+    // Each step: the journal's grain and the records' tail before, the write under a fresh key, then what each gained.
+    const keyed = async (path: string, body: unknown) => {
+      const seq = await app.services.journal.latestSeq(grain);
+      const records = await app.services.journal.latestSeq(IDEMPOTENCY_GRAIN);
+      const sent = await send('POST', path, body, { 'idempotency-key': freshKey() });
+      const kept = await app.services.journal.readTail(IDEMPOTENCY_GRAIN, { after: records, limit: 10, feed: 'timeline' });
+      const facts = await app.services.journal.readTail(grain, { after: seq, limit: 100, feed: 'timeline' });
+      return { sent, kept, facts };
+    };
+    const create = await keyed(`${ws}/matters`, { matterType: 'patent_provisional', asset: { title: 'One row' } });
+    expect(create.sent.status).toBe(201);
+    const id = create.sent.body.matter.id as string;
+    expect(create.kept.map((r) => r.kind)).toEqual(['idempotency.answered']);
+    expect(create.kept[0].data.answer).toEqual({ status: 201, headers: { 'content-type': 'application/json; charset=utf-8' }, payload: create.sent.text });
+    expect(create.kept[0].data.wrote).toEqual(expect.arrayContaining([...new Set(create.facts.map((e) => e.stream))]));
+    // The answer shows the seqs its own transaction gave (the Asset's docket): the bytes sent are the Matter's as a read answers it after.
+    const read = await send('GET', `${ws}/matters/${id}`, undefined);
+    expect(read.body.asset).toEqual(create.sent.body.asset);
+    const advance = await keyed(`${ws}/matters/${id}/advance`, {});
+    expect(advance.sent.status).toBe(200);
+    expect(advance.sent.headers.get('etag')).toBe('"2"');
+    expect(advance.kept.map((r) => r.kind)).toEqual(['idempotency.answered']);
+    expect(advance.kept[0].data.answer).toEqual({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8', etag: '"2"' }, payload: advance.sent.text });
+    expect(advance.kept[0].data.wrote).toEqual([id]);
+    // The same advance sent without a key answers the same shape (another stage, the next version).
+    const plain = await send('POST', `${ws}/matters/${id}/advance`, {});
+    expect(Object.keys(plain.body)).toEqual(Object.keys(advance.sent.body));
+    expect(Object.keys(plain.body.matter)).toEqual(Object.keys(advance.sent.body.matter));
+  });
+
   it('keeps a refusal too: the retry gets the same 4xx, even once the state would let it through', async () => {
     const ws = await workspace();
     const created = await send('POST', `${ws}/matters`, { matterType: 'patent_provisional' });

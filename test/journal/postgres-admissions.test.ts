@@ -116,7 +116,7 @@ describe('the creation bound on PostgreSQL, across processes', () => {
     expect((await db.query('SELECT bucket FROM creation_admissions')).rows).toEqual([{ bucket: 'workspace here' }]);
   });
 
-  it('migrates a journal of schema version 1: the admissions table arrives with version 2, the snapshot rows with version 3, their standing and the population\'s counts with version 4, the leases with 5, the unsettled intents with 6 and 7, the answer rows with 8, retention with 9', async () => {
+  it('migrates a journal of schema version 1: the admissions table arrives with version 2, the snapshot rows with version 3, their standing and the population\'s counts with version 4, the leases with 5, the unsettled intents with 6 and 7, the answer rows with 8, retention with 9, the tail\'s entries with 10', async () => {
     const { schema, a, b } = await twoProcesses();
     await a.append('g', [{ stream: 'old', expectedVersion: 0, events: [{ kind: 'x', at: '2026-01-01T00:00:00.000Z', subject: 's', summary: 'x', data: {} }] }]);
     await Promise.all([a.close(), b.close()]);
@@ -127,7 +127,7 @@ describe('the creation bound on PostgreSQL, across processes', () => {
     const reopened = await PostgresJournal.connect({ url: TEST_DATABASE_URL, schema });
     closing.push(() => reopened.close());
     expect((await db.query('SELECT max(version) AS v FROM schema_version')).rows[0].v).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(9);
+    expect(SCHEMA_VERSION).toBe(10);
     expect(await new CreationBound({ limit: 1, ledger: reopened.admissions() }).admit('tenant', '10.0.0.1')).toBeNull();
     // A stream written before snapshots has none; an append now keeps one.
     expect(await reopened.readSnapshot('old')).toBeNull();

@@ -14,6 +14,7 @@ import { NO_GRAIN } from '../../engine/grains.ts';
 import { KEYLESS_LISTING, resolveGrain } from '../grain.ts';
 import { callerOf } from '../rate-limit.ts';
 import { keptPagesOf } from '../kept-pages.ts';
+import { tailEntriesOf } from '../tail-entries.ts';
 import { EventsQuery, EventStreamQuery, LAST_EVENT_ID } from '../../schemas/events.ts';
 import { EventDoors as R } from '../schemas/responses.ts';
 import type { Services } from '../services.ts';
@@ -38,10 +39,14 @@ export async function eventRoutes(fastify: FastifyInstance, { services, sse }: {
   // Pages kept by their grain's seq (`kept-pages.ts`), shared with the Matter doors' lists.
   const pages = keptPagesOf(services.journal);
   pages.install(app);
+  // Each event's entry kept as it is appended (`tail-entries.ts`): a page of the timeline is one range read, sent nearly as stored.
+  const entries = tailEntriesOf(services.journal, services.supervisor);
+  entries.install(app);
 
   app.get('/events', { config: { etag: true }, schema: { querystring: EventsQuery, ...R.tail } }, async (request, reply) => {
     if (await pages.sendKept(request, reply)) return reply;
     const query = request.query;
+    if (await entries.send(request, reply, query)) return reply;
     const envelope = tailEnvelope(await readTailPage(services.journal, request.grain, query), query);
     return request.grain === NO_GRAIN ? { ...envelope, message: KEYLESS_LISTING } : envelope;
   });

@@ -9,14 +9,16 @@ import { isMatterType, MATTER_TYPES, ORDER_MATTER_TYPE } from '../../domain/matt
 import { matterOpening, matterOpeningOf } from '../../domain/paid-acts.ts';
 import { assetView, attestationRows, documentRows, journalView, matterView, settlementOf, stageOf, statusOf } from '../../domain/matter-view.ts';
 import { refusal } from '../../domain/refusals.ts';
-import type { MatterEntity } from '../../engine/matters.ts';
+import type { AdvanceResult, Created, MatterEntity } from '../../engine/matters.ts';
+import { ladderStreamOf, ladderView, type LadderState } from '../../engine/ladders.ts';
+import { answerAhead, sendAnswered } from '../answer-ahead.ts';
 import type { JournalEvent } from '../../journal/store.ts';
 import { listed, ok } from '../envelopes.ts';
 import { keptPagesOf } from '../kept-pages.ts';
 import { answerKey, storedAnswersOf } from '../stored-answers.ts';
 import { refusingUnreadable, Unreadable } from '../../engine/unreadable.ts';
 import { unreadableItem } from '../unreadable.ts';
-import { expectedVersionOf, tagVersion } from '../versions.ts';
+import { expectedVersionOf, tagVersion, versionTag } from '../versions.ts';
 import { optionalBody } from '../json-body.ts';
 import { reaches } from '../../engine/grains.ts';
 import { emptyMessage, ID_IS_CAPABILITY, resolveGrain } from '../grain.ts';
@@ -34,6 +36,15 @@ declare module 'fastify' {
 }
 
 
+
+/** What a create answers: the Matter, and its Asset with its ladder. */
+const created = <A>(entity: MatterEntity, asset: A) => ok({ matter: matterView(entity), asset });
+
+/** What an advance answers: the Matter, and the stage committed or the Gig escalated. */
+const advanced = (result: AdvanceResult) => ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
+
+/** A ladder's view, from the ladder entity a create's transaction opened (null: the Asset has none). */
+const ladderOf = (ladder: unknown) => (ladder ? ladderView(ladder as LadderState) : null);
 
 /** A read by id: at the top level it reaches every key's records (the id is the capability); answered with an ETag, 304 to a matching If-None-Match (`etag.ts`). */
 const BY_ID = { config: { reachesAnyKey: ID_IS_CAPABILITY, etag: true as const } };
@@ -85,9 +96,12 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
       }
     },
   }, async (request, reply) => {
+    // Under an Idempotency-Key the answer is rendered inside the commit, from the Matter and its ladder as the transaction opens them.
+    answerAhead<Created>(request, reply, ({ entity, minted, opened }) => ({ status: 201, body: created(entity, { ...assetView(minted, [entity]), deadlineLadder: ladderOf(opened(ladderStreamOf(minted.stream))) }) }));
     // The mint body's schema is this door's own or a Tenant's (`mintBody`, which the Offer has filled in by now): a TSchema, so its type is not known here.
     const entity = await matters.create(request.grain, request.body as CreateMatterBody);
-    return reply.status(201).send(ok({ matter: matterView(entity), asset: await withAsset(entity) }));
+    if (sendAnswered(request, reply)) return reply;
+    return reply.status(201).send(created(entity, await withAsset(entity)));
   });
 
   // Shared by every mount (their GET answers with one schema, `StoredAnswers.install`), and filled by commits too.
@@ -112,9 +126,12 @@ export async function matterRoutes(fastify: FastifyInstance, { services, mintBod
   });
 
   app.post('/matters/:id/advance', { schema: { params: MatterParams, headers: IfMatchHeaders, body: AdvanceBody, ...R.advance }, preValidation: optionalBody }, async (request, reply) => {
+    // Under an Idempotency-Key a stage commit's answer is rendered inside the commit (an escalation's waits for its Gig's post).
+    answerAhead<AdvanceResult>(request, reply, (result) => ({ status: 200, body: advanced(result), etag: versionTag(result.entity.version) }));
     const result = await matters.advance(request.grain, request.params.id, request.body, expectedVersionOf(request));
+    if (sendAnswered(request, reply)) return reply;
     tagVersion(reply, result.entity.version);
-    return ok({ matter: matterView(result.entity), ...(result.committed ? { committed: result.committed } : {}), ...(result.escalated ? { escalated: result.escalated } : {}) });
+    return advanced(result);
   });
 
   app.post('/matters/:id/consent', { schema: { params: MatterParams, headers: IfMatchHeaders, body: ConsentBody, ...R.consent }, config: { door: 'client' } }, async (request, reply) => {
