@@ -3,18 +3,19 @@
  * one key's write never touches, and one key's list or tail never reveals,
  * the other's records. Each key's journal is exactly what that key alone did.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, issueKey, testApp, type IssuedKey, type TestApp } from './helpers/app.ts';
 
 type Command =
-  | { kind: 'create'; by: 0 | 1 }
-  | { kind: 'write'; by: 0 | 1; on: 0 | 1; pick: number; door: 'advance' | 'consent' | 'documents' | 'terminal' | 'tick' }
+  | { kind: 'create'; by: 0 | 1; keyed: boolean }
+  | { kind: 'write'; by: 0 | 1; on: 0 | 1; pick: number; keyed: boolean; door: 'advance' | 'consent' | 'documents' | 'terminal' | 'tick' }
   | { kind: 'read'; by: 0 | 1 };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), by: fc.constantFrom(0 as const, 1 as const) }),
-  fc.record({ kind: fc.constant('write' as const), by: fc.constantFrom(0 as const, 1 as const), on: fc.constantFrom(0 as const, 1 as const), pick: fc.nat(), door: fc.constantFrom('advance' as const, 'consent' as const, 'documents' as const, 'terminal' as const, 'tick' as const) }),
+  fc.record({ kind: fc.constant('create' as const), by: fc.constantFrom(0 as const, 1 as const), keyed: fc.boolean() }),
+  fc.record({ kind: fc.constant('write' as const), by: fc.constantFrom(0 as const, 1 as const), on: fc.constantFrom(0 as const, 1 as const), pick: fc.nat(), keyed: fc.boolean(), door: fc.constantFrom('advance' as const, 'consent' as const, 'documents' as const, 'terminal' as const, 'tick' as const) }),
   fc.record({ kind: fc.constant('read' as const), by: fc.constantFrom(0 as const, 1 as const) }),
 );
 
@@ -31,8 +32,10 @@ it('two keys never touch or see each other\'s records, whatever the interleaving
       const owned: Array<Array<{ id: string; assetId: string }>> = [[], []];
       const send = async (c: Command) => {
         const k = keys[c.by];
+        // A write under an Idempotency-Key renders its answer inside its commit (src/http/answer-ahead.ts): held to the same bounds.
+        const headers = c.kind !== 'read' && c.keyed ? { ...k.headers, 'idempotency-key': randomUUID() } : k.headers;
         if (c.kind === 'create') {
-          const res = await call(app, 'POST', '/matters', { matterType: 'contract_review', consumerPattern: 'B2A2D' }, k.headers);
+          const res = await call(app, 'POST', '/matters', { matterType: 'contract_review', consumerPattern: 'B2A2D' }, headers);
           expect(res.status).toBe(201);
           owned[c.by].push({ id: res.body.matter.id, assetId: res.body.matter.assetId });
           return;
@@ -48,7 +51,7 @@ it('two keys never touch or see each other\'s records, whatever the interleaving
         if (!target) return;
         const path = { advance: `/matters/${target.id}/advance`, consent: `/matters/${target.id}/consent`, documents: `/matters/${target.id}/documents`, terminal: `/matters/${target.id}/terminal`, tick: `/deadlines/${target.assetId}/tick` }[c.door];
         const body = { advance: {}, consent: { actor: 'client', scope: 'all' }, documents: { name: 'a.pdf', kind: 'spec', sha256: 'c'.repeat(64) }, terminal: { outcome: 'lapsed', confirmedUnresponsiveTwice: true }, tick: { days: 1 } }[c.door];
-        const res = await call(app, 'POST', path, body, k.headers);
+        const res = await call(app, 'POST', path, body, headers);
         if (c.by !== c.on) {
           expect(res.status).toBe(404);
         } else {

@@ -153,12 +153,32 @@ export function statusClass(status: number): string {
 
 // Traces.
 
-/** Span attributes: values from closed sets, sizes and statuses; never an id, a key, a name or an address a caller gave. */
-export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;
+/**
+ * Every attribute a span of the service may carry, named here so a new one is
+ * a choice made in this file: each one's values come from a closed set (a
+ * machine, an effect, an outcome, a method), or are sizes and statuses; never
+ * an id, a key, a name or an address a caller gave.
+ */
+export type SpanAttributeName =
+  | 'db.system.name'
+  | 'db.operation.name'
+  | 'db.collection.name'
+  | 'http.request.method'
+  | 'http.response.status_code'
+  | 'legalwork.effect'
+  | 'legalwork.entity.kind'
+  | 'legalwork.journal.events'
+  | 'legalwork.outcome'
+  | 'legalwork.refusal.code'
+  | 'legalwork.webhook.attempt'
+  | 'legalwork.webhook.event_type';
+
+/** Span attributes, by the names above. */
+export type SpanAttributes = Readonly<Partial<Record<SpanAttributeName, string | number | boolean>>>;
 
 /** The span a unit of work runs in: what it learns along the way is set on it. */
 export interface ActiveSpan {
-  set(key: string, value: string | number | boolean): void;
+  set(key: SpanAttributeName, value: string | number | boolean): void;
   /** The work failed (an error, or an outcome that is one for an operator: a 5xx, a failed delivery). */
   fail(reason: string): void;
 }

@@ -21,7 +21,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { NodeSDK, tracing as sdkTracing } from '@opentelemetry/sdk-node';
 import { ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import type { FastifyInstance } from 'fastify';
-import type { ActiveSpan, SpanOptions, Tracer } from '../lib/telemetry.ts';
+import { REFUSALS } from '../domain/refusals.ts';
+import type { ActiveSpan, SpanAttributeName, SpanOptions, Tracer } from '../lib/telemetry.ts';
 
 export interface Tracing {
   tracer: Tracer;
@@ -108,7 +109,8 @@ function activeSpan(span: Span): ActiveSpan {
 function failed(span: Span, error: unknown): void {
   const { status, code, name } = (error ?? {}) as { status?: unknown; code?: unknown; name?: unknown };
   if (typeof status === 'number' && status < 500 && typeof code === 'string') {
-    span.setAttribute('legalwork.refusal.code', code);
+    // A catalog code only: a code the catalog does not name is not from a set the code closes.
+    if (Object.hasOwn(REFUSALS, code)) span.setAttribute('legalwork.refusal.code' satisfies SpanAttributeName, code);
     return;
   }
   span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === 'string' ? code : typeof name === 'string' ? name : 'error' });
