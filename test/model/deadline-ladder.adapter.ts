@@ -23,8 +23,8 @@ type Snap = SnapshotFrom<Ladder>;
 export interface LadderHandle {
   prefix: string;
   assetId: string;
-  /** The ladder's rows read off the grain's tail so far, and the cursor after them: each check reads only what landed since. */
-  tail: { rows: TailRow[]; after: number };
+  /** How many of the ladder's rows the checks have read off the grain's tail, and the cursor after them: each check reads only what landed since. */
+  tail: { seen: number; after: number };
 }
 
 const CADENCE = LADDER_RULES.patent_maintenance.recurEveryDays!;
@@ -164,9 +164,9 @@ async function check(app: TestApp, handle: LadderHandle, expected: Snap, trace: 
     .filter((e) => e.subject === handle.assetId && e.kind !== 'asset.minted')
     .map((e) => ({ kind: e.kind, deliverTo: e.kind.startsWith('reminder.') ? (e.deliverTo ?? null) : null, atDaysRemaining: e.kind.startsWith('reminder.') ? (e.data.atDaysRemaining ?? null) : null, actor: e.actor ?? null }));
   // The rows read before were held to the facts before: the new ones must be the facts the machine emitted since, and no more.
-  const seen = handle.tail.rows.length;
+  const { seen } = handle.tail;
   assertEqual(rows, expectedTail(trace).slice(seen), `ladder facts on the tail after its first ${seen}`);
-  handle.tail = { rows: [...handle.tail.rows, ...rows], after: tail.body.nextAfter };
+  handle.tail = { seen: seen + rows.length, after: tail.body.nextAfter };
 }
 
 export const ladderAdapter: ModelAdapter<Ladder, LadderHandle> = {
@@ -180,7 +180,7 @@ export const ladderAdapter: ModelAdapter<Ladder, LadderHandle> = {
     const prefix = await workspace(app);
     const res = await call(app, 'POST', `${prefix}/matters`, { matterType: spec.matterType, asset: { title: spec.title } });
     if (res.status !== 201) throw new Error(`POST /matters answered ${res.status} ${res.raw}`);
-    return { prefix, assetId: res.body.matter.assetId, tail: { rows: [], after: 0 } };
+    return { prefix, assetId: res.body.matter.assetId, tail: { seen: 0, after: 0 } };
   },
   send: (app, handle, event) => send(app, handle, event),
   check,
