@@ -468,9 +468,32 @@ export class SqliteJournal implements JournalStore {
     const staged: Array<{ p: PendingAppend; events: JournalEvent[] }> = [];
     const rows: unknown[][] = [];
     const out: WriterBatch = { resets: [], rewrites: [], events: rows, entries: [], snapshots: [], ledger: [], edges: [], answers: [], purges: [] };
+    const work: Array<{ w: PendingWork; done: boolean }> = [];
+    // What the batch checks (streams' versions, grains' seqs) is read in one read transaction: each statement outside
+    // one is a transaction of its own, and SQLite drops this connection's page cache whenever the writer thread has
+    // committed since its last, so every lookup read its index pages again.
+    this.readTogether(() => this.stageBatch(batch, pendingWork, work, staged, versions, seqs, rows, out));
+    if (staged.length === 0 && work.length === 0) return this.settled();
+    this.inFlight = { staged, work, versions, seqs, started: performance.now() };
+    this.writer.ref();
+    // A batch of many commits to one grain adds to its counts once.
+    this.writer.postMessage({ ...out, ledger: summed(out.ledger, 2), edges: summed(out.edges, 3) });
+  }
+
+  /** Runs `read` in one read transaction of this connection (BEGIN is deferred: nothing is locked until it reads). */
+  private readTogether(read: () => void): void {
+    this.db.exec('BEGIN');
+    try {
+      read();
+    } finally {
+      this.db.exec('COMMIT');
+    }
+  }
+
+  /** Stages a batch: its rebuilt counts and rewrites, then each append after everything staged before it; an append refused is rejected alone. */
+  private stageBatch(batch: PendingAppend[], pendingWork: PendingWork[], work: Array<{ w: PendingWork; done: boolean }>, staged: Array<{ p: PendingAppend; events: JournalEvent[] }>, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: WriterBatch): void {
     // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
     // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
-    const work: Array<{ w: PendingWork; done: boolean }> = [];
     for (const w of pendingWork) {
       if ('rewrite' in w) out.rewrites.push(w.rewrite);
       else if ('answer' in w) out.answers.push(w.answer);
@@ -488,11 +511,6 @@ export class SqliteJournal implements JournalStore {
         p.reject(error);
       }
     }
-    if (staged.length === 0 && work.length === 0) return this.settled();
-    this.inFlight = { staged, work, versions, seqs, started: performance.now() };
-    this.writer.ref();
-    // A batch of many commits to one grain adds to its counts once.
-    this.writer.postMessage({ ...out, ledger: summed(out.ledger, 2), edges: summed(out.edges, 3) });
   }
 
   /** The writer's answer for the batch in flight. */
@@ -540,7 +558,12 @@ export class SqliteJournal implements JournalStore {
   }
 
   async readStream(stream: string) {
-    return (this.stmt.readStream.all(stream) as EventRow[]).map(eventOf);
+    const events = (this.stmt.readStream.all(stream) as EventRow[]).map(eventOf);
+    // Its version as read spares the append that follows (an Idempotency-Key's record, read before its command) a lookup
+    // of its own. Read while a batch is in flight, it is the version before the batch: one that writes the stream sets
+    // the version it makes as it commits (`settle`), and a purge drops it.
+    this.streamVersions.set(stream, events.length ? events[events.length - 1].version : 0);
+    return events;
   }
 
   async readSnapshot(stream: string) {
