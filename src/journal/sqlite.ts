@@ -472,7 +472,27 @@ export class SqliteJournal implements JournalStore {
     // What the batch checks (streams' versions, grains' seqs) is read in one read transaction: each statement outside
     // one is a transaction of its own, and SQLite drops this connection's page cache whenever the writer thread has
     // committed since its last, so every lookup read its index pages again.
-    this.readTogether(() => this.stageBatch(batch, pendingWork, work, staged, versions, seqs, rows, out));
+    this.readTogether(() => {
+      // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
+      // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
+      for (const w of pendingWork) {
+        if ('rewrite' in w) out.rewrites.push(w.rewrite);
+        else if ('answer' in w) out.answers.push(w.answer);
+        else if ('purge' in w) out.purges.push(w.purge.writes);
+        else if (this.seq(w.reset.grain, seqs) !== w.atSeq) {
+          w.resolve(false);
+          continue;
+        } else out.resets.push(w.reset);
+        work.push({ w, done: true });
+      }
+      for (const p of batch) {
+        try {
+          staged.push({ p, events: this.stage(p, versions, seqs, rows, out) });
+        } catch (error) {
+          p.reject(error);
+        }
+      }
+    });
     if (staged.length === 0 && work.length === 0) return this.settled();
     this.inFlight = { staged, work, versions, seqs, started: performance.now() };
     this.writer.ref();
@@ -487,29 +507,6 @@ export class SqliteJournal implements JournalStore {
       read();
     } finally {
       this.db.exec('COMMIT');
-    }
-  }
-
-  /** Stages a batch: its rebuilt counts and rewrites, then each append after everything staged before it; an append refused is rejected alone. */
-  private stageBatch(batch: PendingAppend[], pendingWork: PendingWork[], work: Array<{ w: PendingWork; done: boolean }>, staged: Array<{ p: PendingAppend; events: JournalEvent[] }>, versions: Map<string, number>, seqs: Map<string, number>, rows: unknown[][], out: WriterBatch): void {
-    // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
-    // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
-    for (const w of pendingWork) {
-      if ('rewrite' in w) out.rewrites.push(w.rewrite);
-      else if ('answer' in w) out.answers.push(w.answer);
-      else if ('purge' in w) out.purges.push(w.purge.writes);
-      else if (this.seq(w.reset.grain, seqs) !== w.atSeq) {
-        w.resolve(false);
-        continue;
-      } else out.resets.push(w.reset);
-      work.push({ w, done: true });
-    }
-    for (const p of batch) {
-      try {
-        staged.push({ p, events: this.stage(p, versions, seqs, rows, out) });
-      } catch (error) {
-        p.reject(error);
-      }
     }
   }
 
