@@ -74,6 +74,26 @@ describe.each(adapters)('the %s journal', (_name, make) => {
     await j.close();
   });
 
+  it('holds the next append to the version a stream reached, however its reads and appends interleave', async () => {
+    const j = await make();
+    // Read before the append is staged, while it is being committed, and after: each read is of the stream as it stood.
+    const before = j.readStream('a');
+    const appended = j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x'), event('y')] }]);
+    await new Promise((tick) => setImmediate(tick));
+    const during = await j.readStream('a');
+    await appended;
+    expect((await before).length).toBe(0);
+    expect([0, 2]).toContain(during.length);
+    expect(await j.readStream('a')).toHaveLength(2);
+    // A read of a stream that does not exist yet, then its first append, then one that expects what the first made.
+    expect(await j.readStream('b')).toEqual([]);
+    await j.append('g', [{ stream: 'b', expectedVersion: 0, events: [event('z')] }]);
+    await expect(j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('w')] }])).rejects.toBeInstanceOf(VersionConflict);
+    await expect(j.append('g', [{ stream: 'b', expectedVersion: 0, events: [event('w')] }])).rejects.toBeInstanceOf(VersionConflict);
+    await expect(j.append('g', [{ stream: 'a', expectedVersion: 2, events: [event('w')] }, { stream: 'b', expectedVersion: 1, events: [event('w')] }])).resolves.toHaveLength(2);
+    await j.close();
+  });
+
   it('refuses a stale expected version and writes nothing of that append', async () => {
     const j = await make();
     await j.append('g', [{ stream: 'a', expectedVersion: 0, events: [event('x')] }]);
