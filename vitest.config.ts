@@ -64,11 +64,13 @@ export const ISOLATED: Record<string, string> = {
 const load = process.env.LEGALWORK_TEST_LOAD === '1';
 
 /**
- * Most test time is waiting (on a commit, a spawned process, a browser, a
- * timer), not computing, so more files run at once than there are cores:
- * vitest's default (cores - 1) left one of this machine's two idle.
+ * One file a core (two at least). Since the files share their workers'
+ * modules the suite keeps every core busy, so a worker more than the cores
+ * only adds imports and contention: on the 2-core machine (issue 44, one run
+ * each, nothing else running) 2 workers took 716 s and 1,326 CPU-seconds of
+ * the machine, 3 workers 739–782 s and 1,476, 4 workers 797 s and 1,584.
  */
-const WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
+const WORKERS = Math.max(2, availableParallelism());
 
 export default defineConfig({
   test: {
