@@ -66,9 +66,10 @@ const load = process.env.LEGALWORK_TEST_LOAD === '1';
 /**
  * One file a core (two at least). Since the files share their workers'
  * modules the suite keeps every core busy, so a worker more than the cores
- * only adds imports and contention: on the 2-core machine (issue 44, one run
- * each, nothing else running) 2 workers took 716 s and 1,326 CPU-seconds of
- * the machine, 3 workers 739–782 s and 1,476, 4 workers 797 s and 1,584.
+ * only adds imports and contention: on the 2-core machine (issue 44, nothing
+ * else running) 2 workers took 716 and 742 s and 1,326 and
+ * 1,377 CPU-seconds of the machine, 3 workers 739–782 s and 1,476, 4 workers
+ * 797 s and 1,584.
  */
 const WORKERS = Math.max(2, availableParallelism());
 
