@@ -27,7 +27,7 @@ import type { Refusal } from '../domain/refusal.ts';
 import { refusalOf } from '../domain/refusals.ts';
 import { VersionConflict, type JournalEvent, type NewEvent, type StreamWrite } from '../journal/store.ts';
 import type { Entity, EntityDefinition } from './entity.ts';
-import { tracing, tracingOn, type SpanAttributes } from '../lib/telemetry.ts';
+import { tracing, tracingOn } from '../lib/telemetry.ts';
 import type { Supervisor } from './supervisor.ts';
 
 /**
@@ -71,12 +71,16 @@ export interface Command<M extends AnyStateMachine, T> {
   ahead?(entity: Entity<M>, written: JournalEvent[]): T | undefined;
 }
 
-const attributesByKind = new WeakMap<DecidedEntity, SpanAttributes>();
+/** The kinds of entity a command's span may name: the machines' ids. */
+const ENTITY_KINDS = ['matter', 'deadline-ladder', 'enrollment'] as const;
+
+type KindAttributes = { readonly 'legalwork.entity.kind': (typeof ENTITY_KINDS)[number] | 'unknown' };
+const attributesByKind = new WeakMap<DecidedEntity, KindAttributes>();
 
 /** A command's span names the kind of entity (its machine), never the entity. */
-function spanAttributes(kind: DecidedEntity): SpanAttributes {
+function spanAttributes(kind: DecidedEntity): KindAttributes {
   let attributes = attributesByKind.get(kind);
-  if (!attributes) attributesByKind.set(kind, (attributes = { 'legalwork.entity.kind': kind.machine.id }));
+  if (!attributes) attributesByKind.set(kind, (attributes = { 'legalwork.entity.kind': ENTITY_KINDS.find((k) => k === kind.machine.id) ?? 'unknown' }));
   return attributes;
 }
 

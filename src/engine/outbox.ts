@@ -31,7 +31,7 @@
  * tail holds the intent and the answer).
  */
 import { HELD_BY } from '../journal/retention.ts';
-import { DELIVERY_KIND, intentLeaseOf, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
+import { DELIVERY_KIND, INTENT_KINDS, intentLeaseOf, VersionConflict, type IntentCursor, type IntentKind, type JournalEvent, type JournalStore } from '../journal/store.ts';
 import { sandboxKindOf } from './grains.ts';
 import type { Supervisor } from './supervisor.ts';
 import { asBookkeeping } from './idempotency.ts';
@@ -63,6 +63,9 @@ export interface Consumer {
 
 const recordOf = (id: string) => `delivered:${id}`;
 /** A sandbox grain's record goes with the grain when it is purged (journal/retention.ts). */
+/** An intent's kind as a span names it: one of the intent kinds, whatever a row says. */
+const effectOf = (kind: string): IntentKind | 'unknown' => INTENT_KINDS.find((k) => k === kind) ?? 'unknown';
+
 const heldFor = (grain: string) => (sandboxKindOf(grain) ? { [HELD_BY]: grain } : {});
 
 export class Outbox {
@@ -122,7 +125,7 @@ export class Outbox {
       attempt = asBookkeeping(async () => {
         if (!(await this.lease(intent))) return { delivered: false as const, reason: 'another process holds its lease (or the database did not answer); the lease holder, or a live process once it expires, delivers it' };
         // Traced as a child of the command that journaled the intent, whichever turn or process delivers it.
-        return tracing.span(`outbox ${intent.kind}`, { 'legalwork.effect': intent.kind }, (span) => this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent, span), { kind: 'client', parent: intent.trace });
+        return tracing.span(`outbox ${intent.kind}`, { 'legalwork.effect': effectOf(intent.kind) }, (span) => this.attempt(perform ?? ((i) => consumer.deliver(i)), id, intent, span), { kind: 'client', parent: intent.trace });
       }).finally(() => {
         this.attempts.delete(id);
         // Settled, or left to another process: no longer this one's. A retry waiting keeps it held.

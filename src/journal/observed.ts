@@ -10,7 +10,7 @@
  * With metrics and traces both off the store is answered as it is: nothing
  * stands between a command and its journal.
  */
-import { metricsOn, secondsSince, tracing, tracingOn, type SpanAttributes } from '../lib/telemetry.ts';
+import { metricsOn, secondsSince, tracing, tracingOn } from '../lib/telemetry.ts';
 import { answerRows, appendSeconds, readSeconds, type AdapterName } from './journal-metrics.ts';
 import type { JournalStore } from './store.ts';
 
@@ -18,13 +18,13 @@ import type { JournalStore } from './store.ts';
 const READS = new Set<string>(['readStream', 'readSnapshot', 'readHead', 'readTail', 'readTailEntries', 'readAnswer', 'listItems', 'latestSeq', 'streamVersion', 'streamHeads', 'entityHeads', 'countStreams', 'readIntents', 'pendingIntents', 'population', 'streamsInState']);
 
 /** OpenTelemetry's database semantic conventions: the system by its registered name. */
-const DB_SYSTEM: Record<AdapterName, string> = { sqlite: 'sqlite', postgresql: 'postgresql', memory: 'other_sql' };
+const DB_SYSTEM = { sqlite: 'sqlite', postgresql: 'postgresql', memory: 'other_sql' } as const satisfies Record<AdapterName, string>;
 
 export function observedJournal(store: JournalStore, adapter: AdapterName): JournalStore {
   if (!metricsOn() && !tracingOn()) return store;
   const labels = { adapter };
   const timeReads = metricsOn();
-  const appendAttributes: SpanAttributes = { 'db.system.name': DB_SYSTEM[adapter], 'db.operation.name': 'append', 'db.collection.name': 'events' };
+  const appendAttributes = { 'db.system.name': DB_SYSTEM[adapter], 'db.operation.name': 'append', 'db.collection.name': 'events' } as const;
   const append: JournalStore['append'] = (grain, writes) =>
     tracing.span(
       'append events',

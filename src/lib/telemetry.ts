@@ -173,12 +173,23 @@ export type SpanAttributeName =
   | 'legalwork.webhook.attempt'
   | 'legalwork.webhook.event_type';
 
-/** Span attributes, by the names above. */
-export type SpanAttributes = Readonly<Partial<Record<SpanAttributeName, string | number | boolean>>>;
+type AttributeValue = string | number | boolean;
+
+/**
+ * What an attribute may be given: a number or a flag (a size, a status), or a
+ * string whose type is a set the code names (a literal union: a machine, an
+ * effect, an outcome). A string typed `string` (an id, a key, a name a
+ * caller gave) is refused by the compiler: a value from an open set has no
+ * way onto a span.
+ */
+export type ClosedValue<V> = V extends string ? (string extends V ? never : V) : V extends number | boolean ? V : never;
+
+/** Span attributes, by the names above, each value of a closed set. */
+export type SpanAttributes<A extends Partial<Record<SpanAttributeName, AttributeValue>> = Partial<Record<SpanAttributeName, AttributeValue>>> = { readonly [K in keyof A]: ClosedValue<A[K]> };
 
 /** The span a unit of work runs in: what it learns along the way is set on it. */
 export interface ActiveSpan {
-  set(key: SpanAttributeName, value: string | number | boolean): void;
+  set<V extends AttributeValue>(key: SpanAttributeName, value: ClosedValue<V>): void;
   /** The work failed (an error, or an outcome that is one for an operator: a 5xx, a failed delivery). */
   fail(reason: string): void;
 }
@@ -191,7 +202,7 @@ export interface SpanOptions {
 }
 
 export interface Tracer {
-  span<T>(name: string, attributes: SpanAttributes, work: (span: ActiveSpan) => Promise<T>, options?: SpanOptions): Promise<T>;
+  span<T, const A extends Partial<Record<SpanAttributeName, AttributeValue>>>(name: string, attributes: A & SpanAttributes<A>, work: (span: ActiveSpan) => Promise<T>, options?: SpanOptions): Promise<T>;
   /** The active span's context as a W3C `traceparent`, when a sampled span is active. */
   carried(): string | undefined;
 }
