@@ -472,7 +472,7 @@ export class SqliteJournal implements JournalStore {
     // What the batch checks (streams' versions, grains' seqs) is read in one read transaction: each statement outside
     // one is a transaction of its own, and SQLite drops this connection's page cache whenever the writer thread has
     // committed since its last, so every lookup read its index pages again.
-    this.readTogether(() => {
+    this.db.transaction(() => {
       // Rebuilt counts go first, checked against the grain's seq before this batch (its appends add to them);
       // so do rewritten snapshots: one an append of this batch writes for the same stream is newer.
       for (const w of pendingWork) {
@@ -492,22 +492,12 @@ export class SqliteJournal implements JournalStore {
           p.reject(error);
         }
       }
-    });
+    })();
     if (staged.length === 0 && work.length === 0) return this.settled();
     this.inFlight = { staged, work, versions, seqs, started: performance.now() };
     this.writer.ref();
     // A batch of many commits to one grain adds to its counts once.
     this.writer.postMessage({ ...out, ledger: summed(out.ledger, 2), edges: summed(out.edges, 3) });
-  }
-
-  /** Runs `read` in one read transaction of this connection (BEGIN is deferred: nothing is locked until it reads). */
-  private readTogether(read: () => void): void {
-    this.db.exec('BEGIN');
-    try {
-      read();
-    } finally {
-      this.db.exec('COMMIT');
-    }
   }
 
   /** The writer's answer for the batch in flight. */
