@@ -62,10 +62,9 @@ export interface Consumer {
 }
 
 const recordOf = (id: string) => `delivered:${id}`;
-/** A sandbox grain's record goes with the grain when it is purged (journal/retention.ts). */
 /** An intent's kind as a span names it: one of the intent kinds, whatever a row says. */
 const effectOf = (kind: string): IntentKind | 'unknown' => INTENT_KINDS.find((k) => k === kind) ?? 'unknown';
-
+/** A sandbox grain's record goes with the grain when it is purged (journal/retention.ts). */
 const heldFor = (grain: string) => (sandboxKindOf(grain) ? { [HELD_BY]: grain } : {});
 
 export class Outbox {
