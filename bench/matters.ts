@@ -248,12 +248,12 @@ export async function measureMatters(seconds = Number(process.env.BENCH_SECONDS 
     const keyedCreate = await drive({ title: 'POST /matters under Idempotency-Key', url: service.url, server: service, method: 'POST', path: () => `${prefix}/matters`, body: () => CREATE_BODY, headers: keyOf('create'), duration: seconds, onResponse: collectMatterIds(keyedPool) });
     const plainCreate = await createDoor('POST /matters (plain, after)', seconds, collectMatterIds(keyedPool));
     keyedPool.splice(0, Math.max(0, keyedPool.length - POOL_MAX));
-    const k = keyedPool.length;
-    const advanceOf = (title: string, headers?: (i: number) => Record<string, string>) =>
-      drive({ title, url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${keyedPool[i % k]}/advance`, body: () => ADVANCE_BODY, headers, amount: k, duration: seconds });
-    // One advance per Matter each, both stage commits: the keyed run takes each Matter intake -> prepare, the plain run prepare -> examine.
-    const keyedAdvance = await advanceOf('POST /matters/:id/advance under Idempotency-Key', keyOf('advance'));
-    const plainAdvance = await advanceOf('POST /matters/:id/advance (plain, after)');
+    // The same work for both runs: each takes its own half of the pool (alternate Matters, made by both create runs) intake -> prepare, one advance a Matter.
+    const halves = [keyedPool.filter((_, i) => i % 2 === 0), keyedPool.filter((_, i) => i % 2 === 1)];
+    const advanceOf = (title: string, half: string[], headers?: (i: number) => Record<string, string>) =>
+      drive({ title, url: service.url, server: service, method: 'POST', path: (i) => `${prefix}/matters/${half[i % half.length]}/advance`, body: () => ADVANCE_BODY, headers, amount: half.length, duration: seconds });
+    const keyedAdvance = await advanceOf('POST /matters/:id/advance under Idempotency-Key', halves[0], keyOf('advance'));
+    const plainAdvance = await advanceOf('POST /matters/:id/advance (plain, after)', halves[1]);
     // A receiver that accepts and never answers, registered for every event of the workspace.
     const dead = createServer(() => undefined);
     await new Promise<void>((ok) => dead.listen(0, '127.0.0.1', ok));

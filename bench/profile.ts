@@ -8,9 +8,10 @@
  * stopped with SIGTERM (the drain exits, and V8 writes the profile). Only the
  * samples from the measured run's start to its last answer are summarized: the top
  * 15 frames by self time (`bench/lib/profile.ts`). Printed as Markdown.
- * BENCH_DOORS (comma list of the door names below) profiles some doors only.
+ * BENCH_DOORS (comma list of the door names below) profiles some doors only;
+ * BENCH_KEEP=<dir> keeps each door's whole profile there.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CREATE_BODY, ADVANCE_BODY, collectMatterIds, openWorkspace } from './matters.ts';
 import { drive, type Figures, type Load } from './lib/load.ts';
@@ -20,6 +21,8 @@ import { ms, num, us } from './lib/table.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const TOP = Number(process.env.BENCH_TOP ?? 15);
+/** BENCH_KEEP: a directory each door's whole profile is copied to (`<door>.cpuprofile`), for a closer look in DevTools. */
+const KEEP = process.env.BENCH_KEEP;
 /** As in bench/matters.ts: fewer Matters than the supervisor keeps resident. */
 const POOL_MAX = 8_000;
 /** Matters made for the cold read: twice the 10,000 the supervisor keeps resident with their ladders. */
@@ -135,6 +138,7 @@ async function profileDoor(door: Door): Promise<string[]> {
   const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
   if (files.length !== 1) throw new Error(`expected one .cpuprofile in ${profDir}, found ${files.length}`);
   const profile = JSON.parse(readFileSync(join(profDir, files[0]), 'utf8')) as CpuProfile;
+  if (KEEP) copyFileSync(join(profDir, files[0]), join(KEEP, `${door.name.replace(/\W+/g, '-')}.cpuprofile`));
   removeDir(profDir);
   let summary = topSelfFrames(profile, TOP, window);
   let note = 'samples taken during the measured run only';
